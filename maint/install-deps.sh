@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages STMPI builds and tests with (needs root or sudo).
+# Required: compilers, Autotools. Optional but used: hwloc, libfabric, UCX,
+# GoogleTest, and the peer MPIs (MPICH: ABI reference, Hydra; Open MPI).
+set -e
+packages="build-essential autoconf automake libtool pkg-config python3 procps iproute2
+  libhwloc-dev libfabric-dev libucx-dev libgtest-dev mpich libmpich-dev openmpi-bin libopenmpi-dev"
+missing=""
+for p in $packages; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,54 @@
+# src/binding fragment: the C bindings (see src/binding/README.md)
+libmpi_la_SOURCES += \
+	src/binding/call.cc \
+	src/binding/gen/bindings_env.cc \
+	src/binding/gen/bindings_pt2pt.cc \
+	src/binding/gen/bindings_request.cc \
+	src/binding/gen/bindings_comm_group.cc \
+	src/binding/gen/bindings_datatype.cc \
+	src/binding/gen/bindings_coll.cc
+noinst_HEADERS += \
+	src/binding/call.h \
+	src/binding/gen/impl.h
+EXTRA_DIST += \
+	src/binding/README.md \
+	maint/functions.txt \
+	maint/api.spec \
+	maint/make_spec.py \
+	maint/gen_bindings.py
+
+# The MPI Forum's API data; only needed to regenerate maint/api.spec.
+STMPI_MPI_API_JSON = $(top_srcdir)/../shared/mpi-standard/apis.json
+# MPICH's header, for the ABI check of the prototypes (skipped if absent).
+STMPI_MPICH_INCLUDE = /usr/include/x86_64-linux-gnu/mpich
+
+# Regenerates the bindings in a scratch tree and compares them with the
+# checked-in files (and the spec too when the API data is at hand), then
+# compiles the prototypes on their own and against MPICH's mpi.h, where any
+# type difference is a conflicting declaration.
+check-bindings:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	if test -f "$(STMPI_MPI_API_JSON)"; then \
+	  $(PYTHON3) $(top_srcdir)/maint/make_spec.py "$(STMPI_MPI_API_JSON)" \
+	    $(top_srcdir)/maint/functions.txt "$$tmp/api.spec"; \
+	  diff -u $(top_srcdir)/maint/api.spec "$$tmp/api.spec"; \
+	  echo "check-bindings: maint/api.spec is up to date"; \
+	else \
+	  echo "check-bindings: $(STMPI_MPI_API_JSON) not found; maint/api.spec not checked"; \
+	fi; \
+	$(PYTHON3) $(top_srcdir)/maint/gen_bindings.py --spec $(top_srcdir)/maint/api.spec --out "$$tmp"; \
+	diff -u $(top_srcdir)/include/mpi_proto.h "$$tmp/include/mpi_proto.h"; \
+	diff -ru -x '.*' -x '*.o' -x '*.lo' $(top_srcdir)/src/binding/gen "$$tmp/src/binding/gen"; \
+	echo "check-bindings: generated files are up to date"; \
+	echo '#include <mpi.h>' | $(CC) -x c -std=c99 -Wall -Wextra -pedantic -fsyntax-only \
+	  -I$(top_srcdir)/include -; \
+	echo "check-bindings: mpi.h compiles as C99"; \
+	if test -f "$(STMPI_MPICH_INCLUDE)/mpi.h"; then \
+	  $(CC) -x c -std=c99 -Wall -Wextra -fsyntax-only -I"$(STMPI_MPICH_INCLUDE)" \
+	    -include mpi.h $(top_srcdir)/include/mpi_proto.h; \
+	  echo "check-bindings: prototypes match MPICH's"; \
+	else \
+	  echo "check-bindings: $(STMPI_MPICH_INCLUDE)/mpi.h not found; ABI check skipped"; \
+	fi
+
+.PHONY: check-bindings

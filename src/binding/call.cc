@@ -1,0 +1,137 @@
+#include "binding/call.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "mpi/errhan/errhandler.h"
+#include "mpi/errhan/error.h"
+#include "mpi/request/request.h"
+
+namespace stmpi::binding {
+namespace {
+
+// Whether this thread is inside an MPI call that holds the global lock.
+// Callbacks run inside a call (error handlers, reduction operations,
+// generalized-request and attribute functions) may call MPI again; the inner
+// call must not lock a second time.
+thread_local bool t_holds_lock = false;
+
+}  // namespace
+
+std::mutex& global_mutex() {
+  // Never destroyed: a thread may still be inside MPI while the process exits.
+  static std::mutex* const mutex = new std::mutex;
+  return *mutex;
+}
+
+void Call::lock() {
+  if (t_holds_lock) return;
+  lock_ = std::unique_lock(global_mutex());
+  t_holds_lock = true;
+}
+
+void Call::unlock() {
+  t_holds_lock = false;
+  lock_.unlock();
+}
+
+int Call::raise(int code) {
+  if (!mpi::is_initialized() || mpi::is_finalized()) {
+    // No error handler exists outside MPI_Init..MPI_Finalize: errors are fatal.
+    const std::string text = mpi::errhan::error_string(code);
+    std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", function_, text.c_str());
+    std::_Exit(1);
+  }
+  return mpi::errhan::raise_on_comm(mpi::comm_get(error_comm_), code, function_);
+}
+
+void Call::note_request_comm(MPI_Request request) {
+  const mpi::Request* req = mpi::request_get(request);
+  if (req != nullptr && req->comm != nullptr) error_comm_ = req->comm->handle;
+}
+
+void Call::fail_outside_init() {
+  std::fprintf(stderr, "STMPI: fatal error: %s called %s\n", function_,
+               mpi::is_finalized() ? "after MPI_Finalize" : "before MPI_Init");
+  std::_Exit(1);
+}
+
+void Call::fail_comm(MPI_Comm handle, const char* arg) {
+  code_ = handle == MPI_COMM_NULL
+              ? mpi::errhan::make_error(MPI_ERR_COMM, "%s is MPI_COMM_NULL", arg)
+              : mpi::errhan::make_error(MPI_ERR_COMM, "%s=0x%x is not a valid communicator", arg,
+                                        static_cast<unsigned>(handle));
+}
+
+void Call::fail_datatype(MPI_Datatype handle, const char* arg, bool exists) {
+  if (exists)
+    code_ = mpi::errhan::make_error(MPI_ERR_TYPE, "%s=0x%x has not been committed", arg,
+                                    static_cast<unsigned>(handle));
+  else if (handle == MPI_DATATYPE_NULL)
+    code_ = mpi::errhan::make_error(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", arg);
+  else
+    code_ = mpi::errhan::make_error(MPI_ERR_TYPE, "%s=0x%x is not a valid datatype", arg,
+                                    static_cast<unsigned>(handle));
+}
+
+void Call::fail_group(MPI_Group handle, const char* arg) {
+  code_ = handle == MPI_GROUP_NULL
+              ? mpi::errhan::make_error(MPI_ERR_GROUP, "%s is MPI_GROUP_NULL", arg)
+              : mpi::errhan::make_error(MPI_ERR_GROUP, "%s=0x%x is not a valid group", arg,
+                                        static_cast<unsigned>(handle));
+}
+
+void Call::fail_op(MPI_Op handle, const char* arg) {
+  code_ = handle == MPI_OP_NULL
+              ? mpi::errhan::make_error(MPI_ERR_OP, "%s is MPI_OP_NULL", arg)
+              : mpi::errhan::make_error(MPI_ERR_OP, "%s=0x%x is not a valid operation", arg,
+                                        static_cast<unsigned>(handle));
+}
+
+void Call::fail_count(MPI_Count value, const char* arg) {
+  code_ = mpi::errhan::make_error(MPI_ERR_COUNT, "%s=%lld must be non-negative", arg,
+                                  static_cast<long long>(value));
+}
+
+void Call::fail_rank(int value, const char* arg, int size, RankKind kind) {
+  if (kind == RankKind::kRoot) {
+    code_ = mpi::errhan::make_error(MPI_ERR_ROOT, "%s=%d is not a valid root (communicator size %d)",
+                                    arg, value, size);
+    return;
+  }
+  const char* also = kind == RankKind::kSource ? ", MPI_PROC_NULL or MPI_ANY_SOURCE"
+                                               : " or MPI_PROC_NULL";
+  code_ = mpi::errhan::make_error(MPI_ERR_RANK,
+                                  "%s=%d is not a valid rank (communicator size %d; must be 0..%d%s)",
+                                  arg, value, size, size - 1, also);
+}
+
+void Call::fail_tag(int value, const char* arg, TagKind kind) {
+  code_ = mpi::errhan::make_error(MPI_ERR_TAG, "%s=%d is not valid (must be 0..MPI_TAG_UB=%d%s)",
+                                  arg, value, kTagUb,
+                                  kind == TagKind::kRecv ? " or MPI_ANY_TAG" : "");
+}
+
+void Call::fail_buffer(MPI_Count count, const char* arg) {
+  code_ = mpi::errhan::make_error(MPI_ERR_BUFFER,
+                                  "%s is NULL but count=%lld elements of a predefined datatype "
+                                  "are to be transferred",
+                                  arg, static_cast<long long>(count));
+}
+
+void Call::fail_null(const char* arg) {
+  code_ = mpi::errhan::make_error(MPI_ERR_ARG, "%s pointer is NULL", arg);
+}
+
+void Call::fail_status_ignore(const char* arg) {
+  code_ = mpi::errhan::make_error(MPI_ERR_ARG, "%s is MPI_STATUS_IGNORE but this call needs a status",
+                                  arg);
+}
+
+void Call::fail_array(MPI_Count length, const char* arg) {
+  code_ = mpi::errhan::make_error(MPI_ERR_ARG, "%s is NULL but has %lld elements", arg,
+                                  static_cast<long long>(length));
+}
+
+}  // namespace stmpi::binding

@@ -1,0 +1,206 @@
+// stmpi::binding::Call: the context of one MPI call, built by every generated
+// wrapper in src/binding/gen/. It
+//   - refuses calls made before MPI_Init or after MPI_Finalize (fatal: no
+//     error handler exists then), except for the functions MPI allows then;
+//   - holds the global lock for the whole call under MPI_THREAD_MULTIPLE;
+//   - runs the argument checks the wrapper picks by parameter kind. The first
+//     check that fails records an error code and every later check returns at
+//     once, so a check may rely on the objects earlier checks returned;
+//   - raises a failure through the error handler of the call's communicator
+//     (its first communicator argument, else MPI_COMM_SELF).
+// The checks are inline and cost a few compares when arguments are good;
+// messages are built in the cold out-of-line fail_* functions.
+#pragma once
+
+#include <mutex>
+
+#include <mpi.h>
+
+#include "device/match/key.h"
+#include "mpi/coll/op.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/group/group.h"
+#include "mpi/init/state.h"
+
+// Exported from libmpi, which is built with -fvisibility=hidden.
+#define STMPI_API __attribute__((visibility("default")))
+
+namespace stmpi::binding {
+
+// The lock serializing MPI calls under MPI_THREAD_MULTIPLE. A thread inside
+// an MPI call holds it; blocking waits release it while they yield.
+std::mutex& global_mutex();
+
+// Largest valid tag: the tag field of the match key (MPI_TAG_UB).
+inline constexpr int kTagUb = dev::match::kTagUb;
+
+enum class RankKind { kDest, kSource, kRoot };
+enum class TagKind { kSend, kRecv };
+
+class Call {
+ public:
+  enum Flags : unsigned {
+    kBeforeInit = 1u << 0,  // allowed before MPI_Init and after MPI_Finalize
+    kNoLock = 1u << 1,      // never takes the global lock
+  };
+
+  explicit Call(const char* function, unsigned flags = 0) : function_(function) {
+    if (!(flags & kBeforeInit) && (!mpi::is_initialized() || mpi::is_finalized())) [[unlikely]]
+      fail_outside_init();
+    if (!(flags & kNoLock) && mpi::thread_level() == MPI_THREAD_MULTIPLE) [[unlikely]]
+      lock();
+  }
+  ~Call() {
+    if (lock_.owns_lock()) [[unlikely]] unlock();
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  bool failed() const { return code_ != MPI_SUCCESS; }
+  // Raises the recorded failure; returns what the MPI function returns.
+  int result() { return raise(code_); }
+  // Passes the implementation's result through, raising it if it is an error.
+  int finish(int code) {
+    if (code == MPI_SUCCESS) [[likely]] return code;
+    return raise(code);
+  }
+
+  // Input handles: the object, or nullptr after recording MPI_ERR_COMM,
+  // MPI_ERR_TYPE, MPI_ERR_GROUP or MPI_ERR_OP.
+  mpi::Comm* comm(MPI_Comm handle, const char* arg) {
+    if (failed()) [[unlikely]] return nullptr;
+    mpi::Comm* comm = mpi::comm_get(handle);
+    if (comm == nullptr) [[unlikely]] {
+      fail_comm(handle, arg);
+      return nullptr;
+    }
+    if (error_comm_ == MPI_COMM_NULL) error_comm_ = handle;
+    return comm;
+  }
+  // A datatype describing data the call moves must be committed.
+  mpi::Datatype* datatype(MPI_Datatype handle, const char* arg, bool needs_commit) {
+    if (failed()) [[unlikely]] return nullptr;
+    mpi::Datatype* type = mpi::datatype_get(handle);
+    if (type == nullptr || (needs_commit && !type->committed)) [[unlikely]] {
+      fail_datatype(handle, arg, type != nullptr);
+      return nullptr;
+    }
+    return type;
+  }
+  mpi::Group* group(MPI_Group handle, const char* arg) {
+    if (failed()) [[unlikely]] return nullptr;
+    mpi::Group* group = mpi::group_get(handle);
+    if (group == nullptr) [[unlikely]] fail_group(handle, arg);
+    return group;
+  }
+  mpi::Op* op(MPI_Op handle, const char* arg) {
+    if (failed()) [[unlikely]] return nullptr;
+    mpi::Op* op = mpi::op_get(handle);
+    if (op == nullptr) [[unlikely]] fail_op(handle, arg);
+    return op;
+  }
+
+  // In-out handles (MPI_Comm_free, MPI_Type_commit, ...): the pointer must not
+  // be NULL and must point to a valid handle. The implementation receives the
+  // raw pointer.
+  void comm_inout(const MPI_Comm* handle, const char* arg) {
+    if (pointer_ok(handle, arg)) comm(*handle, arg);
+  }
+  void datatype_inout(const MPI_Datatype* handle, const char* arg) {
+    if (pointer_ok(handle, arg)) datatype(*handle, arg, /*needs_commit=*/false);
+  }
+  void group_inout(const MPI_Group* handle, const char* arg) {
+    if (pointer_ok(handle, arg)) group(*handle, arg);
+  }
+  void op_inout(const MPI_Op* handle, const char* arg) {
+    if (pointer_ok(handle, arg)) op(*handle, arg);
+  }
+  // A single request passed by address: errors of the call go to the
+  // handler of the request's communicator. Its value is the
+  // implementation's to check (MPI_REQUEST_NULL is valid for most calls).
+  void request(const MPI_Request* request, const char* arg) {
+    if (!pointer_ok(request, arg)) return;
+    if (error_comm_ == MPI_COMM_NULL && *request != MPI_REQUEST_NULL) note_request_comm(*request);
+  }
+
+  // Counts of kind *_NNI: MPI_ERR_COUNT when negative.
+  void count(MPI_Count value, const char* arg) {
+    if (failed()) [[unlikely]] return;
+    if (value < 0) [[unlikely]] fail_count(value, arg);
+  }
+  // Ranks in `comm`: 0..size-1; MPI_PROC_NULL as a peer; MPI_ANY_SOURCE as a
+  // source. A bad root is MPI_ERR_ROOT, any other bad rank MPI_ERR_RANK.
+  void rank(int value, const char* arg, const mpi::Comm* comm, RankKind kind) {
+    if (failed()) [[unlikely]] return;
+    if (static_cast<unsigned>(value) < static_cast<unsigned>(comm->size)) [[likely]] return;
+    if (value == MPI_PROC_NULL && kind != RankKind::kRoot) return;
+    if (value == MPI_ANY_SOURCE && kind == RankKind::kSource) return;
+    fail_rank(value, arg, comm->size, kind);
+  }
+  // Tags: 0..kTagUb; a receive or probe may also use MPI_ANY_TAG.
+  void tag(int value, const char* arg, TagKind kind) {
+    if (failed()) [[unlikely]] return;
+    if (static_cast<unsigned>(value) <= static_cast<unsigned>(kTagUb)) [[likely]] return;
+    if (value == MPI_ANY_TAG && kind == TagKind::kRecv) return;
+    fail_tag(value, arg, kind);
+  }
+  // A NULL buffer cannot hold count > 0 elements of a predefined datatype
+  // (with a derived datatype, NULL is MPI_BOTTOM and the displacements are
+  // absolute addresses).
+  void buffer(const void* buf, MPI_Count count, const mpi::Datatype* type, const char* arg) {
+    if (failed() || buf != nullptr || count == 0) [[likely]] return;
+    if (type->predefined) fail_buffer(count, arg);
+  }
+
+  // Output arguments (and inputs passed by address) must not be NULL.
+  // An output status may be MPI_STATUS_IGNORE, which is not NULL.
+  void not_null(const void* pointer, const char* arg) { pointer_ok(pointer, arg); }
+  // A status the call reads or updates: neither NULL nor MPI_STATUS_IGNORE.
+  void status(const MPI_Status* status, const char* arg) {
+    if (!pointer_ok(status, arg)) return;
+    if (status == MPI_STATUS_IGNORE) [[unlikely]] fail_status_ignore(arg);
+  }
+  // An array of `length` elements may be NULL only when empty.
+  void array(const void* pointer, MPI_Count length, const char* arg) {
+    if (failed()) [[unlikely]] return;
+    if (pointer == nullptr && length > 0) [[unlikely]] fail_array(length, arg);
+  }
+
+ private:
+  bool pointer_ok(const void* pointer, const char* arg) {
+    if (failed()) [[unlikely]] return false;
+    if (pointer == nullptr) [[unlikely]] {
+      fail_null(arg);
+      return false;
+    }
+    return true;
+  }
+
+  void lock();
+  void unlock();
+  int raise(int code);
+  void note_request_comm(MPI_Request request);
+
+  [[noreturn]] void fail_outside_init() __attribute__((cold));
+  void fail_comm(MPI_Comm handle, const char* arg) __attribute__((cold));
+  void fail_datatype(MPI_Datatype handle, const char* arg, bool exists) __attribute__((cold));
+  void fail_group(MPI_Group handle, const char* arg) __attribute__((cold));
+  void fail_op(MPI_Op handle, const char* arg) __attribute__((cold));
+  void fail_count(MPI_Count value, const char* arg) __attribute__((cold));
+  void fail_rank(int value, const char* arg, int size, RankKind kind) __attribute__((cold));
+  void fail_tag(int value, const char* arg, TagKind kind) __attribute__((cold));
+  void fail_buffer(MPI_Count count, const char* arg) __attribute__((cold));
+  void fail_null(const char* arg) __attribute__((cold));
+  void fail_status_ignore(const char* arg) __attribute__((cold));
+  void fail_array(MPI_Count length, const char* arg) __attribute__((cold));
+
+  const char* function_;
+  int code_ = MPI_SUCCESS;
+  // Handle, not object: MPI_Comm_free may destroy the object before an error
+  // is raised; a handle that no longer resolves reports on MPI_COMM_SELF.
+  MPI_Comm error_comm_ = MPI_COMM_NULL;
+  std::unique_lock<std::mutex> lock_;
+};
+
+}  // namespace stmpi::binding

@@ -1,0 +1,171 @@
+#include "device/shm/shm.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include <mpi.h>
+
+#include "mpi/errhan/error.h"
+#include "pmi/client.h"
+#include "util/param.h"
+
+namespace stmpi::dev::shm {
+namespace {
+
+struct Settings {
+  std::size_t cell_size = 0;
+  int cells = 0;
+  bool single_copy = true;
+} g_settings;
+
+const util::Param kParams[] = {
+    {"cell_size", util::Param::Type::kSize, &g_settings.cell_size, "16K",
+     "bytes per ring cell; messages up to this size minus a 56-byte header go eagerly"},
+    {"cells", util::Param::Type::kInt, &g_settings.cells, "32",
+     "cells per ring (a power of two); one ring per ordered pair of local ranks"},
+    {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
+     "pull large messages with one copy (Linux CMA); 'no' streams them through the rings"},
+};
+const util::ParamTable kTable{"shm", kParams};
+const util::ParamRegistration kRegistration{&kTable};
+
+struct SegmentHeader {
+  uint32_t nranks;
+  uint32_t cells;
+  uint32_t cell_size;
+  uint32_t ready;
+  pid_t pids[1];  // nranks entries
+};
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+int ShmMod::init(int my_rank, int nranks, pmi::Client& pmi) {
+  my_rank_ = my_rank;
+  nranks_ = nranks;
+  uint32_t cells = static_cast<uint32_t>(g_settings.cells);
+  if (cells < 2 || (cells & (cells - 1)) != 0)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
+                                   g_settings.cells);
+  if (g_settings.cell_size < 256 || g_settings.cell_size % 64 != 0)
+    return mpi::errhan::make_error(MPI_ERR_OTHER,
+                                   "STMPI_SHM_CELL_SIZE=%zu must be a multiple of 64, >= 256",
+                                   g_settings.cell_size);
+  cell_size_ = static_cast<uint32_t>(g_settings.cell_size);
+  single_copy_ = g_settings.single_copy;
+
+  const std::size_t header_bytes = round_up(sizeof(SegmentHeader) + nranks * sizeof(pid_t), 4096);
+  const std::size_t ring_bytes = sizeof(RingControl) + std::size_t{cells} * cell_size_;
+  bytes_ = header_bytes + ring_bytes * nranks * nranks;
+  const std::string name = "/stmpi-" + pmi.kvsname() + "-node";
+
+  int fd = -1;
+  if (my_rank == 0) {
+    fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {  // a leftover from a killed job with the same name
+      shm_unlink(name.c_str());
+      fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes_)) != 0) {
+      const int saved = errno;
+      close(fd);
+      shm_unlink(name.c_str());
+      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot size shared segment %s to %zu bytes: %s",
+                                     name.c_str(), bytes_, strerror(saved));
+    }
+  }
+  if (my_rank == 0 && fd < 0)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot create shared segment %s: %s",
+                                   name.c_str(), strerror(errno));
+  if (pmi.barrier() != 0)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+  if (my_rank != 0) {
+    fd = shm_open(name.c_str(), O_RDWR, 0600);
+    if (fd < 0)
+      return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot open shared segment %s: %s",
+                                     name.c_str(), strerror(errno));
+  }
+  base_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base_ == MAP_FAILED) {
+    base_ = nullptr;
+    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot map shared segment (%zu bytes): %s",
+                                   bytes_, strerror(errno));
+  }
+  auto* header = static_cast<SegmentHeader*>(base_);
+  char* rings = static_cast<char*>(base_) + header_bytes;
+  auto ring_at = [&](int from, int to) {
+    char* at = rings + ring_bytes * (std::size_t(from) * nranks + to);
+    return RingView(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), cells, cell_size_);
+  };
+  if (my_rank == 0) {
+    header->nranks = static_cast<uint32_t>(nranks);
+    header->cells = cells;
+    header->cell_size = cell_size_;
+    for (int from = 0; from < nranks; ++from)
+      for (int to = 0; to < nranks; ++to)
+        new (rings + ring_bytes * (std::size_t(from) * nranks + to)) RingControl();
+  }
+  // Allow peers to pull from this process (needed where Yama restricts ptrace).
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+  if (pmi.barrier() != 0)  // rank 0 initialized the rings
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+  header->pids[my_rank] = getpid();
+  if (pmi.barrier() != 0)  // everyone attached and wrote its pid
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+  // Everyone has it mapped: remove the name now, so nothing can leak.
+  if (my_rank == 0) shm_unlink(name.c_str());
+
+  out_.resize(nranks);
+  in_.resize(nranks);
+  pids_.resize(nranks);
+  for (int peer = 0; peer < nranks; ++peer) {
+    out_[peer] = ring_at(my_rank, peer);
+    in_[peer] = ring_at(peer, my_rank);
+    pids_[peer] = header->pids[peer];
+  }
+  return MPI_SUCCESS;
+}
+
+void ShmMod::finalize() {
+  if (base_ != nullptr) munmap(base_, bytes_);
+  base_ = nullptr;
+  out_.clear();
+  in_.clear();
+}
+
+PullResult ShmMod::pull(int peer, uint64_t remote, void* local, std::size_t bytes) {
+  if (peer == my_rank_) {
+    std::memcpy(local, reinterpret_cast<const void*>(remote), bytes);
+    return PullResult::kDone;
+  }
+  if (!single_copy_) return PullResult::kUnsupported;
+  auto* dst = static_cast<char*>(local);
+  while (bytes > 0) {
+    iovec mine{dst, bytes};
+    iovec theirs{reinterpret_cast<void*>(remote), bytes};
+    const ssize_t got = process_vm_readv(pids_[peer], &mine, 1, &theirs, 1, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EPERM || errno == ENOSYS) {
+        single_copy_ = false;  // fall back to streaming for the rest of the job
+        return PullResult::kUnsupported;
+      }
+      return PullResult::kFailed;
+    }
+    dst += got;
+    remote += static_cast<uint64_t>(got);
+    bytes -= static_cast<std::size_t>(got);
+  }
+  return PullResult::kDone;
+}
+
+}  // namespace stmpi::dev::shm

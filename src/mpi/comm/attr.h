@@ -1,0 +1,17 @@
+// Attribute caching on communicators, for the constructors and MPI_Finalize.
+#pragma once
+
+namespace stmpi::mpi {
+
+struct Comm;
+
+// Runs the copy callbacks of `from`'s attributes (MPI_Comm_dup) and caches
+// the copies the callbacks ask for on `to`. Returns the first callback error.
+[[nodiscard]] int attr_copy_all(Comm& from, Comm& to);
+// Runs the delete callbacks of all of `comm`'s attributes, newest first,
+// and drops them. Stops at (and returns) the first callback error.
+[[nodiscard]] int attr_delete_all(Comm& comm);
+// Values of the predefined attributes that depend on the job.
+void attr_init_predefined(int world_size);
+
+}  // namespace stmpi::mpi

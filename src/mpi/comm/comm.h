@@ -1,0 +1,70 @@
+// MPI_Comm: an intracommunicator (group + context id + error handler).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mpi/handle.h"
+
+namespace stmpi::mpi {
+
+struct Group;
+struct Errhandler;
+struct Keyval;
+
+// One cached attribute; the attribute holds a reference on its keyval.
+struct Attribute {
+  Keyval* keyval = nullptr;
+  void* value = nullptr;
+};
+
+struct Comm {
+  int handle = 0;
+  int rank = 0;
+  int size = 0;
+  Group* group = nullptr;
+  // Point-to-point traffic uses context_id; collectives use context_id + 1,
+  // so a collective never matches a user receive. See context_id.h.
+  uint32_t context_id = 0;
+  Errhandler* errhandler = nullptr;
+  std::string name;
+  std::vector<Attribute> attributes;  // in the order they were first set
+  std::atomic<int> refs{1};
+  bool predefined = false;
+
+  uint32_t coll_context_id() const { return context_id + 1; }
+  int world_rank(int comm_rank) const;
+};
+
+HandleTable<Comm, ObjectKind::kComm>& comm_table();
+inline Comm* comm_get(int handle) { return comm_table().get(handle); }
+Comm* comm_world();
+Comm* comm_self();
+
+// Registers a new communicator over `group` (taking over the caller's
+// reference to it) with an agreed context id (context_id.h): this process
+// must be a member. The communicator inherits `errhandler` (retained).
+Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandler);
+
+void comm_retain(Comm* comm);
+// Drops a reference; the last one returns the context id and destroys the
+// object. The handle is unregistered earlier, by MPI_Comm_free.
+void comm_release(Comm* comm);
+
+// Creates MPI_COMM_WORLD (context 0) and MPI_COMM_SELF (context 2), their
+// groups and MPI_GROUP_EMPTY. Called once by MPI_Init.
+void comm_init_world(int world_rank, int world_size);
+// Runs the delete callbacks of COMM_SELF's attributes, newest first, as
+// MPI_Finalize must before anything else. Returns the first callback error.
+int comm_delete_self_attributes();
+// Deletes remaining attributes of COMM_SELF and COMM_WORLD and releases
+// what comm_init_world created. Returns the first callback error.
+int comm_finalize_world();
+
+// The value of the MPI_LASTUSEDCODE attribute; MPI_Add_error_code and
+// MPI_Add_error_class update it.
+void comm_set_last_used_code(int code);
+
+}  // namespace stmpi::mpi

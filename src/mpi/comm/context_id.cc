@@ -1,0 +1,137 @@
+#include "mpi/comm/context_id.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include <mpi.h>
+
+#include "device/match/key.h"
+#include "mpi/coll/coll.h"
+#include "mpi/comm/comm.h"
+#include "mpi/errhan/error.h"
+#include "mpi/init/state.h"
+
+namespace stmpi::mpi {
+namespace {
+
+// Bit i of the mask stands for context id 2*i; set means free.
+constexpr uint32_t kIds = (dev::match::kMaxContextId + 1) / 2;
+constexpr std::size_t kWords = kIds / 64;
+static_assert(kIds % 64 == 0);
+
+struct ContextIdState {
+  std::mutex mutex;
+  std::array<uint64_t, kWords> free_mask;
+  // Parent context ids of the constructions in progress in this process.
+  std::set<uint32_t> in_flight;
+  bool mask_offered = false;  // a construction's round holds the real mask
+
+  ContextIdState() { free_mask.fill(~uint64_t{0}); }
+};
+
+ContextIdState& state() {
+  static ContextIdState s;
+  return s;
+}
+
+void set_used(ContextIdState& s, uint32_t id, bool used) {
+  const uint32_t bit = id / 2;
+  const uint64_t flag = uint64_t{1} << (bit % 64);
+  if (used)
+    s.free_mask[bit / 64] &= ~flag;
+  else
+    s.free_mask[bit / 64] |= flag;
+}
+
+// Lowest set bit of the reduced mask, or -1.
+long lowest_free(const uint64_t* mask) {
+  for (std::size_t w = 0; w < kWords; ++w)
+    if (mask[w] != 0) return static_cast<long>(w * 64 + std::countr_zero(mask[w]));
+  return -1;
+}
+
+coll::Reduction bitwise_and() {
+  coll::Reduction reduction;
+  reduction.commutative = true;
+  reduction.apply = [](const void* in, void* inout, MPI_Count count) {
+    const auto* a = static_cast<const unsigned char*>(in);
+    auto* b = static_cast<unsigned char*>(inout);
+    for (MPI_Count i = 0; i < count; ++i) b[i] &= a[i];
+    return MPI_SUCCESS;
+  };
+  return reduction;
+}
+
+}  // namespace
+
+int context_id_allocate(Comm& parent, uint32_t* id) {
+  ContextIdState& s = state();
+  const uint32_t key = parent.context_id;
+  {
+    std::lock_guard lock(s.mutex);
+    s.in_flight.insert(key);
+  }
+  const coll::Reduction reduction = bitwise_and();
+  // kWords mask words, then the "everyone offered the real mask" word.
+  std::array<uint64_t, kWords + 1> offer;
+  for (;;) {
+    bool offering;
+    {
+      std::lock_guard lock(s.mutex);
+      offering = !s.mask_offered && *s.in_flight.begin() == key;
+      if (offering) {
+        s.mask_offered = true;
+        std::memcpy(offer.data(), s.free_mask.data(), sizeof s.free_mask);
+        offer[kWords] = ~uint64_t{0};
+      } else {
+        offer.fill(0);
+      }
+    }
+    const int err = coll::allreduce(MPI_IN_PLACE, offer.data(), sizeof offer, coll::byte_type(),
+                                    reduction, parent);
+    const long bit = err == MPI_SUCCESS ? lowest_free(offer.data()) : -1;
+    {
+      std::lock_guard lock(s.mutex);
+      if (offering) s.mask_offered = false;
+      // A free bit means every process offered its real mask, this one too.
+      if (bit >= 0) set_used(s, static_cast<uint32_t>(bit) * 2, true);
+      if (err != MPI_SUCCESS || bit >= 0 || offer[kWords] != 0) s.in_flight.erase(key);
+    }
+    if (err != MPI_SUCCESS) return err;
+    if (bit >= 0) {
+      *id = static_cast<uint32_t>(bit) * 2;
+      return MPI_SUCCESS;
+    }
+    if (offer[kWords] != 0)
+      return errhan::make_error(MPI_ERR_OTHER,
+                                "out of context ids: all %u communicator ids are in use in some "
+                                "process of the parent communicator (size %d); free communicators",
+                                kIds, parent.size);
+    wait_yield();
+  }
+}
+
+void context_id_reserve(uint32_t id) {
+  ContextIdState& s = state();
+  std::lock_guard lock(s.mutex);
+  set_used(s, id, true);
+}
+
+void context_id_release(uint32_t id) {
+  ContextIdState& s = state();
+  std::lock_guard lock(s.mutex);
+  set_used(s, id, false);
+}
+
+void context_id_reset() {
+  ContextIdState& s = state();
+  std::lock_guard lock(s.mutex);
+  s.free_mask.fill(~uint64_t{0});
+  s.in_flight.clear();
+  s.mask_offered = false;
+}
+
+}  // namespace stmpi::mpi

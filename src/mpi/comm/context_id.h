@@ -1,0 +1,47 @@
+// Context ids: which communicator a message belongs to.
+//
+// The id space is the 16-bit context field of the match key
+// (dev::match::kMaxContextId). A communicator takes an even id c: its
+// point-to-point traffic uses c, its collective traffic c + 1. MPI_COMM_WORLD
+// has 0 and MPI_COMM_SELF 2.
+//
+// Agreement: every process keeps a bitmap of the even ids it has in use.
+// A communicator constructor, collective over the parent communicator,
+// allreduces (bitwise AND of "free" bits) the bitmaps of all parent members
+// on the parent's collective context, and everyone takes the lowest id free
+// everywhere. Members of the new communicator mark it used; freeing the
+// communicator (its last reference) marks it free again. Disjoint
+// communicators made by one MPI_Comm_split share an id, which is safe: a
+// process belongs to only one of them.
+//
+// Threads: two constructors on different parents may run at once. Only one
+// of them per process may offer the real bitmap at a time (the others offer
+// "nothing free" and retry), and priority goes to the parent with the
+// lowest context id, so the construction whose parent is lowest among all
+// in flight wins everywhere and progress is guaranteed. An extra word in the
+// reduced message says whether every process offered its real bitmap; only
+// then is an empty result "out of context ids" rather than "try again".
+#pragma once
+
+#include <cstdint>
+
+namespace stmpi::mpi {
+
+struct Comm;
+
+inline constexpr uint32_t kWorldContextId = 0;
+inline constexpr uint32_t kSelfContextId = 2;
+
+// Collective over `parent`: agrees on an id free in every member of parent
+// and marks it used here. MPI_ERR_OTHER "out of context ids" if none is.
+[[nodiscard]] int context_id_allocate(Comm& parent, uint32_t* id);
+// Marks an id used without agreement (MPI_COMM_WORLD, MPI_COMM_SELF).
+void context_id_reserve(uint32_t id);
+// Marks an id free: when the communicator using it is destroyed, or at once
+// by a process that took part in the agreement but does not join the new
+// communicator (Comm_split with MPI_UNDEFINED, Comm_create outside the group).
+void context_id_release(uint32_t id);
+// Frees every id (MPI_Finalize).
+void context_id_reset();
+
+}  // namespace stmpi::mpi

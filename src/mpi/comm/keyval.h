@@ -1,0 +1,39 @@
+// Attribute keys (keyvals) and their copy/delete callbacks. One object kind
+// serves communicators, datatypes and windows; a keyval remembers which
+// kind of object it was created for and works only on that kind.
+#pragma once
+
+#include <atomic>
+
+#include <mpi.h>
+
+#include "mpi/handle.h"
+
+namespace stmpi::mpi {
+
+struct Keyval {
+  enum class Kind { kComm, kType, kWin };
+  int handle = 0;
+  Kind kind = Kind::kComm;
+  MPI_Comm_copy_attr_function* comm_copy_fn = nullptr;
+  MPI_Comm_delete_attr_function* comm_delete_fn = nullptr;
+  MPI_Type_copy_attr_function* type_copy_fn = nullptr;
+  MPI_Type_delete_attr_function* type_delete_fn = nullptr;
+  MPI_Win_copy_attr_function* win_copy_fn = nullptr;
+  MPI_Win_delete_attr_function* win_delete_fn = nullptr;
+  void* extra_state = nullptr;
+  // One reference for the user's handle (dropped by the free_keyval call)
+  // and one per attribute that uses the key.
+  std::atomic<int> refs{1};
+  bool freed_by_user = false;
+};
+
+HandleTable<Keyval, ObjectKind::kKeyval>& keyval_table();
+// The live keyval of `kind` named by `handle`, or nullptr (freed by the
+// user, unknown, predefined, or of another kind).
+Keyval* keyval_get(int handle, Keyval::Kind kind);
+Keyval* keyval_create(Keyval::Kind kind);
+void keyval_retain(Keyval* keyval);
+void keyval_release(Keyval* keyval);
+
+}  // namespace stmpi::mpi

@@ -1,0 +1,14 @@
+# src/mpi/datatype: datatype objects, constructors, pack/unpack
+libmpi_la_SOURCES += \
+	src/mpi/datatype/datatype.cc \
+	src/mpi/datatype/layout_builder.cc \
+	src/mpi/datatype/predefined.cc \
+	src/mpi/datatype/type_create.cc \
+	src/mpi/datatype/type_query.cc \
+	src/mpi/coll/op.cc \
+	src/mpi/coll/op_kernels.cc
+noinst_HEADERS += \
+	src/mpi/datatype/datatype.h \
+	src/mpi/datatype/layout_builder.h \
+	src/mpi/coll/op.h \
+	src/mpi/coll/op_kernels.h

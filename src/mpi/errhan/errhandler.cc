@@ -1,0 +1,190 @@
+// Error handlers: predefined (fatal, return, abort) and user handlers on
+// communicators, and the error-string calls.
+#include "mpi/errhan/errhandler.h"
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "binding/gen/impl.h"
+#include "device/device.h"
+#include "mpi/comm/comm.h"
+#include "mpi/errhan/error.h"
+#include "pmi/client.h"
+
+namespace stmpi::mpi {
+namespace {
+
+HandleTable<Errhandler, ObjectKind::kErrhandler> g_errhandlers;
+Errhandler g_fatal;
+Errhandler g_return;
+Errhandler g_abort;
+
+// User-added error classes and codes (MPI_Add_error_class/code/string).
+struct UserErrors {
+  int last_class = errhan::kFirstUserClass - 1;
+  std::map<int, std::string> strings;
+} g_user_errors;
+
+}  // namespace
+
+HandleTable<Errhandler, ObjectKind::kErrhandler>& errhandler_table() { return g_errhandlers; }
+
+Errhandler* errhandler_get(int handle) { return g_errhandlers.get(handle); }
+
+void errhandler_retain(Errhandler* eh) {
+  if (!eh->predefined) eh->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void errhandler_release(Errhandler* eh) {
+  if (eh->predefined) return;
+  if (eh->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    g_errhandlers.remove(eh->handle);
+    delete eh;
+  }
+}
+
+namespace errhan {
+
+void init_predefined() {
+  const struct {
+    Errhandler* object;
+    int handle;
+    Errhandler::Kind kind;
+  } predefined[] = {{&g_fatal, MPI_ERRORS_ARE_FATAL, Errhandler::Kind::kFatal},
+                    {&g_return, MPI_ERRORS_RETURN, Errhandler::Kind::kReturn},
+                    {&g_abort, MPI_ERRORS_ABORT, Errhandler::Kind::kAbort}};
+  for (const auto& p : predefined) {
+    p.object->handle = p.handle;
+    p.object->kind = p.kind;
+    p.object->predefined = true;
+    g_errhandlers.add_predefined(p.handle, p.object);
+  }
+}
+
+void abort_job(int code, const char* function) {
+  char message[700];
+  snprintf(message, sizeof message, "Fatal error in %s: %s (rank %d)", function,
+           error_string(code).c_str(), dev::world_rank());
+  fprintf(stderr, "%s\n", message);
+  fflush(stderr);
+  int exit_code = error_class_of(code);
+  pmi::client().abort(exit_code == 0 ? 1 : exit_code, message);
+}
+
+int raise_on_comm(Comm* comm, int code, const char* function) {
+  if (code == MPI_SUCCESS) return code;
+  if (comm == nullptr) comm = comm_self();
+  Errhandler* eh = comm != nullptr ? comm->errhandler : nullptr;
+  if (eh == nullptr) abort_job(code, function);  // before MPI_Init completed
+  switch (eh->kind) {
+    case Errhandler::Kind::kReturn:
+      return code;
+    case Errhandler::Kind::kUserComm: {
+      MPI_Comm handle = comm->handle;
+      eh->comm_fn(&handle, &code, function);
+      return code;
+    }
+    default:
+      abort_job(code, function);
+  }
+}
+
+}  // namespace errhan
+}  // namespace stmpi::mpi
+
+namespace stmpi::impl {
+
+using mpi::Errhandler;
+
+int comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
+                           MPI_Errhandler* errhandler) {
+  if (comm_errhandler_fn == nullptr)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "comm_errhandler_fn is NULL");
+  auto* eh = new Errhandler;
+  eh->kind = Errhandler::Kind::kUserComm;
+  eh->comm_fn = comm_errhandler_fn;
+  eh->handle = mpi::errhandler_table().add(eh);
+  *errhandler = eh->handle;
+  return MPI_SUCCESS;
+}
+
+int comm_set_errhandler(mpi::Comm& comm, MPI_Errhandler errhandler) {
+  Errhandler* eh = mpi::errhandler_get(errhandler);
+  if (eh == nullptr || eh->kind == Errhandler::Kind::kUserWin || eh->kind == Errhandler::Kind::kUserFile)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errhandler=0x%x is not a communicator error handler",
+                                   static_cast<unsigned>(errhandler));
+  mpi::errhandler_retain(eh);
+  if (comm.errhandler != nullptr) mpi::errhandler_release(comm.errhandler);
+  comm.errhandler = eh;
+  return MPI_SUCCESS;
+}
+
+int comm_get_errhandler(mpi::Comm& comm, MPI_Errhandler* errhandler) {
+  mpi::errhandler_retain(comm.errhandler);
+  *errhandler = comm.errhandler->handle;
+  return MPI_SUCCESS;
+}
+
+int comm_call_errhandler(mpi::Comm& comm, int errorcode) {
+  (void)mpi::errhan::raise_on_comm(&comm, errorcode, "MPI_Comm_call_errhandler");
+  return MPI_SUCCESS;
+}
+
+int errhandler_free(MPI_Errhandler* errhandler) {
+  Errhandler* eh = mpi::errhandler_get(*errhandler);
+  if (eh == nullptr)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errhandler=0x%x is not a valid error handler",
+                                   static_cast<unsigned>(*errhandler));
+  mpi::errhandler_release(eh);
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+int error_string(int errorcode, char* string, int* resultlen) {
+  std::string text;
+  auto user = mpi::g_user_errors.strings.find(errorcode);
+  if (user != mpi::g_user_errors.strings.end()) text = user->second;
+  else text = mpi::errhan::error_string(errorcode);
+  const std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
+  std::memcpy(string, text.data(), n);
+  string[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int error_class(int errorcode, int* errorclass) {
+  if (errorcode < 0)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code", errorcode);
+  // User-added codes carry their class in the same low bits.
+  *errorclass = mpi::errhan::error_class_of(errorcode);
+  return MPI_SUCCESS;
+}
+
+int add_error_class(int* errorclass) {
+  if (mpi::g_user_errors.last_class >= mpi::errhan::kClassMask)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "no more user error classes (limit %d)",
+                                   mpi::errhan::kClassMask);
+  *errorclass = ++mpi::g_user_errors.last_class;
+  return MPI_SUCCESS;
+}
+
+int add_error_code(int errorclass, int* errorcode) {
+  if (errorclass < mpi::errhan::kFirstUserClass || errorclass > mpi::g_user_errors.last_class)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorclass=%d was not added by MPI_Add_error_class",
+                                   errorclass);
+  *errorcode = mpi::errhan::make_error(errorclass, "user-defined error code");
+  return MPI_SUCCESS;
+}
+
+int add_error_string(int errorcode, const char* string) {
+  if (string == nullptr) return mpi::errhan::make_error(MPI_ERR_ARG, "string is NULL");
+  if (mpi::errhan::error_class_of(errorcode) < mpi::errhan::kFirstUserClass)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is predefined; its string cannot change",
+                                   errorcode);
+  mpi::g_user_errors.strings[errorcode] = string;
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::impl

@@ -1,0 +1,177 @@
+// MPI_Init/Finalize and the environment queries of the MPI chapter
+// "Environmental management".
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "binding/call.h"
+#include "binding/gen/impl.h"
+#include "config.h"
+#include "device/device.h"
+#include "mpi/comm/comm.h"
+#include "mpi/coll/op.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/errhan/errhandler.h"
+#include "mpi/errhan/error.h"
+#include "mpi/init/state.h"
+#include "pmi/client.h"
+#include "util/param.h"
+
+namespace stmpi::mpi {
+namespace {
+
+std::thread::id g_main_thread;
+
+}  // namespace
+
+void wait_yield() {
+  if (g_process_state.initialized && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {
+    std::mutex& lock = binding::global_mutex();
+    lock.unlock();
+    sched_yield();
+    lock.lock();
+  } else {
+    sched_yield();
+  }
+}
+
+}  // namespace stmpi::mpi
+
+namespace stmpi::impl {
+namespace {
+
+mpi::ProcessState& g_state = mpi::g_process_state;
+
+int initialize(int required, int* provided) {
+  if (g_state.initialized || g_state.finalized)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, g_state.finalized ? "MPI was already finalized"
+                                                                   : "MPI was already initialized");
+  std::string param_error;
+  if (!util::load_all(&param_error)) {
+    fprintf(stderr, "STMPI: %s\n", param_error.c_str());
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "%s", param_error.c_str());
+  }
+  pmi::Client& pmi = pmi::client();
+  if (pmi.init() != 0) {
+    fprintf(stderr, "STMPI: cannot reach the process manager: %s\n", pmi.error().c_str());
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI init failed: %s", pmi.error().c_str());
+  }
+  mpi::datatype_init_predefined();
+  mpi::op_init_predefined();
+  mpi::errhan::init_predefined();
+  if (int err = dev::init(pmi); err != MPI_SUCCESS) {
+    fprintf(stderr, "STMPI: rank %d: %s\n", pmi.rank(), mpi::errhan::error_string(err).c_str());
+    return err;
+  }
+  mpi::comm_init_world(pmi.rank(), pmi.size());
+  g_state.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                         : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                          : required;
+  mpi::g_main_thread = std::this_thread::get_id();
+  g_state.initialized = true;
+  if (provided != nullptr) *provided = g_state.thread_level;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int init(int* /*argc*/, char*** /*argv*/) { return initialize(MPI_THREAD_SINGLE, nullptr); }
+
+int init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+  return initialize(required, provided);
+}
+
+int finalize() {
+  // Every rank arrives before anyone tears down shared memory.
+  if (int err = barrier(*mpi::comm_world()); err != MPI_SUCCESS) return err;
+  if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
+  mpi::comm_finalize_world();
+  (void)pmi::client().finalize();
+  g_state.finalized = true;
+  g_state.initialized = false;
+  return MPI_SUCCESS;
+}
+
+int initialized(int* flag) {
+  *flag = g_state.initialized || g_state.finalized;
+  return MPI_SUCCESS;
+}
+
+int finalized(int* flag) {
+  *flag = g_state.finalized;
+  return MPI_SUCCESS;
+}
+
+int abort(mpi::Comm& comm, int errorcode) {
+  char message[128];
+  snprintf(message, sizeof message, "MPI_Abort(comm=0x%x, errorcode=%d) on rank %d",
+           static_cast<unsigned>(comm.handle), errorcode, dev::world_rank());
+  pmi::client().abort(errorcode, message);
+}
+
+int query_thread(int* provided) {
+  *provided = g_state.thread_level;
+  return MPI_SUCCESS;
+}
+
+int is_thread_main(int* flag) {
+  *flag = std::this_thread::get_id() == mpi::g_main_thread;
+  return MPI_SUCCESS;
+}
+
+int get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int get_library_version(char* version, int* resultlen) {
+  const int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                         "STMPI %s (MPI %d.%d, MPICH ABI; %s)", PACKAGE_VERSION, MPI_VERSION,
+                         MPI_SUBVERSION, STMPI_BUILD_OPTIONS);
+  *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
+  return MPI_SUCCESS;
+}
+
+int get_processor_name(char* name, int* resultlen) {
+  if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "gethostname failed: %s", strerror(errno));
+  name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+  *resultlen = static_cast<int>(strlen(name));
+  return MPI_SUCCESS;
+}
+
+double wtime() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+double wtick() {
+  timespec resolution;
+  clock_getres(CLOCK_MONOTONIC, &resolution);
+  return static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
+}
+
+int alloc_mem(MPI_Aint size, MPI_Info /*info*/, void* baseptr) {
+  if (size < 0)
+    return mpi::errhan::make_error(MPI_ERR_SIZE, "size=%ld must be non-negative", static_cast<long>(size));
+  void* memory = std::malloc(size == 0 ? 1 : static_cast<std::size_t>(size));
+  if (memory == nullptr)
+    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot allocate %ld bytes", static_cast<long>(size));
+  *static_cast<void**>(baseptr) = memory;
+  return MPI_SUCCESS;
+}
+
+int free_mem(void* base) {
+  std::free(base);
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::impl

@@ -1,0 +1,132 @@
+#include "mpi/pt2pt/bsend.h"
+
+#include <iterator>
+#include <map>
+
+#include "binding/gen/impl.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/errhan/error.h"
+#include "mpi/init/state.h"
+#include "mpi/pt2pt/pt2pt.h"
+#include "mpi/request/request.h"
+
+namespace stmpi::mpi::bsend {
+namespace {
+
+// The attached buffer and the regions live sends occupy in it, by offset.
+struct AttachedBuffer {
+  char* base = nullptr;
+  std::size_t size = 0;
+  std::map<std::size_t, Request*> in_use;  // offset -> the send using it
+};
+AttachedBuffer g_buffer;
+
+// Frees the regions of sends that completed.
+void reclaim() {
+  for (auto it = g_buffer.in_use.begin(); it != g_buffer.in_use.end();) {
+    Request* req = it->second;
+    if (request_test(req)) {
+      request_free(req);
+      it = g_buffer.in_use.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+// First fit; each region is preceded by MPI_BSEND_OVERHEAD bytes of
+// bookkeeping space, as the standard's size rules assume.
+bool allocate(std::size_t bytes, std::size_t* offset) {
+  const std::size_t need = bytes + MPI_BSEND_OVERHEAD;
+  std::size_t cursor = 0;
+  for (const auto& [start, req] : g_buffer.in_use) {
+    if (start - cursor >= need) break;
+    cursor = start + req->bsend_bytes + MPI_BSEND_OVERHEAD;
+  }
+  if (cursor + need > g_buffer.size) return false;
+  *offset = cursor;
+  return true;
+}
+
+}  // namespace
+
+int send(const void* buf, MPI_Count count, Datatype& type, int dest, int tag, Comm& comm,
+         Request** out) {
+  if (dest == MPI_PROC_NULL) {
+    if (out != nullptr) {
+      *out = request_create(Request::Kind::kDone);
+      (*out)->dev.done.store(true, std::memory_order_relaxed);
+    }
+    return MPI_SUCCESS;
+  }
+  const auto bytes = static_cast<std::size_t>(count * type.size);
+  reclaim();
+  std::size_t offset = 0;
+  if (!allocate(bytes, &offset))
+    return errhan::make_error(MPI_ERR_BUFFER,
+                              "buffered send of %zu bytes (+%d overhead) does not fit in the attached "
+                              "buffer of %zu bytes (%zu regions in use)",
+                              bytes, MPI_BSEND_OVERHEAD, g_buffer.size, g_buffer.in_use.size());
+  char* region = g_buffer.base + offset + MPI_BSEND_OVERHEAD;
+  if (bytes != 0) type.pack(buf, count, region);
+  Request* req = request_create(Request::Kind::kSend);
+  req->bsend_offset = offset;
+  req->bsend_bytes = bytes;
+  Datatype& byte_type = *datatype_get(MPI_BYTE);
+  if (int err = pt2pt::start_send(req, region, static_cast<MPI_Count>(bytes), byte_type, dest, tag,
+                                  comm, comm.context_id, dev::SendMode::kStandard);
+      err != MPI_SUCCESS) {
+    request_free(req);
+    return err;
+  }
+  g_buffer.in_use.emplace(offset, req);
+  if (out != nullptr) {
+    *out = request_create(Request::Kind::kDone);
+    (*out)->dev.done.store(true, std::memory_order_relaxed);
+  }
+  return MPI_SUCCESS;
+}
+
+int attach(void* buffer, MPI_Count size) {
+  if (g_buffer.base != nullptr)
+    return errhan::make_error(MPI_ERR_BUFFER, "a buffer of %zu bytes is already attached",
+                              g_buffer.size);
+  if (size < 0) return errhan::make_error(MPI_ERR_ARG, "size=%lld must be non-negative",
+                                          static_cast<long long>(size));
+  if (buffer == nullptr && size > 0)
+    return errhan::make_error(MPI_ERR_BUFFER, "buffer=NULL with size=%lld", static_cast<long long>(size));
+  g_buffer.base = static_cast<char*>(buffer);
+  g_buffer.size = static_cast<std::size_t>(size);
+  return MPI_SUCCESS;
+}
+
+int detach(void* buffer_addr, MPI_Count* size) {
+  if (g_buffer.base == nullptr)
+    return errhan::make_error(MPI_ERR_BUFFER, "no buffer is attached");
+  while (!g_buffer.in_use.empty()) {
+    dev::progress();
+    reclaim();
+    if (!g_buffer.in_use.empty()) wait_yield();
+  }
+  *static_cast<void**>(buffer_addr) = g_buffer.base;
+  *size = static_cast<MPI_Count>(g_buffer.size);
+  g_buffer = AttachedBuffer{};
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::mpi::bsend
+
+namespace stmpi::impl {
+
+int buffer_attach(void* buffer, int size) { return mpi::bsend::attach(buffer, size); }
+int buffer_attach_c(void* buffer, MPI_Count size) { return mpi::bsend::attach(buffer, size); }
+int buffer_detach(void* buffer_addr, int* size) {
+  MPI_Count big = 0;
+  const int err = mpi::bsend::detach(buffer_addr, &big);
+  if (err == MPI_SUCCESS) *size = static_cast<int>(big);
+  return err;
+}
+int buffer_detach_c(void* buffer_addr, MPI_Count* size) { return mpi::bsend::detach(buffer_addr, size); }
+
+}  // namespace stmpi::impl

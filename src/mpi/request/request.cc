@@ -1,0 +1,174 @@
+#include "mpi/request/request.h"
+
+#include <mutex>
+
+#include "device/device.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/errhan/error.h"
+#include "mpi/init/state.h"
+
+namespace stmpi::mpi {
+namespace {
+
+HandleTable<Request, ObjectKind::kRequest> g_requests;
+std::vector<Request*> g_detached;
+
+// Blocking waits poll this many times before yielding the CPU: ranks often
+// outnumber cores here, and a spinning waiter would starve its peer.
+constexpr int kSpinsBeforeYield = 64;
+
+void finish(Request* req) {
+  MPI_Status& status = req->status;
+  switch (req->kind) {
+    case Request::Kind::kRecv:
+    case Request::Kind::kPrequestRecv: {
+      const dev::RequestDev& dev = req->dev;
+      status.MPI_SOURCE = dev.msg_source;
+      status.MPI_TAG = dev.msg_tag;
+      status.MPI_ERROR = MPI_SUCCESS;
+      if (dev.truncated)
+        status.MPI_ERROR = errhan::make_error(
+            MPI_ERR_TRUNCATE, "message from rank %d with tag %d has %zu bytes; the receive buffer holds %zu",
+            dev.msg_source, dev.msg_tag, dev.msg_total, dev.recv_capacity);
+      else if (dev.failed)
+        status.MPI_ERROR = errhan::make_error(MPI_ERR_OTHER, "single-copy read from rank %d failed",
+                                              dev.msg_source);
+      status_set_bytes(&status, static_cast<MPI_Count>(dev.msg_bytes));
+      status_set_cancelled(&status, false);
+      if (req->user_type != nullptr) {  // staged noncontiguous receive
+        req->user_type->unpack(req->staging.data(), static_cast<MPI_Count>(dev.msg_bytes),
+                               req->user_count, req->user_buf);
+        datatype_release(req->user_type);
+        req->user_type = nullptr;
+      }
+      break;
+    }
+    case Request::Kind::kSend:
+    case Request::Kind::kPrequestSend:
+      status.MPI_ERROR = MPI_SUCCESS;
+      status_set_cancelled(&status, false);
+      break;
+    case Request::Kind::kCompound:
+      status = req->parts[1]->status;
+      break;
+    case Request::Kind::kGeneralized:
+      if (req->query_fn != nullptr) req->query_fn(req->extra_state, &status);
+      break;
+    case Request::Kind::kMessage:
+    case Request::Kind::kDone:
+      break;
+  }
+}
+
+}  // namespace
+
+HandleTable<Request, ObjectKind::kRequest>& request_table() { return g_requests; }
+
+Request* request_get(int handle) { return g_requests.get(handle); }
+
+Request* request_create(Request::Kind kind) {
+  auto* req = new Request;
+  req->kind = kind;
+  req->handle = g_requests.add(req);
+  status_set_empty(&req->status);
+  return req;
+}
+
+void request_free(Request* req) {
+  if (req->kind == Request::Kind::kGeneralized && req->free_fn != nullptr)
+    req->free_fn(req->extra_state);
+  if (req->user_type != nullptr) datatype_release(req->user_type);
+  if (req->persistent.type != nullptr) datatype_release(req->persistent.type);
+  for (Request* part : req->parts) request_free(part);
+  if (req->comm != nullptr) comm_release(req->comm);
+  g_requests.remove(req->handle);
+  delete req;
+}
+
+bool request_test(Request* req) {
+  if (req->kind == Request::Kind::kCompound) {
+    for (Request* part : req->parts)
+      if (!request_test(part)) return false;
+    if (!req->dev.done.load(std::memory_order_relaxed)) {
+      req->dev.done.store(true, std::memory_order_relaxed);
+      finish(req);
+    }
+    return true;
+  }
+  if (!req->dev.done.load(std::memory_order_acquire)) return false;
+  // `finished` flips once so a test followed by a wait unpacks only once.
+  if (!req->finished) {
+    req->finished = true;
+    finish(req);
+  }
+  return true;
+}
+
+void request_wait(Request* req) {
+  int spins = 0;
+  while (!request_test(req)) {
+    dev::progress();
+    if (++spins == kSpinsBeforeYield) {
+      spins = 0;
+      wait_yield();
+    }
+  }
+}
+
+int request_retire(Request* req, MPI_Status* status) {
+  const int error = req->status.MPI_ERROR;
+  if (status != MPI_STATUS_IGNORE) {
+    *status = req->status;
+  }
+  switch (req->kind) {
+    case Request::Kind::kPrequestSend:
+    case Request::Kind::kPrequestRecv:
+      req->persistent_active = false;
+      break;
+    default:
+      request_free(req);
+  }
+  return error;
+}
+
+void request_detach(Request* req) { g_detached.push_back(req); }
+
+void request_reap_detached() {
+  for (std::size_t i = 0; i < g_detached.size();) {
+    if (request_test(g_detached[i])) {
+      request_free(g_detached[i]);
+      g_detached[i] = g_detached.back();
+      g_detached.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+void status_set_bytes(MPI_Status* status, MPI_Count bytes) {
+  status->count_lo = static_cast<int>(bytes & 0xffffffff);
+  status->count_hi_and_cancelled =
+      (status->count_hi_and_cancelled & 1) | static_cast<int>((bytes >> 32) << 1);
+}
+
+MPI_Count status_bytes(const MPI_Status* status) {
+  return (static_cast<MPI_Count>(static_cast<unsigned>(status->count_hi_and_cancelled) >> 1) << 32) |
+         static_cast<unsigned>(status->count_lo);
+}
+
+void status_set_cancelled(MPI_Status* status, bool cancelled) {
+  status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (cancelled ? 1 : 0);
+}
+
+bool status_cancelled(const MPI_Status* status) { return status->count_hi_and_cancelled & 1; }
+
+void status_set_empty(MPI_Status* status) {
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
+}
+
+}  // namespace stmpi::mpi

@@ -1,0 +1,102 @@
+// MPI_Request: one object for every kind of nonblocking operation. The
+// device fills the `dev` part and marks completion; this layer adds what
+// MPI needs on top (datatype unpacking, persistence, handles).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <mpi.h>
+
+#include "device/device.h"
+#include "device/request_dev.h"
+#include "mpi/handle.h"
+
+namespace stmpi::mpi {
+
+struct Comm;
+struct Datatype;
+
+struct Request {
+  enum class Kind : uint8_t {
+    kSend,          // nonblocking send (also buffered and internal sends)
+    kRecv,          // nonblocking receive
+    kPrequestSend,  // persistent send (MPI_Send_init & co.)
+    kPrequestRecv,  // persistent receive
+    kCompound,      // completes when all `parts` complete (MPI_Isendrecv)
+    kGeneralized,   // MPI_Grequest_start
+    kMessage,       // a matched probe's message (MPI_Mprobe), not a request to the user
+    kDone,          // born complete (MPI_PROC_NULL peers, cancelled operations)
+  };
+
+  int handle = 0;
+  Kind kind = Kind::kSend;
+  bool persistent_active = false;  // persistent request between Start and completion
+  bool cancelled = false;
+  bool finished = false;           // completion bookkeeping done (status filled)
+  bool freed_by_user = false;      // MPI_Request_free on an active request
+  dev::RequestDev dev;             // device state; dev.done says complete
+  MPI_Status status{};
+  Comm* comm = nullptr;            // held (refs) while active
+
+  // Noncontiguous receive: the device receives into `staging`, completion
+  // unpacks into the user's buffer.
+  void* user_buf = nullptr;
+  MPI_Count user_count = 0;
+  Datatype* user_type = nullptr;
+  std::vector<char> staging;
+
+  // Persistent requests remember their arguments for MPI_Start.
+  struct Persistent {
+    const void* buf = nullptr;
+    MPI_Count count = 0;
+    Datatype* type = nullptr;
+    int peer = 0;
+    int tag = 0;
+    int mode = 0;  // dev::SendMode
+  } persistent;
+
+  // Generalized requests.
+  MPI_Grequest_query_function* query_fn = nullptr;
+  MPI_Grequest_free_function* free_fn = nullptr;
+  MPI_Grequest_cancel_function* cancel_fn = nullptr;
+  void* extra_state = nullptr;
+
+  // kCompound: the parts; status comes from the receive part (parts[1]).
+  std::vector<Request*> parts;
+  // kMessage: the matched message waiting for MPI_Mrecv.
+  dev::UnexpectedMessage* message = nullptr;
+  // Buffered sends: the region of the attached buffer this send occupies.
+  std::size_t bsend_offset = 0;
+  std::size_t bsend_bytes = 0;
+};
+
+HandleTable<Request, ObjectKind::kRequest>& request_table();
+Request* request_get(int handle);
+
+// Allocates a request with a fresh handle; request_free returns it.
+Request* request_create(Request::Kind kind);
+void request_free(Request* req);
+
+// True once the operation is complete; the first time, finishes it
+// (unpacks staged data, fills `status`).
+bool request_test(Request* req);
+// Blocks (spinning, then yielding the CPU and the global lock) until complete.
+void request_wait(Request* req);
+// Copies the status out and releases the request unless it is persistent.
+// Returns the operation's error code (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...).
+int request_retire(Request* req, MPI_Status* status);
+// Requests the user freed while active, released once they complete.
+void request_detach(Request* req);
+void request_reap_detached();
+
+// MPI_Status fields: counts are bytes split over two ints, as MPICH does.
+void status_set_bytes(MPI_Status* status, MPI_Count bytes);
+MPI_Count status_bytes(const MPI_Status* status);
+void status_set_cancelled(MPI_Status* status, bool cancelled);
+bool status_cancelled(const MPI_Status* status);
+void status_set_empty(MPI_Status* status);
+
+}  // namespace stmpi::mpi

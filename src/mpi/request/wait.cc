@@ -1,0 +1,377 @@
+// Completion calls: Wait/Test and their any/all/some forms, Cancel,
+// Request_free, Request_get_status, status queries, generalized requests.
+#include <vector>
+
+#include "binding/gen/impl.h"
+#include "device/device.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/errhan/errhandler.h"
+#include "mpi/errhan/error.h"
+#include "mpi/init/state.h"
+#include "mpi/request/request.h"
+
+namespace stmpi::impl {
+namespace {
+
+using mpi::Request;
+
+constexpr int kSpinsBeforeYield = 64;
+
+// Null handles and inactive persistent requests complete at once with an
+// empty status. `*req` is null for them.
+int resolve(MPI_Request handle, Request** req) {
+  *req = nullptr;
+  if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
+  Request* found = mpi::request_get(handle);
+  if (found == nullptr || found->kind == Request::Kind::kMessage)
+    return mpi::errhan::make_error(MPI_ERR_REQUEST, "request=0x%x is not a valid request",
+                                   static_cast<unsigned>(handle));
+  const bool inactive = (found->kind == Request::Kind::kPrequestSend ||
+                         found->kind == Request::Kind::kPrequestRecv) && !found->persistent_active;
+  if (!inactive) *req = found;
+  return MPI_SUCCESS;
+}
+
+void set_empty(MPI_Status* status) {
+  if (status != MPI_STATUS_IGNORE) mpi::status_set_empty(status);
+}
+
+// Retires a complete request and nulls the user's handle unless persistent.
+int retire(MPI_Request* handle, Request* req, MPI_Status* status) {
+  const bool persistent = req->kind == Request::Kind::kPrequestSend ||
+                          req->kind == Request::Kind::kPrequestRecv;
+  const int err = mpi::request_retire(req, status);
+  if (!persistent) *handle = MPI_REQUEST_NULL;
+  return err;
+}
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Polls the device between checks; yields now and then (oversubscribed cores).
+struct Poller {
+  int spins = 0;
+  void step() {
+    dev::progress();
+    if (++spins == kSpinsBeforeYield) {
+      spins = 0;
+      mpi::wait_yield();
+    }
+  }
+};
+
+int validate_array(int count, const MPI_Request requests[], std::vector<Request*>* reqs) {
+  if (count < 0) return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%d must be non-negative", count);
+  if (count > 0 && requests == nullptr)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "array_of_requests is NULL with count=%d", count);
+  reqs->resize(count);
+  for (int i = 0; i < count; ++i)
+    if (int err = resolve(requests[i], &(*reqs)[i]); err != MPI_SUCCESS) return err;
+  return MPI_SUCCESS;
+}
+
+// Shared by Testany/Waitany: index of a completed request, retired.
+bool any_complete(int count, MPI_Request requests[], std::vector<Request*>& reqs, int* index,
+                  MPI_Status* status, int* err, bool* all_inactive) {
+  *all_inactive = true;
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] == nullptr) continue;
+    *all_inactive = false;
+    if (mpi::request_test(reqs[i])) {
+      *index = i;
+      *err = retire(&requests[i], reqs[i], status);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+int wait(MPI_Request* request, MPI_Status* status) {
+  Request* req = nullptr;
+  if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
+  if (req == nullptr) {
+    set_empty(status);
+    return MPI_SUCCESS;
+  }
+  mpi::request_wait(req);
+  return retire(request, req, status);
+}
+
+int test(MPI_Request* request, int* flag, MPI_Status* status) {
+  Request* req = nullptr;
+  if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
+  if (req == nullptr) {
+    *flag = 1;
+    set_empty(status);
+    return MPI_SUCCESS;
+  }
+  if (!mpi::request_test(req)) {
+    dev::progress();
+    if (!mpi::request_test(req)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return retire(request, req, status);
+}
+
+int waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  std::vector<Request*> reqs;
+  if (int err = validate_array(count, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
+  bool any_error = false;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* status = status_at(array_of_statuses, i);
+    if (reqs[i] == nullptr) {
+      set_empty(status);
+      continue;
+    }
+    mpi::request_wait(reqs[i]);
+    const int err = retire(&array_of_requests[i], reqs[i], status);
+    if (err != MPI_SUCCESS) any_error = true;
+  }
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  std::vector<Request*> reqs;
+  if (int err = validate_array(count, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
+  dev::progress();
+  for (int i = 0; i < count; ++i) {
+    if (reqs[i] != nullptr && !mpi::request_test(reqs[i])) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  bool any_error = false;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* status = status_at(array_of_statuses, i);
+    if (reqs[i] == nullptr) {
+      set_empty(status);
+      continue;
+    }
+    if (retire(&array_of_requests[i], reqs[i], status) != MPI_SUCCESS) any_error = true;
+  }
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+int waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  std::vector<Request*> reqs;
+  if (int err = validate_array(count, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
+  Poller poller;
+  for (;;) {
+    int err = MPI_SUCCESS;
+    bool all_inactive = false;
+    if (any_complete(count, array_of_requests, reqs, index, status, &err, &all_inactive)) return err;
+    if (all_inactive) {
+      *index = MPI_UNDEFINED;
+      set_empty(status);
+      return MPI_SUCCESS;
+    }
+    poller.step();
+  }
+}
+
+int testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  std::vector<Request*> reqs;
+  if (int err = validate_array(count, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
+  dev::progress();
+  int err = MPI_SUCCESS;
+  bool all_inactive = false;
+  if (any_complete(count, array_of_requests, reqs, index, status, &err, &all_inactive)) {
+    *flag = 1;
+    return err;
+  }
+  *flag = all_inactive ? 1 : 0;
+  *index = MPI_UNDEFINED;
+  if (all_inactive) set_empty(status);
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// Shared by Testsome/Waitsome: retires every completed request.
+int collect_some(int incount, MPI_Request requests[], std::vector<Request*>& reqs, int* outcount,
+                 int indices[], MPI_Status statuses[], bool* all_inactive) {
+  *outcount = 0;
+  *all_inactive = true;
+  bool any_error = false;
+  for (int i = 0; i < incount; ++i) {
+    if (reqs[i] == nullptr) continue;
+    *all_inactive = false;
+    if (!mpi::request_test(reqs[i])) continue;
+    MPI_Status* status = status_at(statuses, *outcount);
+    if (retire(&requests[i], reqs[i], status) != MPI_SUCCESS) any_error = true;
+    indices[(*outcount)++] = i;
+  }
+  if (*all_inactive) *outcount = MPI_UNDEFINED;
+  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+}  // namespace
+
+int waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+             MPI_Status array_of_statuses[]) {
+  std::vector<Request*> reqs;
+  if (int err = validate_array(incount, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
+  Poller poller;
+  for (;;) {
+    bool all_inactive = false;
+    const int err = collect_some(incount, array_of_requests, reqs, outcount, array_of_indices,
+                                 array_of_statuses, &all_inactive);
+    if (all_inactive || *outcount > 0) return err;
+    poller.step();
+  }
+}
+
+int testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+             MPI_Status array_of_statuses[]) {
+  std::vector<Request*> reqs;
+  if (int err = validate_array(incount, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
+  dev::progress();
+  bool all_inactive = false;
+  return collect_some(incount, array_of_requests, reqs, outcount, array_of_indices,
+                      array_of_statuses, &all_inactive);
+}
+
+int cancel(MPI_Request* request) {
+  Request* req = nullptr;
+  if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
+  if (req == nullptr) return MPI_SUCCESS;
+  if (req->kind == Request::Kind::kGeneralized) {
+    if (req->cancel_fn != nullptr)
+      return req->cancel_fn(req->extra_state, req->dev.done.load(std::memory_order_acquire));
+    return MPI_SUCCESS;
+  }
+  if ((req->kind == Request::Kind::kRecv || req->kind == Request::Kind::kPrequestRecv) &&
+      dev::cancel_recv(&req->dev)) {
+    if (req->user_type != nullptr) {
+      mpi::datatype_release(req->user_type);
+      req->user_type = nullptr;
+    }
+    req->finished = true;
+    mpi::status_set_empty(&req->status);
+    mpi::status_set_cancelled(&req->status, true);
+    req->dev.done.store(true, std::memory_order_release);
+  }
+  // Sends are not cancelled: once issued they are already on their way.
+  return MPI_SUCCESS;
+}
+
+int test_cancelled(const MPI_Status* status, int* flag) {
+  *flag = mpi::status_cancelled(status) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int request_free(MPI_Request* request) {
+  Request* req = nullptr;
+  if (*request == MPI_REQUEST_NULL)
+    return mpi::errhan::make_error(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
+  if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
+  if (req == nullptr) {  // an inactive persistent request
+    mpi::request_free(mpi::request_get(*request));
+  } else if (mpi::request_test(req) && req->kind != Request::Kind::kPrequestSend &&
+             req->kind != Request::Kind::kPrequestRecv) {
+    mpi::request_free(req);
+  } else {
+    mpi::request_detach(req);
+  }
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  Request* req = nullptr;
+  if (int err = resolve(request, &req); err != MPI_SUCCESS) return err;
+  if (req == nullptr) {
+    *flag = 1;
+    set_empty(status);
+    return MPI_SUCCESS;
+  }
+  if (!mpi::request_test(req)) dev::progress();
+  *flag = mpi::request_test(req) ? 1 : 0;
+  if (*flag && status != MPI_STATUS_IGNORE) *status = req->status;
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+int count_of(const MPI_Status* status, const mpi::Datatype& type, MPI_Count* count) {
+  const MPI_Count bytes = mpi::status_bytes(status);
+  if (type.size == 0) *count = 0;
+  else if (bytes % type.size != 0) *count = MPI_UNDEFINED;
+  else *count = bytes / type.size;
+  return MPI_SUCCESS;
+}
+
+int narrow(MPI_Count value, int* out) {
+  *out = value > INT32_MAX ? MPI_UNDEFINED : static_cast<int>(value);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int get_count(const MPI_Status* status, mpi::Datatype& datatype, int* count) {
+  MPI_Count big = 0;
+  (void)count_of(status, datatype, &big);
+  return narrow(big, count);
+}
+int get_count_c(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count) {
+  return count_of(status, datatype, count);
+}
+int get_elements(const MPI_Status* status, mpi::Datatype& datatype, int* count) {
+  return narrow(datatype.elements(mpi::status_bytes(status)), count);
+}
+int get_elements_c(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count) {
+  *count = datatype.elements(mpi::status_bytes(status));
+  return MPI_SUCCESS;
+}
+int get_elements_x(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count) {
+  return get_elements_c(status, datatype, count);
+}
+
+int status_set_elements_x(MPI_Status* status, mpi::Datatype& datatype, MPI_Count count) {
+  if (count < 0)
+    return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%lld must be non-negative",
+                                   static_cast<long long>(count));
+  // Elements of the type's basic elements: bytes = count * (size / elements per instance).
+  const MPI_Count per_instance = datatype.elements(datatype.size);
+  const MPI_Count element_size = per_instance > 0 ? datatype.size / per_instance : datatype.size;
+  mpi::status_set_bytes(status, count * element_size);
+  return MPI_SUCCESS;
+}
+int status_set_elements(MPI_Status* status, mpi::Datatype& datatype, int count) {
+  return status_set_elements_x(status, datatype, count);
+}
+int status_set_cancelled(MPI_Status* status, int flag) {
+  mpi::status_set_cancelled(status, flag != 0);
+  return MPI_SUCCESS;
+}
+
+int grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                   MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                   MPI_Request* request) {
+  Request* req = mpi::request_create(Request::Kind::kGeneralized);
+  req->query_fn = query_fn;
+  req->free_fn = free_fn;
+  req->cancel_fn = cancel_fn;
+  req->extra_state = extra_state;
+  *request = req->handle;
+  return MPI_SUCCESS;
+}
+
+int grequest_complete(MPI_Request request) {
+  Request* req = mpi::request_get(request);
+  if (req == nullptr || req->kind != Request::Kind::kGeneralized)
+    return mpi::errhan::make_error(MPI_ERR_REQUEST, "request=0x%x is not a generalized request",
+                                   static_cast<unsigned>(request));
+  req->dev.done.store(true, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::impl

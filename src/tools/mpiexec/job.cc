@@ -1,0 +1,348 @@
+#include "tools/mpiexec/job.h"
+
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace stmpi::tools::mpiexec {
+
+namespace {
+
+// Time the ranks get between SIGTERM and SIGKILL.
+constexpr auto kill_grace = std::chrono::seconds(2);
+// Reads allowed when draining the pipes of a rank that has exited.
+constexpr int drain_reads = 1024;
+constexpr int timeout_exit_code = 124;
+constexpr int launch_failure_exit_code = 127;
+
+constexpr int termination_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+std::string plural(int count, const char* noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+std::string signal_text(int signal) {
+  const char* name = ::strsignal(signal);
+  return std::to_string(signal) + " (" + (name != nullptr ? name : "unknown signal") + ")";
+}
+
+// The status a shell would report for a process that ended with status.
+int shell_status(int status) {
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+enum class Source { signals, stdin_source, stdin_sink, pmi, out, err };
+
+struct Watched {
+  Source source;
+  int rank;
+};
+
+}  // namespace
+
+Job::Job(const Options& options)
+    : options_(options),
+      kvsname_("kvs_" + std::to_string(::getpid()) + "_0"),
+      server_(kvsname_, options.nprocs),
+      ranks_(static_cast<std::size_t>(options.nprocs)) {}
+
+Job::~Job() {
+  if (signal_fd_ >= 0) ::close(signal_fd_);
+}
+
+int Job::run() {
+  ChildSignalState child_signals;
+  if (!install_signal_handling(&child_signals)) return 1;
+  Launcher launcher(options_, child_signals);
+  std::string error;
+  if (!launcher.prepare(&error)) {
+    std::fprintf(stderr, "mpiexec: %s\n", error.c_str());
+    return launch_failure_exit_code;
+  }
+  if (options_.timeout_seconds > 0) {
+    timeout_deadline_ = Clock::now() + std::chrono::seconds(options_.timeout_seconds);
+  }
+  if (!start_ranks(&launcher) && live_ == 0) return 1;
+  event_loop();
+  finish();
+  return exit_code_;
+}
+
+// Signals reach mpiexec through a signalfd, so the event loop sees them in order with the
+// ranks' I/O. The ranks stay in mpiexec's process group: Ctrl-C and Ctrl-Z in a terminal reach
+// them as they reach any foreground program, and mpiexec cleans up after them.
+bool Job::install_signal_handling(ChildSignalState* child_signals) {
+  sigset_t watched;
+  sigemptyset(&watched);
+  sigaddset(&watched, SIGCHLD);
+  for (int signal : termination_signals) sigaddset(&watched, signal);
+  if (::sigprocmask(SIG_BLOCK, &watched, &child_signals->mask) != 0) return false;
+  signal_fd_ = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signal_fd_ < 0) {
+    std::fprintf(stderr, "mpiexec: cannot create a signalfd: %s\n", std::strerror(errno));
+    return false;
+  }
+  // A rank that closes its stdin or a reader of mpiexec's stdout that goes away must not kill
+  // mpiexec; reading stdin in the background of a terminal must fail with EIO, not stop it.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, &child_signals->pipe_action);
+  ::sigaction(SIGTTIN, &ignore, &child_signals->ttin_action);
+  return true;
+}
+
+bool Job::start_ranks(Launcher* launcher) {
+  for (int rank = 0; rank < options_.nprocs; ++rank) {
+    SpawnedRank spawned;
+    std::string error;
+    if (!launcher->spawn(rank, &spawned, &error)) {
+      if (live_ == 0) {
+        std::fprintf(stderr, "mpiexec: %s\n", error.c_str());
+        return false;
+      }
+      begin_termination(error + "; killing " + plural(live_, "rank"), 1, -1);
+      return false;
+    }
+    Rank& r = ranks_[rank];
+    r.pid = spawned.pid;
+    r.alive = true;
+    std::string prefix = options_.label ? "[" + std::to_string(rank) + "] " : "";
+    // With one unlabelled rank the output passes unchanged, down to a missing last newline.
+    bool complete_last_line = options_.nprocs > 1 || options_.label;
+    r.out = LineForwarder(spawned.stdout_fd, STDOUT_FILENO, prefix, complete_last_line);
+    r.err = LineForwarder(spawned.stderr_fd, STDERR_FILENO, prefix, complete_last_line);
+    server_.attach(rank, spawned.pmi_fd);
+    if (rank == 0) stdin_.start(STDIN_FILENO, spawned.stdin_fd);
+    rank_of_pid_[spawned.pid] = rank;
+    ++live_;
+  }
+  return true;
+}
+
+void Job::event_loop() {
+  std::vector<pollfd> fds;
+  std::vector<Watched> watched;
+  auto watch = [&](int fd, short events, Source source, int rank) {
+    fds.push_back(pollfd{fd, events, 0});
+    watched.push_back(Watched{source, rank});
+  };
+  while (live_ > 0) {
+    fds.clear();
+    watched.clear();
+    watch(signal_fd_, POLLIN, Source::signals, -1);
+    if (stdin_.wants_read()) watch(stdin_.source_fd(), POLLIN, Source::stdin_source, 0);
+    if (stdin_.wants_write()) watch(stdin_.sink_fd(), POLLOUT, Source::stdin_sink, 0);
+    for (int rank = 0; rank < options_.nprocs; ++rank) {
+      if (int fd = server_.fd(rank); fd >= 0) {
+        short events = POLLIN;
+        if (server_.wants_write(rank)) events |= POLLOUT;
+        watch(fd, events, Source::pmi, rank);
+      }
+      if (ranks_[rank].out.fd() >= 0) watch(ranks_[rank].out.fd(), POLLIN, Source::out, rank);
+      if (ranks_[rank].err.fd() >= 0) watch(ranks_[rank].err.fd(), POLLIN, Source::err, rank);
+    }
+
+    int ready = ::poll(fds.data(), fds.size(), poll_timeout_ms());
+    if (ready < 0 && errno != EINTR) {
+      abandon_loop("poll failed: " + std::string(std::strerror(errno)));
+      return;
+    }
+    // Signals first: after Ctrl-C the ranks' deaths are a consequence, not the cause.
+    for (std::size_t i = 0; ready > 0 && i < fds.size(); ++i) {
+      short revents = fds[i].revents;
+      if (revents == 0) continue;
+      int rank = watched[i].rank;
+      switch (watched[i].source) {
+        case Source::signals:
+          handle_signals();
+          break;
+        case Source::stdin_source:
+          stdin_.on_source_readable();
+          break;
+        case Source::stdin_sink:
+          if (revents & (POLLERR | POLLHUP)) {
+            stdin_.close_sink();
+          } else {
+            stdin_.on_sink_writable();
+          }
+          break;
+        case Source::pmi:
+          if (revents & POLLOUT) server_.on_writable(rank);
+          if (revents & (POLLIN | POLLHUP | POLLERR)) server_.on_readable(rank);
+          handle_aborts();
+          break;
+        case Source::out:
+          ranks_[rank].out.on_readable();
+          break;
+        case Source::err:
+          ranks_[rank].err.on_readable();
+          break;
+      }
+    }
+    reap();
+    check_deadlines();
+  }
+}
+
+int Job::poll_timeout_ms() const {
+  bool have_deadline = false;
+  Clock::time_point deadline;
+  if (terminating_ && !sent_kill_) {
+    deadline = kill_deadline_;
+    have_deadline = true;
+  } else if (!terminating_ && options_.timeout_seconds > 0) {
+    deadline = timeout_deadline_;
+    have_deadline = true;
+  }
+  if (!have_deadline) return -1;
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
+}
+
+void Job::check_deadlines() {
+  auto now = Clock::now();
+  if (!terminating_ && options_.timeout_seconds > 0 && now >= timeout_deadline_) {
+    begin_termination("job exceeded the timeout of " + plural(options_.timeout_seconds, "second") +
+                          "; killing " + plural(live_, "rank"),
+                      timeout_exit_code, -1);
+  }
+  if (terminating_ && !sent_kill_ && now >= kill_deadline_ && live_ > 0) {
+    signal_ranks(SIGKILL);
+    sent_kill_ = true;
+  }
+}
+
+void Job::handle_signals() {
+  signalfd_siginfo info;
+  while (::read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    int signal = static_cast<int>(info.ssi_signo);
+    if (signal == SIGCHLD) continue;  // reap() runs after every poll
+    if (!terminating_) {
+      begin_termination(
+          "received signal " + signal_text(signal) + "; killing " + plural(live_, "rank"),
+          128 + signal, -1);
+    } else if (!sent_kill_) {
+      // Asked again while the ranks are given time to exit: stop waiting.
+      signal_ranks(SIGKILL);
+      sent_kill_ = true;
+    }
+  }
+}
+
+void Job::handle_aborts() {
+  while (auto request = server_.take_abort()) {
+    if (terminating_) continue;
+    int code = request->exit_code & 0xff;
+    std::string cause = "rank " + std::to_string(request->rank) +
+                        " called MPI_Abort(errorcode=" + std::to_string(request->exit_code) +
+                        "): " + request->message;
+    int others = live_ranks_except(request->rank);
+    if (others > 0) cause += "; killing " + plural(others, "other rank");
+    begin_termination(cause, code != 0 ? code : 1, request->rank);
+  }
+}
+
+void Job::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    auto it = rank_of_pid_.find(pid);
+    if (it != rank_of_pid_.end()) on_rank_exit(it->second, status);
+  }
+}
+
+void Job::on_rank_exit(int rank, int status) {
+  Rank& r = ranks_[rank];
+  r.alive = false;
+  --live_;
+  // What the rank sent before it died comes first: an abort request explains its exit status,
+  // and its last words belong before mpiexec's report.
+  if (server_.fd(rank) >= 0) server_.on_readable(rank);
+  handle_aborts();
+  server_.close(rank);
+  r.out.on_readable(drain_reads);
+  r.err.on_readable(drain_reads);
+  if (rank == 0) stdin_.close_sink();
+  if (rank == culprit_) print_report();
+
+  if (terminating_ || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
+  std::string cause = "rank " + std::to_string(rank) + " (pid " + std::to_string(r.pid) + ") ";
+  if (WIFSIGNALED(status)) {
+    cause += "killed by signal " + signal_text(WTERMSIG(status));
+    if (WCOREDUMP(status)) cause += " (core dumped)";
+  } else {
+    cause += "exited with code " + std::to_string(WEXITSTATUS(status));
+  }
+  if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
+  begin_termination(cause, shell_status(status), rank);
+}
+
+// Without a working poll() the ranks cannot be served: kill them and wait for them.
+void Job::abandon_loop(const std::string& reason) {
+  begin_termination(reason + "; killing " + plural(live_, "rank"), 1, -1);
+  signal_ranks(SIGKILL);
+  sent_kill_ = true;
+  int status = 0;
+  pid_t pid;
+  while (live_ > 0 && (pid = ::waitpid(-1, &status, 0)) > 0) {
+    if (auto it = rank_of_pid_.find(pid); it != rank_of_pid_.end()) {
+      ranks_[it->second].alive = false;
+      --live_;
+    }
+  }
+}
+
+void Job::begin_termination(const std::string& cause, int exit_code, int culprit) {
+  if (terminating_) return;
+  terminating_ = true;
+  exit_code_ = exit_code;
+  report_ = "mpiexec: " + cause + "\n";
+  culprit_ = culprit;
+  if (culprit < 0 || !ranks_[culprit].alive) print_report();
+  signal_ranks(SIGTERM);
+  kill_deadline_ = Clock::now() + kill_grace;
+}
+
+// A rank that aborts is still alive: its report waits until its last output is forwarded.
+void Job::print_report() {
+  if (report_.empty()) return;
+  (void)write_all(STDERR_FILENO, report_.data(), report_.size());
+  report_.clear();
+}
+
+void Job::signal_ranks(int signal) {
+  for (const Rank& r : ranks_) {
+    if (r.alive) ::kill(r.pid, signal);
+  }
+}
+
+int Job::live_ranks_except(int rank) const {
+  int count = 0;
+  for (int i = 0; i < static_cast<int>(ranks_.size()); ++i) {
+    if (ranks_[i].alive && i != rank) ++count;
+  }
+  return count;
+}
+
+void Job::finish() {
+  for (Rank& r : ranks_) {
+    r.out.on_readable(drain_reads);
+    r.err.on_readable(drain_reads);
+  }
+  stdin_.close_sink();
+  print_report();
+  int removed = remove_shm_segments(kvsname_);
+  if (removed > 0 && !terminating_) {
+    std::fprintf(stderr, "mpiexec: removed %s left behind by the job\n",
+                 plural(removed, "shared-memory segment").c_str());
+  }
+}
+
+}  // namespace stmpi::tools::mpiexec

@@ -1,0 +1,59 @@
+#pragma once
+
+// Starting the rank processes: program lookup, environment, CPU binding, fork and exec.
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/mpiexec/options.h"
+
+namespace stmpi::tools::mpiexec {
+
+// What the ranks must get back from mpiexec's own signal setup before exec.
+struct ChildSignalState {
+  sigset_t mask;
+  struct sigaction pipe_action;
+  struct sigaction ttin_action;
+};
+
+// mpiexec's ends of one rank's channels; the caller owns the descriptors.
+struct SpawnedRank {
+  pid_t pid = -1;
+  int pmi_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  int stdin_fd = -1;  // rank 0 only; the other ranks read /dev/null
+};
+
+class Launcher {
+ public:
+  Launcher(const Options& options, const ChildSignalState& child_signals);
+
+  // Builds the ranks' environment, finds the program and the CPU sets to bind to.
+  // False with *error set when the job cannot start.
+  [[nodiscard]] bool prepare(std::string* error);
+  [[nodiscard]] bool spawn(int rank, SpawnedRank* spawned, std::string* error);
+
+  const std::string& program_path() const { return program_path_; }
+
+ private:
+  bool find_program(std::string* error);
+  bool find_cpu_slots(std::string* error);
+
+  const Options& options_;
+  ChildSignalState child_signals_;
+  pid_t mpiexec_pid_;
+  std::string program_path_;
+  std::vector<std::string> environment_;  // NAME=VALUE, without the per-rank PMI variables
+  std::vector<cpu_set_t> cpu_slots_;      // rank r binds to cpu_slots_[r % size]
+};
+
+// Removes /dev/shm/stmpi-<kvsname>-* (segments the library leaves behind when a rank is
+// killed). Returns how many were removed.
+int remove_shm_segments(const std::string& kvsname);
+
+}  // namespace stmpi::tools::mpiexec

@@ -1,0 +1,61 @@
+// mpiexec: starts the ranks of an MPI job on this node and serves them PMI-1.
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "tools/mpiexec/job.h"
+#include "tools/mpiexec/options.h"
+
+namespace {
+
+// Descriptors 0-2 must be taken before any socket or pipe is created: a rank's channel that
+// landed on one of them would be clobbered by the dup2() calls in the child.
+void ensure_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0) {
+      int null_fd = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+      if (null_fd >= 0 && null_fd != fd) ::close(null_fd);
+    }
+  }
+}
+
+// Each rank costs mpiexec three or four descriptors; the default soft limit of 1024 would
+// stop a job at about 250 ranks.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace stmpi::tools::mpiexec;
+  ensure_standard_descriptors();
+
+  Options options;
+  std::string error;
+  switch (parse_options(argc, argv, &options, &error)) {
+    case ParseResult::help:
+      print_usage(stdout);
+      return 0;
+    case ParseResult::version:
+      print_version(stdout);
+      return 0;
+    case ParseResult::error:
+      std::fprintf(stderr, "mpiexec: %s (see 'mpiexec --help')\n", error.c_str());
+      return usage_exit_code;
+    case ParseResult::run:
+      break;
+  }
+  raise_descriptor_limit();
+  std::fflush(stdout);
+  Job job(options);
+  return job.run();
+}

@@ -1,0 +1,238 @@
+#include "tools/mpiexec/pmi_server.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+
+namespace stmpi::tools::mpiexec {
+
+namespace {
+
+// Same limits as Hydra, so that clients exercise the same paths under both launchers.
+constexpr int kvsname_max = 256;
+constexpr int key_max = 64;
+constexpr int value_max = 1024;
+// A client that sends this much without a newline is not speaking PMI.
+constexpr std::size_t max_request_length = 1 << 20;
+
+std::optional<std::string_view> field(std::string_view line, std::string_view key) {
+  while (!line.empty()) {
+    std::size_t end = line.find(' ');
+    std::string_view token = line.substr(0, end);
+    std::size_t eq = token.find('=');
+    if (eq != std::string_view::npos && token.substr(0, eq) == key) return token.substr(eq + 1);
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// The STMPI client sends the abort message %XX-escaped; other clients send none.
+std::string unescape_message(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
+        hex_digit(text[i + 2]) >= 0) {
+      char c = static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
+      out.push_back(c == '\n' || c == '\r' ? ' ' : c);
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PmiServer::PmiServer(std::string kvsname, int size)
+    : kvsname_(std::move(kvsname)), size_(size), connections_(static_cast<std::size_t>(size)) {
+  // MPICH-derived clients read the node layout from this key: all ranks on node 0.
+  store_["PMI_process_mapping"] = "(vector,(0,1," + std::to_string(size) + "))";
+}
+
+PmiServer::~PmiServer() {
+  for (int rank = 0; rank < size_; ++rank) close(rank);
+}
+
+void PmiServer::attach(int rank, int fd) {
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  connections_[rank].fd = fd;
+}
+
+void PmiServer::close(int rank) {
+  Connection& c = connections_[rank];
+  if (c.fd < 0) return;
+  ::close(c.fd);
+  c.fd = -1;
+  c.outgoing.clear();
+  if (c.in_barrier) {
+    c.in_barrier = false;
+    --ranks_in_barrier_;
+  }
+}
+
+std::optional<AbortRequest> PmiServer::take_abort() {
+  if (aborts_.empty()) return std::nullopt;
+  AbortRequest first = std::move(aborts_.front());
+  aborts_.erase(aborts_.begin());
+  return first;
+}
+
+void PmiServer::on_readable(int rank) {
+  Connection& c = connections_[rank];
+  while (c.fd >= 0) {
+    char buffer[8192];
+    ssize_t n = ::read(c.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (n <= 0) {
+      close(rank);
+      return;
+    }
+    c.incoming.append(buffer, static_cast<std::size_t>(n));
+    std::size_t start = 0;
+    for (std::size_t newline; (newline = c.incoming.find('\n', start)) != std::string::npos;) {
+      std::string line = c.incoming.substr(start, newline - start);
+      start = newline + 1;
+      handle_request(rank, line);
+      if (c.fd < 0) return;
+    }
+    c.incoming.erase(0, start);
+    if (c.incoming.size() > max_request_length) {
+      close(rank);
+      return;
+    }
+  }
+}
+
+void PmiServer::on_writable(int rank) { flush(rank); }
+
+void PmiServer::reply(int rank, std::string line) {
+  Connection& c = connections_[rank];
+  if (c.fd < 0) return;
+  c.outgoing += line;
+  c.outgoing += '\n';
+  flush(rank);
+}
+
+void PmiServer::flush(int rank) {
+  Connection& c = connections_[rank];
+  std::size_t done = 0;
+  while (c.fd >= 0 && done < c.outgoing.size()) {
+    ssize_t n = ::send(c.fd, c.outgoing.data() + done, c.outgoing.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      break;
+    } else {
+      close(rank);  // the rank is gone; its exit status tells the story
+      return;
+    }
+  }
+  c.outgoing.erase(0, done);
+}
+
+void PmiServer::handle_request(int rank, std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  std::string_view cmd = field(line, "cmd").value_or("");
+  if (cmd == "init") {
+    if (field(line, "pmi_version") != "1") {
+      reply(rank, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
+      return;
+    }
+    // stmpi_abort_message=1 tells STMPI clients that mpiexec prints their abort message.
+    reply(rank, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0 stmpi_abort_message=1");
+  } else if (cmd == "get_maxes") {
+    reply(rank, "cmd=maxes kvsname_max=" + std::to_string(kvsname_max) + " keylen_max=" +
+                    std::to_string(key_max) + " vallen_max=" + std::to_string(value_max));
+  } else if (cmd == "get_appnum") {
+    reply(rank, "cmd=appnum appnum=0");
+  } else if (cmd == "get_my_kvsname") {
+    reply(rank, "cmd=my_kvsname kvsname=" + kvsname_);
+  } else if (cmd == "get_universe_size") {
+    reply(rank, "cmd=universe_size size=" + std::to_string(size_));
+  } else if (cmd == "put") {
+    handle_put(rank, line);
+  } else if (cmd == "get") {
+    handle_get(rank, line);
+  } else if (cmd == "barrier_in") {
+    handle_barrier(rank);
+  } else if (cmd == "finalize") {
+    reply(rank, "cmd=finalize_ack");
+  } else if (cmd == "abort") {
+    AbortRequest request;
+    request.rank = rank;
+    std::string_view code = field(line, "exitcode").value_or("1");
+    if (std::from_chars(code.data(), code.data() + code.size(), request.exit_code).ec !=
+        std::errc()) {
+      request.exit_code = 1;
+    }
+    std::string_view message = field(line, "message").value_or("");
+    request.message = message.empty() ? "(no message)" : unescape_message(message);
+    aborts_.push_back(std::move(request));
+  } else if (cmd == "publish_name" || cmd == "unpublish_name" || cmd == "lookup_name" ||
+             cmd == "spawn") {
+    reply(rank, "cmd=" + std::string(cmd == "lookup_name" ? "lookup" : cmd) +
+                    "_result rc=-1 msg=not_supported_by_stmpi_mpiexec");
+  } else {
+    reply(rank, "cmd=error rc=-1 msg=unknown_command_" + std::string(cmd.substr(0, 64)));
+  }
+}
+
+void PmiServer::handle_put(int rank, std::string_view line) {
+  auto kvsname = field(line, "kvsname");
+  auto key = field(line, "key");
+  auto value = field(line, "value");
+  if (kvsname != kvsname_) {
+    reply(rank, "cmd=put_result rc=-1 msg=unknown_kvsname");
+  } else if (!key || key->empty() || !value) {
+    reply(rank, "cmd=put_result rc=-1 msg=missing_key_or_value");
+  } else {
+    store_[std::string(*key)] = std::string(*value);
+    reply(rank, "cmd=put_result rc=0 msg=success");
+  }
+}
+
+void PmiServer::handle_get(int rank, std::string_view line) {
+  auto kvsname = field(line, "kvsname");
+  auto key = field(line, "key");
+  if (kvsname != kvsname_) {
+    reply(rank, "cmd=get_result rc=-1 msg=unknown_kvsname");
+    return;
+  }
+  auto it = key ? store_.find(std::string(*key)) : store_.end();
+  if (it == store_.end()) {
+    reply(rank, "cmd=get_result rc=-1 msg=key_not_found");
+  } else {
+    reply(rank, "cmd=get_result rc=0 msg=success value=" + it->second);
+  }
+}
+
+void PmiServer::handle_barrier(int rank) {
+  Connection& c = connections_[rank];
+  if (!c.in_barrier) {
+    c.in_barrier = true;
+    ++ranks_in_barrier_;
+  }
+  if (ranks_in_barrier_ < size_) return;
+  ranks_in_barrier_ = 0;
+  for (int r = 0; r < size_; ++r) {
+    connections_[r].in_barrier = false;
+    reply(r, "cmd=barrier_out");
+  }
+}
+
+}  // namespace stmpi::tools::mpiexec

@@ -1,0 +1,1 @@
+# test/bench: benchmarks (built by maint/bench.sh, not by make check)

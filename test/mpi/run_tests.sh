@@ -1,0 +1,76 @@
+#!/bin/bash
+# Runs the MPI test programs listed in test/mpi/*/testlist under our mpiexec.
+# testlist lines: `name nprocs [timeout=SECONDS] [env=NAME=VALUE]... [args=...]`
+#   name.c is compiled against the build tree's libmpi; name.sh is run as a
+#   script with the environment below. Every run has a time limit.
+# Environment: BUILDDIR (default: .), SRCDIR (default: dir of this script/../..),
+#   STMPI_TEST_FILTER (regex on chapter/name), STMPI_TEST_TIMEOUT (default 60).
+set -u
+srcdir=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${BUILDDIR:-$(pwd)}
+builddir=$(cd "$builddir" && pwd)
+filter=${STMPI_TEST_FILTER:-.}
+default_timeout=${STMPI_TEST_TIMEOUT:-60}
+outdir="$builddir/test/mpi/out"
+mkdir -p "$outdir"
+export STMPI_SRCDIR="$srcdir" STMPI_BUILDDIR="$builddir"
+export STMPI_MPIEXEC="$builddir/mpiexec"
+export STMPI_TEST_CC="${CC:-gcc}"
+export STMPI_TEST_CFLAGS="-O2 -Wall -I$srcdir/include -I$srcdir/test/mpi/util"
+export STMPI_TEST_LIBS="-L$builddir/.libs -Wl,-rpath,$builddir/.libs -lmpi -lm"
+passed=0
+failed=0
+failures=()
+for list in "$srcdir"/test/mpi/*/testlist; do
+  chapter=$(basename "$(dirname "$list")")
+  while read -r name nprocs rest; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    id="$chapter/$name"
+    [[ "$id" =~ $filter ]] || continue
+    timeout_s=$default_timeout
+    envs=()
+    args=()
+    for word in $rest; do
+      case "$word" in
+        timeout=*) timeout_s=${word#timeout=} ;;
+        env=*) envs+=("${word#env=}") ;;
+        args=*) args+=("${word#args=}") ;;
+      esac
+    done
+    log="$outdir/${chapter}_${name}.log"
+    src="$srcdir/test/mpi/$chapter/$name"
+    status=0
+    if [[ -f "$src.sh" ]]; then
+      env "${envs[@]}" timeout -k 5 "$timeout_s" bash "$src.sh" "$nprocs" "${args[@]}" >"$log" 2>&1 || status=$?
+    else
+      exe="$outdir/${chapter}_${name}"
+      if [[ ! -x "$exe" || "$src.c" -nt "$exe" || "$builddir/.libs/libmpi.so" -nt "$exe" ]]; then
+        if ! $STMPI_TEST_CC $STMPI_TEST_CFLAGS "$src.c" -o "$exe" $STMPI_TEST_LIBS >"$log" 2>&1; then
+          status=99
+        fi
+      fi
+      if [[ $status -eq 0 ]]; then
+        env "${envs[@]}" timeout -k 5 "$timeout_s" "$builddir/mpiexec" -n "$nprocs" "$exe" "${args[@]}" >"$log" 2>&1 || status=$?
+        # A program passes when it exits 0 and rank 0 printed "No Errors".
+        if [[ $status -eq 0 ]] && ! grep -q "No Errors" "$log"; then status=98; fi
+      fi
+    fi
+    if [[ $status -eq 0 ]]; then
+      passed=$((passed + 1))
+      echo "PASS: $id ($nprocs)"
+    else
+      failed=$((failed + 1))
+      failures+=("$id")
+      case $status in
+        124|137) why="timed out after ${timeout_s}s" ;;
+        99) why="did not compile" ;;
+        98) why="no 'No Errors' line" ;;
+        *) why="exit status $status" ;;
+      esac
+      echo "FAIL: $id ($nprocs): $why; log: $log"
+      tail -n 15 "$log" | sed 's/^/    | /'
+    fi
+  done < "$list"
+done
+echo "mpi tests: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

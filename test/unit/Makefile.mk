@@ -1,0 +1,8 @@
+# test/unit fragment: GoogleTest programs, no launcher and no libmpi
+if HAVE_GTEST
+check_PROGRAMS += test/unit/match_test
+TESTS += test/unit/match_test
+test_unit_match_test_SOURCES = test/unit/match_test.cc
+test_unit_match_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_match_test_LDADD = -lgtest -lgtest_main -lpthread
+endif

@@ -37,6 +37,12 @@ if [ -f test/mpi/run_tests.sh.log ]; then
 else
   failed=$((failed + 1))
 fi
+# The generated bindings must match what the generator makes from the spec.
+if make -s check-bindings >check-bindings.out 2>&1; then
+  passed=$((passed + 1)); echo "PASS: check-bindings"
+else
+  failed=$((failed + 1)); echo "FAIL: check-bindings"; tail -20 check-bindings.out
+fi
 if [ $status -ne 0 ] && [ $failed -eq 0 ]; then failed=1; fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -61,6 +61,9 @@ struct TypeLayout {
   std::vector<ElementGroup> signature;     // basic element sizes of one instance, pack order
   MPI_Count element_count = 0;             // basic elements per instance
   MPI_Aint alignment = 1;                  // strictest alignment of any basic element
+  // The type map has entries (data, markers, or bounds set by resized):
+  // only such types contribute to the bounds of types built from them.
+  bool has_entries = false;
   bool lb_marker = false;                  // holds an MPI_LB marker (sticky bound)
   bool ub_marker = false;                  // holds an MPI_UB marker
   // Reductions: every element is `base_type` (a predefined type; pair types

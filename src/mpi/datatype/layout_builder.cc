@@ -74,24 +74,29 @@ void LayoutBuilder::add(const Datatype& old, MPI_Aint disp, MPI_Count blocklen, 
   const TypeLayout& from = old.layout;
 
   // Bounds: the lowest and highest of lb and ub over all instances.
-  const MPI_Aint old_lo = std::min(old.lb, old.lb + old.extent);
-  const MPI_Aint old_hi = std::max(old.lb, old.lb + old.extent);
-  const MPI_Aint within = (blocklen - 1) * old.extent;
-  const MPI_Aint across = (count - 1) * stride;
-  const MPI_Aint lo = disp + std::min<MPI_Aint>(0, within) + std::min<MPI_Aint>(0, across) + old_lo;
-  const MPI_Aint hi = disp + std::max<MPI_Aint>(0, within) + std::max<MPI_Aint>(0, across) + old_hi;
-  if (from.lb_marker) {
-    marker_lb_ = have_marker_lb_ ? std::min(marker_lb_, lo) : lo;
-    have_marker_lb_ = true;
-  }
-  if (from.ub_marker) {
-    marker_ub_ = have_marker_ub_ ? std::max(marker_ub_, hi) : hi;
-    have_marker_ub_ = true;
-  }
-  if (!from.lb_marker || !from.ub_marker) {
-    lb_ = have_bounds_ ? std::min(lb_, lo) : lo;
-    ub_ = have_bounds_ ? std::max(ub_, hi) : hi;
-    have_bounds_ = true;
+  if (from.has_entries) {
+    const MPI_Aint old_lo = std::min(old.lb, old.lb + old.extent);
+    const MPI_Aint old_hi = std::max(old.lb, old.lb + old.extent);
+    const MPI_Aint within = (blocklen - 1) * old.extent;
+    const MPI_Aint across = (count - 1) * stride;
+    const MPI_Aint lo =
+        disp + std::min<MPI_Aint>(0, within) + std::min<MPI_Aint>(0, across) + old_lo;
+    const MPI_Aint hi =
+        disp + std::max<MPI_Aint>(0, within) + std::max<MPI_Aint>(0, across) + old_hi;
+    if (from.lb_marker) {
+      marker_lb_ = have_marker_lb_ ? std::min(marker_lb_, lo) : lo;
+      have_marker_lb_ = true;
+    }
+    if (from.ub_marker) {
+      marker_ub_ = have_marker_ub_ ? std::max(marker_ub_, hi) : hi;
+      have_marker_ub_ = true;
+    }
+    if (!from.lb_marker || !from.ub_marker) {
+      lb_ = have_bounds_ ? std::min(lb_, lo) : lo;
+      ub_ = have_bounds_ ? std::max(ub_, hi) : hi;
+      have_bounds_ = true;
+    }
+    layout_.has_entries = true;
   }
   layout_.lb_marker |= from.lb_marker;
   layout_.ub_marker |= from.ub_marker;

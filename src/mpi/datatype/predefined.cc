@@ -166,6 +166,7 @@ void init_common(Datatype& type, int handle, const char* name) {
   type.predefined = true;
   type.committed = true;
   type.contents.combiner = MPI_COMBINER_NAMED;
+  type.layout.has_entries = true;
 }
 
 void init_basic(Datatype& type, const BasicSpec& spec) {

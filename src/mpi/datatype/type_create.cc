@@ -175,6 +175,7 @@ int build_resized(Datatype& old, MPI_Aint lb, MPI_Aint extent, TypeContents cont
   type->extent = extent;
   type->layout.lb_marker = false;
   type->layout.ub_marker = false;
+  type->layout.has_entries = true;
   mpi::layout_finalize(*type);
   mpi::datatype_retain(&old);
   type->contents = std::move(contents);

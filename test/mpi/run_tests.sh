@@ -41,16 +41,16 @@ for list in "$srcdir"/test/mpi/*/testlist; do
     src="$srcdir/test/mpi/$chapter/$name"
     status=0
     if [[ -f "$src.sh" ]]; then
-      env "${envs[@]}" timeout -k 5 "$timeout_s" bash "$src.sh" "$nprocs" "${args[@]}" >"$log" 2>&1 || status=$?
+      env "${envs[@]}" timeout -k 5 "$timeout_s" bash "$src.sh" "$nprocs" "${args[@]}" </dev/null >"$log" 2>&1 || status=$?
     else
       exe="$outdir/${chapter}_${name}"
       if [[ ! -x "$exe" || "$src.c" -nt "$exe" || "$builddir/.libs/libmpi.so" -nt "$exe" ]]; then
-        if ! $STMPI_TEST_CC $STMPI_TEST_CFLAGS "$src.c" -o "$exe" $STMPI_TEST_LIBS >"$log" 2>&1; then
+        if ! $STMPI_TEST_CC $STMPI_TEST_CFLAGS "$src.c" -o "$exe" $STMPI_TEST_LIBS </dev/null >"$log" 2>&1; then
           status=99
         fi
       fi
       if [[ $status -eq 0 ]]; then
-        env "${envs[@]}" timeout -k 5 "$timeout_s" "$builddir/mpiexec" -n "$nprocs" "$exe" "${args[@]}" >"$log" 2>&1 || status=$?
+        env "${envs[@]}" timeout -k 5 "$timeout_s" "$builddir/mpiexec" -n "$nprocs" "$exe" "${args[@]}" </dev/null >"$log" 2>&1 || status=$?
         # A program passes when it exits 0 and rank 0 printed "No Errors".
         if [[ $status -eq 0 ]] && ! grep -q "No Errors" "$log"; then status=98; fi
       fi

@@ -301,6 +301,22 @@ TEST_F(DatatypeTest, StructPadsLikeC) {
   const MPI_Datatype types_lb[] = {MPI_INT, MPI_INT, MPI_LB};
   ASSERT_EQ(impl::type_create_struct(3, lens3, displs_lb, types_lb, &h), MPI_SUCCESS);
   expect_shape(keep(h), 8, -4, 16, 0, 12);
+
+  // An empty component adds no type-map entries, hence no bounds; a
+  // resized one does.
+  MPI_Datatype empty_h, empty_resized_h;
+  ASSERT_EQ(impl::type_contiguous(0, type(MPI_INT), &empty_h), MPI_SUCCESS);
+  Datatype& empty = keep(empty_h);
+  expect_shape(empty, 0, 0, 0, 0, 0);
+  const MPI_Aint far[] = {100, 0};
+  const MPI_Datatype with_empty[] = {empty_h, MPI_INT};
+  ASSERT_EQ(impl::type_create_struct(2, lens, far, with_empty, &h), MPI_SUCCESS);
+  expect_shape(keep(h), 4, 0, 4, 0, 4);
+  ASSERT_EQ(impl::type_create_resized(empty, 3, 10, &empty_resized_h), MPI_SUCCESS);
+  keep(empty_resized_h);
+  const MPI_Datatype with_resized[] = {empty_resized_h, MPI_INT};
+  ASSERT_EQ(impl::type_create_struct(2, lens, far, with_resized, &h), MPI_SUCCESS);
+  expect_shape(keep(h), 4, 0, 116, 0, 4);
 }
 
 TEST_F(DatatypeTest, ResizedAndDup) {

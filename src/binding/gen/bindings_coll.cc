@@ -35,6 +35,19 @@ extern "C" STMPI_API int PMPI_Bcast(void* buffer, int count, MPI_Datatype dataty
 }
 extern "C" STMPI_API decltype(PMPI_Bcast) MPI_Bcast __attribute__((weak, alias("PMPI_Bcast")));
 
+extern "C" STMPI_API int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype,
+    int root, MPI_Comm comm) {
+  Call call("MPI_Bcast_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (call.failed()) return call.result();
+  return call.finish(impl::bcast_c(buffer, count, *datatype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Bcast_c) MPI_Bcast_c
+    __attribute__((weak, alias("PMPI_Bcast_c")));
+
 extern "C" STMPI_API int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count,
     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   Call call("MPI_Reduce");
@@ -49,6 +62,21 @@ extern "C" STMPI_API int PMPI_Reduce(const void* sendbuf, void* recvbuf, int cou
 }
 extern "C" STMPI_API decltype(PMPI_Reduce) MPI_Reduce __attribute__((weak, alias("PMPI_Reduce")));
 
+extern "C" STMPI_API int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  Call call("MPI_Reduce_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (call.failed()) return call.result();
+  return call.finish(impl::reduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Reduce_c) MPI_Reduce_c
+    __attribute__((weak, alias("PMPI_Reduce_c")));
+
 extern "C" STMPI_API int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   Call call("MPI_Allreduce");
@@ -61,6 +89,19 @@ extern "C" STMPI_API int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int 
 }
 extern "C" STMPI_API decltype(PMPI_Allreduce) MPI_Allreduce
     __attribute__((weak, alias("PMPI_Allreduce")));
+
+extern "C" STMPI_API int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Allreduce_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  if (call.failed()) return call.result();
+  return call.finish(impl::allreduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Allreduce_c) MPI_Allreduce_c
+    __attribute__((weak, alias("PMPI_Allreduce_c")));
 
 extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -82,6 +123,29 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
       recvtype_obj, root, *comm_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Gather) MPI_Gather __attribute__((weak, alias("PMPI_Gather")));
+
+extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+    MPI_Comm comm) {
+  Call call("MPI_Gather_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = nullptr;
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (!call.failed() && comm_obj->rank == root) {
+    call.count(recvcount, "recvcount");
+    recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Gather_c) MPI_Gather_c
+    __attribute__((weak, alias("PMPI_Gather_c")));
 
 extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -105,6 +169,29 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
 extern "C" STMPI_API decltype(PMPI_Scatter) MPI_Scatter
     __attribute__((weak, alias("PMPI_Scatter")));
 
+extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+    MPI_Comm comm) {
+  Call call("MPI_Scatter_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = nullptr;
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (!call.failed() && comm_obj->rank == root) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (!call.failed() && recvbuf != MPI_IN_PLACE) {
+    call.count(recvcount, "recvcount");
+    recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Scatter_c) MPI_Scatter_c
+    __attribute__((weak, alias("PMPI_Scatter_c")));
+
 extern "C" STMPI_API int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   Call call("MPI_Allgather");
@@ -122,6 +209,25 @@ extern "C" STMPI_API int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_
 }
 extern "C" STMPI_API decltype(PMPI_Allgather) MPI_Allgather
     __attribute__((weak, alias("PMPI_Allgather")));
+
+extern "C" STMPI_API int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+    MPI_Comm comm) {
+  Call call("MPI_Allgather_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(recvcount, "recvcount");
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Allgather_c) MPI_Allgather_c
+    __attribute__((weak, alias("PMPI_Allgather_c")));
 
 extern "C" STMPI_API int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -141,6 +247,25 @@ extern "C" STMPI_API int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_D
 extern "C" STMPI_API decltype(PMPI_Alltoall) MPI_Alltoall
     __attribute__((weak, alias("PMPI_Alltoall")));
 
+extern "C" STMPI_API int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+    MPI_Comm comm) {
+  Call call("MPI_Alltoall_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(recvcount, "recvcount");
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Alltoall_c) MPI_Alltoall_c
+    __attribute__((weak, alias("PMPI_Alltoall_c")));
+
 extern "C" STMPI_API int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
     MPI_Datatype datatype, MPI_Op op) {
   Call call("MPI_Reduce_local");
@@ -153,6 +278,18 @@ extern "C" STMPI_API int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, in
 extern "C" STMPI_API decltype(PMPI_Reduce_local) MPI_Reduce_local
     __attribute__((weak, alias("PMPI_Reduce_local")));
 
+extern "C" STMPI_API int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count,
+    MPI_Datatype datatype, MPI_Op op) {
+  Call call("MPI_Reduce_local_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  if (call.failed()) return call.result();
+  return call.finish(impl::reduce_local_c(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Reduce_local_c) MPI_Reduce_local_c
+    __attribute__((weak, alias("PMPI_Reduce_local_c")));
+
 extern "C" STMPI_API int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   Call call("MPI_Op_create");
   call.not_null(op, "op");
@@ -161,6 +298,15 @@ extern "C" STMPI_API int PMPI_Op_create(MPI_User_function* user_fn, int commute,
 }
 extern "C" STMPI_API decltype(PMPI_Op_create) MPI_Op_create
     __attribute__((weak, alias("PMPI_Op_create")));
+
+extern "C" STMPI_API int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  Call call("MPI_Op_create_c");
+  call.not_null(op, "op");
+  if (call.failed()) return call.result();
+  return call.finish(impl::op_create_c(user_fn, commute, op));
+}
+extern "C" STMPI_API decltype(PMPI_Op_create_c) MPI_Op_create_c
+    __attribute__((weak, alias("PMPI_Op_create_c")));
 
 extern "C" STMPI_API int PMPI_Op_free(MPI_Op* op) {
   Call call("MPI_Op_free");

@@ -288,21 +288,38 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int barrier(mpi::Comm& comm);
 [[nodiscard]] int bcast(void* buffer, int count, mpi::Datatype& datatype, int root,
     mpi::Comm& comm);
+[[nodiscard]] int bcast_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root,
+    mpi::Comm& comm);
 [[nodiscard]] int reduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
     mpi::Op& op, int root, mpi::Comm& comm);
+[[nodiscard]] int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm);
 [[nodiscard]] int allreduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
     mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
 [[nodiscard]] int gather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
     int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm);
+[[nodiscard]] int gather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm);
 [[nodiscard]] int scatter(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
     void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm);
+[[nodiscard]] int scatter_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm);
 [[nodiscard]] int allgather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
     void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int allgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
 [[nodiscard]] int alltoall(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
     void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
 [[nodiscard]] int reduce_local(const void* inbuf, void* inoutbuf, int count,
     mpi::Datatype& datatype, mpi::Op& op);
+[[nodiscard]] int reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op);
 [[nodiscard]] int op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+[[nodiscard]] int op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 [[nodiscard]] int op_free(MPI_Op* op);
 [[nodiscard]] int op_commutative(mpi::Op& op, int* commute);
 

@@ -1,4 +1,5 @@
-# src/mpi/datatype: datatype objects, constructors, pack/unpack
+# src/mpi/datatype: datatype objects, constructors, pack/unpack; and the
+# reduction operations of src/mpi/coll that apply to them (op*.cc)
 libmpi_la_SOURCES += \
 	src/mpi/datatype/datatype.cc \
 	src/mpi/datatype/layout_builder.cc \
@@ -12,3 +13,4 @@ noinst_HEADERS += \
 	src/mpi/datatype/layout_builder.h \
 	src/mpi/coll/op.h \
 	src/mpi/coll/op_kernels.h
+EXTRA_DIST += src/mpi/datatype/README.md

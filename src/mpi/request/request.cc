@@ -1,6 +1,7 @@
 #include "mpi/request/request.h"
 
 #include <mutex>
+#include <new>
 
 #include "device/device.h"
 #include "mpi/comm/comm.h"
@@ -13,6 +14,10 @@ namespace {
 
 HandleTable<Request, ObjectKind::kRequest> g_requests;
 std::vector<Request*> g_detached;
+// Freed requests are kept for reuse: a send or receive then costs no heap
+// allocation once the pool has warmed up.
+std::vector<Request*> g_pool;
+constexpr std::size_t kPoolLimit = 1024;
 
 // Blocking waits poll this many times before yielding the CPU: ranks often
 // outnumber cores here, and a spinning waiter would starve its peer.
@@ -68,7 +73,15 @@ HandleTable<Request, ObjectKind::kRequest>& request_table() { return g_requests;
 Request* request_get(int handle) { return g_requests.get(handle); }
 
 Request* request_create(Request::Kind kind) {
-  auto* req = new Request;
+  Request* req;
+  if (!g_pool.empty()) {
+    req = g_pool.back();
+    g_pool.pop_back();
+    new (req) Request;
+  } else {
+    req = static_cast<Request*>(::operator new(sizeof(Request)));
+    new (req) Request;
+  }
   req->kind = kind;
   req->handle = g_requests.add(req);
   status_set_empty(&req->status);
@@ -83,7 +96,9 @@ void request_free(Request* req) {
   for (Request* part : req->parts) request_free(part);
   if (req->comm != nullptr) comm_release(req->comm);
   g_requests.remove(req->handle);
-  delete req;
+  req->~Request();
+  if (g_pool.size() < kPoolLimit) g_pool.push_back(req);
+  else ::operator delete(req);
 }
 
 bool request_test(Request* req) {

@@ -124,6 +124,33 @@ int main(int argc, char **argv)
           trip[1], trip[2]);
     MPI_Op_free(&noncomm);
 
+    /* A type with holes and a nonzero lower bound: ints at 2 and 3 of every
+     * 5 (resized). The holes keep each process's own values. */
+    MPI_Datatype blk, spaced;
+    int disp = 2;
+    MPI_Type_create_indexed_block(1, 2, &disp, MPI_INT, &blk);
+    MPI_Type_create_resized(blk, 0, 5 * sizeof(int), &spaced);
+    MPI_Type_commit(&spaced);
+    int hs[15], hr[15];
+    for (int i = 0; i < 15; i++) {
+        hs[i] = rank + i;
+        hr[i] = -1 - rank;
+    }
+    CHECK_SUCCESS(MPI_Allreduce(hs, hr, 3, spaced, MPI_SUM, MPI_COMM_WORLD));
+    for (int i = 0; i < 15; i++) {
+        int data = i % 5 == 2 || i % 5 == 3;
+        int want = data ? size * (size - 1) / 2 + size * i : -1 - rank;
+        CHECK(hr[i] == want, "holes [%d] = %d, expected %d", i, hr[i], want);
+    }
+    CHECK_SUCCESS(MPI_Allreduce(MPI_IN_PLACE, hs, 3, spaced, MPI_MAX, MPI_COMM_WORLD));
+    for (int i = 0; i < 15; i++) {
+        int data = i % 5 == 2 || i % 5 == 3;
+        int want = data ? size - 1 + i : rank + i;
+        CHECK(hs[i] == want, "in-place holes [%d] = %d, expected %d", i, hs[i], want);
+    }
+    MPI_Type_free(&spaced);
+    MPI_Type_free(&blk);
+
     /* On a subcommunicator of the odd ranks, reversed. */
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &sub);

@@ -153,6 +153,39 @@ int main(int argc, char **argv)
                   "pair %d = (%g,%g)", k, pr[2 * k], pr[2 * k + 1]);
     MPI_Type_free(&pair);
 
+    /* A type with holes and a nonzero lower bound: doubles at 1 and 3
+     * (extent 3 doubles, true lb 1 double). Holes at the root stay as they are. */
+    MPI_Datatype holes;
+    int disps[2] = {1, 3};
+    MPI_Type_create_indexed_block(2, 1, disps, MPI_DOUBLE, &holes);
+    MPI_Type_commit(&holes);
+    for (int root = 0; root < size; root++) {
+        double hs[7], hr[7];
+        for (int i = 0; i < 7; i++) {
+            hs[i] = rank * 10.0 + i;
+            hr[i] = -1.0;
+        }
+        CHECK_SUCCESS(MPI_Reduce(hs, hr, 2, holes, MPI_SUM, root, MPI_COMM_WORLD));
+        if (rank == root)
+            for (int i = 0; i < 7; i++) {
+                int data = i == 1 || i == 3 || i == 4 || i == 6;
+                double want = data ? 10.0 * size * (size - 1) / 2 + (double)size * i : -1.0;
+                CHECK(hr[i] == want, "holes root %d: [%d] = %g, expected %g", root, i, hr[i], want);
+            }
+        /* in place */
+        for (int i = 0; i < 7; i++)
+            hr[i] = rank == root ? hs[i] : -1.0;
+        CHECK_SUCCESS(MPI_Reduce(rank == root ? MPI_IN_PLACE : (void *)hs, hr, 2, holes, MPI_MAX,
+                                 root, MPI_COMM_WORLD));
+        if (rank == root)
+            for (int i = 0; i < 7; i++) {
+                int data = i == 1 || i == 3 || i == 4 || i == 6;
+                double want = data ? 10.0 * (size - 1) + i : hs[i];
+                CHECK(hr[i] == want, "in-place holes root %d: [%d] = %g", root, i, hr[i]);
+            }
+    }
+    MPI_Type_free(&holes);
+
     /* count 0 is fine */
     CHECK_SUCCESS(MPI_Reduce(isend, irecv, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
 

@@ -35,13 +35,17 @@ int main(int argc, char **argv)
         int *b = malloc((n + 1) * sizeof(int)), *b2 = malloc((n + 1) * sizeof(int));
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank != 0) {
-            /* two messages with the same tag, then one with another tag */
-            fill(b, n, rank, 1);
-            CHECK_SUCCESS(MPI_Send(b, n, MPI_INT, 0, 7, MPI_COMM_WORLD));
-            fill(b, n, rank, 2);
-            CHECK_SUCCESS(MPI_Send(b, n, MPI_INT, 0, 7, MPI_COMM_WORLD));
-            fill(b, n, rank, 3);
-            CHECK_SUCCESS(MPI_Send(b, n, MPI_INT, 0, 8, MPI_COMM_WORLD));
+            /* two messages with the same tag, then one with another tag; nonblocking,
+             * as the receiver takes the second before the first */
+            int *s3 = malloc(3 * (n + 1) * sizeof(int));
+            MPI_Request sr[3];
+            MPI_Status sst[3];
+            for (int k = 0; k < 3; k++) {
+                fill(s3 + k * (n + 1), n, rank, k + 1);
+                CHECK_SUCCESS(MPI_Isend(s3 + k * (n + 1), n, MPI_INT, 0, k < 2 ? 7 : 8, MPI_COMM_WORLD, &sr[k]));
+            }
+            CHECK_SUCCESS(MPI_Waitall(3, sr, sst));
+            free(s3);
         } else {
             for (int src = 1; src < size; src++) {
                 /* Mprobe takes the first tag-7 message out of matching */

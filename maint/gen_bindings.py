@@ -288,6 +288,8 @@ def scalar_checks(f, p, comm):
         return []
     if p.kind in NO_POINTER_CHECK_KINDS:
         return []
+    if p.kind == 'ATTRIBUTE_VAL' and p.direction == 'in':
+        return []  # an attribute value is any pointer-sized value, NULL included
     if p.array is not None:
         length = length_param(f, p)
         return [f'call.array({name}, {length.name}, "{name}");'] if length is not None else []

@@ -91,10 +91,15 @@ void LayoutBuilder::add(const Datatype& old, MPI_Aint disp, MPI_Count blocklen, 
       marker_ub_ = have_marker_ub_ ? std::max(marker_ub_, hi) : hi;
       have_marker_ub_ = true;
     }
-    if (!from.lb_marker || !from.ub_marker) {
-      lb_ = have_bounds_ ? std::min(lb_, lo) : lo;
-      ub_ = have_bounds_ ? std::max(ub_, hi) : hi;
-      have_bounds_ = true;
+    // A type made of markers only sets no bound of its own.
+    const bool only_markers = old.size == 0 && (from.lb_marker || from.ub_marker);
+    if (!from.lb_marker && !only_markers) {
+      lb_ = have_lb_ ? std::min(lb_, lo) : lo;
+      have_lb_ = true;
+    }
+    if (!from.ub_marker && !only_markers) {
+      ub_ = have_ub_ ? std::max(ub_, hi) : hi;
+      have_ub_ = true;
     }
     layout_.has_entries = true;
   }
@@ -191,16 +196,17 @@ void LayoutBuilder::append_run(MPI_Aint size, MPI_Count count) {
 }
 
 void LayoutBuilder::finish(Datatype& type, bool pad_extent) {
-  MPI_Aint lb = have_bounds_ ? lb_ : 0;
-  MPI_Aint ub = have_bounds_ ? ub_ : 0;
-  if (have_marker_lb_) lb = marker_lb_;
-  if (have_marker_ub_) ub = marker_ub_;
-  if (!have_bounds_ && have_marker_lb_ && !have_marker_ub_) ub = lb;
-  if (!have_bounds_ && have_marker_ub_ && !have_marker_lb_) lb = ub;
-  MPI_Aint extent = ub - lb;
-  if (pad_extent && !layout_.lb_marker && !layout_.ub_marker) {
-    extent = round_up(extent, layout_.alignment);
+  // Bounds from the entries without markers; a marker overrides the bound
+  // it sets. The padding makes the span up to the unmarked upper bound a
+  // multiple of the alignment.
+  MPI_Aint lb = have_marker_lb_ ? marker_lb_ : have_lb_ ? lb_ : 0;
+  MPI_Aint ub = have_marker_ub_ ? marker_ub_ : have_ub_ ? ub_ : lb;
+  if (!have_marker_lb_ && !have_lb_) lb = ub;
+  if (pad_extent && !have_marker_ub_ && have_ub_) {
+    const MPI_Aint from = have_lb_ ? lb_ : lb;
+    ub = from + round_up(ub - from, layout_.alignment);
   }
+  const MPI_Aint extent = ub - lb;
   if (mixed_base_) {
     layout_.base_type = 0;
     layout_.base_count = 0;

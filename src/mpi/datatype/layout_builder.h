@@ -31,7 +31,7 @@ class LayoutBuilder {
   TypeLayout layout_;
   MPI_Count size_ = 0;
   bool mixed_base_ = false;
-  bool have_bounds_ = false, have_marker_lb_ = false, have_marker_ub_ = false;
+  bool have_lb_ = false, have_ub_ = false, have_marker_lb_ = false, have_marker_ub_ = false;
   MPI_Aint lb_ = 0, ub_ = 0;                // over entries that carry no marker
   MPI_Aint marker_lb_ = 0, marker_ub_ = 0;  // over entries that carry one
 };

@@ -167,6 +167,7 @@ int add_error_class(int* errorclass) {
     return mpi::errhan::make_error(MPI_ERR_OTHER, "no more user error classes (limit %d)",
                                    mpi::errhan::kClassMask);
   *errorclass = ++mpi::g_user_errors.last_class;
+  mpi::comm_set_last_used_code(*errorclass);
   return MPI_SUCCESS;
 }
 
@@ -175,6 +176,7 @@ int add_error_code(int errorclass, int* errorcode) {
     return mpi::errhan::make_error(MPI_ERR_ARG, "errorclass=%d was not added by MPI_Add_error_class",
                                    errorclass);
   *errorcode = mpi::errhan::make_error(errorclass, "user-defined error code");
+  mpi::comm_set_last_used_code(*errorcode);
   return MPI_SUCCESS;
 }
 

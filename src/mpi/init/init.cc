@@ -88,6 +88,8 @@ int init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
 }
 
 int finalize() {
+  // MPI runs COMM_SELF's attribute delete callbacks first, while MPI still works.
+  if (int err = mpi::comm_delete_self_attributes(); err != MPI_SUCCESS) return err;
   // Every rank arrives before anyone tears down shared memory.
   if (int err = barrier(*mpi::comm_world()); err != MPI_SUCCESS) return err;
   if (int err = dev::finalize(); err != MPI_SUCCESS) return err;

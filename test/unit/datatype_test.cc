@@ -635,7 +635,9 @@ void reference_pack(const Datatype& t, const char* base, std::vector<char>& out,
       for (int i = 0; i < ints[0]; ++i) sub(old, i * c.aints[0], ints[1]);
       break;
     case MPI_COMBINER_INDEXED:
-      for (int i = 0; i < ints[0]; ++i) sub(old, MPI_Aint{ints[1 + ints[0] + i]} * old->extent, ints[1 + i]);
+      for (int i = 0; i < ints[0]; ++i) {
+        sub(old, MPI_Aint{ints[1 + ints[0] + i]} * old->extent, ints[1 + i]);
+      }
       break;
     case MPI_COMBINER_HINDEXED:
       for (int i = 0; i < ints[0]; ++i) sub(old, c.aints[i], ints[1 + i]);
@@ -811,14 +813,16 @@ std::vector<T> reduce(MPI_Op op_handle, MPI_Datatype type_handle, std::vector<T>
 }
 
 TEST_F(DatatypeTest, ArithmeticOps) {
-  EXPECT_EQ(reduce<int>(MPI_SUM, MPI_INT, {1, -2, 3}, {10, 20, 30}), (std::vector<int>{11, 18, 33}));
+  EXPECT_EQ(reduce<int>(MPI_SUM, MPI_INT, {1, -2, 3}, {10, 20, 30}),
+            (std::vector<int>{11, 18, 33}));
   EXPECT_EQ(reduce<int>(MPI_PROD, MPI_INT, {2, -2, 3}, {10, 20, 30}),
             (std::vector<int>{20, -40, 90}));
   EXPECT_EQ(reduce<int>(MPI_MAX, MPI_INT, {1, 50, -3}, {10, 20, -30}),
             (std::vector<int>{10, 50, -3}));
   EXPECT_EQ(reduce<int>(MPI_MIN, MPI_INT, {1, 50, -3}, {10, 20, -30}),
             (std::vector<int>{1, 20, -30}));
-  EXPECT_EQ(reduce<double>(MPI_SUM, MPI_DOUBLE, {0.5, 1.5}, {1, 2}), (std::vector<double>{1.5, 3.5}));
+  EXPECT_EQ(reduce<double>(MPI_SUM, MPI_DOUBLE, {0.5, 1.5}, {1, 2}),
+            (std::vector<double>{1.5, 3.5}));
   EXPECT_EQ(reduce<double>(MPI_MAX, MPI_DOUBLE, {0.5, 4}, {1, 2}), (std::vector<double>{1, 4}));
   EXPECT_EQ(reduce<float>(MPI_PROD, MPI_REAL, {2, 3}, {4, 5}), (std::vector<float>{8, 15}));
   EXPECT_EQ(reduce<long double>(MPI_MIN, MPI_LONG_DOUBLE, {2, 7}, {4, 5}),

@@ -73,7 +73,9 @@ void for_each_run(const Datatype& type, MPI_Count count, Fn fn) {
   for (MPI_Count i = 0; i < count; ++i) {
     const MPI_Aint base = i * type.extent;
     for (const DataBlock& block : type.layout.blocks) {
-      for (MPI_Count k = 0; k < block.count; ++k) fn(base + block.disp + k * block.stride, block.len);
+      for (MPI_Count k = 0; k < block.count; ++k) {
+        fn(base + block.disp + k * block.stride, block.len);
+      }
     }
   }
 }
@@ -161,7 +163,8 @@ int op_check(const Op& op, const Datatype& type) {
                       "predefined type",
                       op_name(op.handle), datatype_name(type.handle));
   }
-  if (!class_allows(kind, base->type_class) || op_kernel(kind, base->element_kind, false) == nullptr) {
+  if (!class_allows(kind, base->type_class) ||
+      op_kernel(kind, base->element_kind, false) == nullptr) {
     if (base == &type) {
       return make_error(MPI_ERR_OP, "%s is not defined for datatype %s", op_name(op.handle),
                         datatype_name(type.handle));

@@ -47,7 +47,8 @@ constexpr bool kIsComplex<Complex<R>> = true;
 // Integer sums and products wrap (computed unsigned, at least as wide as
 // unsigned int so that promotion cannot overflow a signed int).
 template <class T>
-using Wrapping = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+using Wrapping =
+    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
 struct MaxOp {
   template <class T>

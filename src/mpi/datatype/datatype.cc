@@ -50,6 +50,12 @@ void copy_range(const Datatype& type, char* user, MPI_Count count, MPI_Count off
     else std::memcpy(first, packed, bytes);
     return;
   }
+  const std::vector<DataBlock>& blocks = type.layout.blocks;
+  if (blocks.size() == 1 && blocks[0].count == 1 && offset == 0 && bytes == count * type.size) {
+    // One run per instance (pair types, resized types): runs one extent apart.
+    copy_runs<kPack>(user + blocks[0].disp, blocks[0].len, type.extent, count, packed);
+    return;
+  }
   MPI_Count instance = offset / type.size;
   MPI_Count skip = offset % type.size;  // bytes of this instance already done
   for (; instance < count; ++instance) {

@@ -122,7 +122,8 @@ struct Datatype {
 
 HandleTable<Datatype, ObjectKind::kDatatype>& datatype_table();
 Datatype* datatype_get(int handle);  // nullptr for invalid handles and MPI_DATATYPE_NULL
-void datatype_init_predefined();     // registers every predefined type (called by MPI_Init; idempotent)
+// Registers every predefined type (called by MPI_Init; idempotent).
+void datatype_init_predefined();
 void datatype_retain(Datatype* type);
 void datatype_release(Datatype* type);  // predefined types are never destroyed
 const char* datatype_name(int handle);  // "MPI_INT", user name, or "derived datatype"

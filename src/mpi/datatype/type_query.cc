@@ -32,7 +32,9 @@ int not_negative(MPI_Count value, const char* what, int error_class) {
 // The datatype behind an MPI_Datatype* argument of commit and free.
 int lookup_inout(const MPI_Datatype* datatype, Datatype** type) {
   if (int err = not_null(datatype, "datatype")) return err;
-  if (*datatype == MPI_DATATYPE_NULL) return make_error(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+  if (*datatype == MPI_DATATYPE_NULL) {
+    return make_error(MPI_ERR_TYPE, "datatype is MPI_DATATYPE_NULL");
+  }
   *type = mpi::datatype_get(*datatype);
   if (*type == nullptr) {
     return make_error(MPI_ERR_TYPE, "datatype = 0x%x is not a valid datatype",
@@ -43,7 +45,8 @@ int lookup_inout(const MPI_Datatype* datatype, Datatype** type) {
 
 int check_committed(const Datatype& type) {
   if (!type.committed) {
-    return make_error(MPI_ERR_TYPE, "datatype %s is not committed", mpi::datatype_name(type.handle));
+    return make_error(MPI_ERR_TYPE, "datatype %s is not committed",
+                      mpi::datatype_name(type.handle));
   }
   return MPI_SUCCESS;
 }

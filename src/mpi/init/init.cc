@@ -28,7 +28,16 @@ namespace {
 
 std::thread::id g_main_thread;
 
+const util::Param kProgressParams[] = {
+    {"polls_before_yield", util::Param::Type::kInt, &g_polls_before_yield, "1000",
+     "polls a blocking wait makes before yielding the CPU (lower: kinder to oversubscribed cores)"},
+};
+const util::ParamTable kProgressTable{"progress", kProgressParams};
+const util::ParamRegistration kProgressRegistration{&kProgressTable};
+
 }  // namespace
+
+int g_polls_before_yield = 1000;
 
 void wait_yield() {
   if (g_process_state.initialized && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {

@@ -16,8 +16,28 @@ inline bool is_initialized() { return g_process_state.initialized; }
 inline bool is_finalized() { return g_process_state.finalized; }
 inline int thread_level() { return g_process_state.thread_level; }
 
-// Called by blocking waits after spinning a while: gives the CPU (and, with
-// MPI_THREAD_MULTIPLE, the global lock) to others for a moment.
+// Gives the CPU (and, with MPI_THREAD_MULTIPLE, the global lock) to
+// others for a moment.
 void wait_yield();
+
+// How many polls a blocking wait makes before it yields
+// (STMPI_PROGRESS_POLLS_BEFORE_YIELD).
+extern int g_polls_before_yield;
+
+// Every blocking loop calls step() once per poll: it spins first (lowest
+// latency when the peer has its own core) and then yields now and then,
+// since ranks often outnumber cores.
+class WaitBackoff {
+ public:
+  void step() {
+    if (++polls_ >= g_polls_before_yield) {
+      polls_ = 0;
+      wait_yield();
+    }
+  }
+
+ private:
+  int polls_ = 0;
+};
 
 }  // namespace stmpi::mpi

@@ -126,7 +126,8 @@ int probe(int source, int tag, mpi::Comm& comm, MPI_Status* status) {
     fill_proc_null_status(status);
     return MPI_SUCCESS;
   }
-  while (!try_probe(source, tag, comm, status)) mpi::wait_yield();
+  mpi::WaitBackoff backoff;
+  while (!try_probe(source, tag, comm, status)) backoff.step();
   return MPI_SUCCESS;
 }
 
@@ -148,7 +149,8 @@ int mprobe(int source, int tag, mpi::Comm& comm, MPI_Message* message, MPI_Statu
     *message = MPI_MESSAGE_NO_PROC;
     return MPI_SUCCESS;
   }
-  while (!try_mprobe(source, tag, comm, message, status)) mpi::wait_yield();
+  mpi::WaitBackoff backoff;
+  while (!try_mprobe(source, tag, comm, message, status)) backoff.step();
   return MPI_SUCCESS;
 }
 

@@ -19,9 +19,6 @@ std::vector<Request*> g_detached;
 std::vector<Request*> g_pool;
 constexpr std::size_t kPoolLimit = 1024;
 
-// Blocking waits poll this many times before yielding the CPU: ranks often
-// outnumber cores here, and a spinning waiter would starve its peer.
-constexpr int kSpinsBeforeYield = 64;
 
 void finish(Request* req) {
   MPI_Status& status = req->status;
@@ -121,13 +118,10 @@ bool request_test(Request* req) {
 }
 
 void request_wait(Request* req) {
-  int spins = 0;
+  WaitBackoff backoff;
   while (!request_test(req)) {
     dev::progress();
-    if (++spins == kSpinsBeforeYield) {
-      spins = 0;
-      wait_yield();
-    }
+    backoff.step();
   }
 }
 

@@ -16,8 +16,6 @@ namespace {
 
 using mpi::Request;
 
-constexpr int kSpinsBeforeYield = 64;
-
 // Null handles and inactive persistent requests complete at once with an
 // empty status. `*req` is null for them.
 int resolve(MPI_Request handle, Request** req) {
@@ -52,13 +50,10 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
 
 // Polls the device between checks; yields now and then (oversubscribed cores).
 struct Poller {
-  int spins = 0;
+  mpi::WaitBackoff backoff;
   void step() {
     dev::progress();
-    if (++spins == kSpinsBeforeYield) {
-      spins = 0;
-      mpi::wait_yield();
-    }
+    backoff.step();
   }
 };
 

@@ -172,9 +172,12 @@ int add_error_class(int* errorclass) {
 }
 
 int add_error_code(int errorclass, int* errorcode) {
-  if (errorclass < mpi::errhan::kFirstUserClass || errorclass > mpi::g_user_errors.last_class)
-    return mpi::errhan::make_error(MPI_ERR_ARG, "errorclass=%d was not added by MPI_Add_error_class",
-                                   errorclass);
+  const bool predefined = errorclass >= MPI_SUCCESS && errorclass <= MPI_ERR_VALUE_TOO_LARGE;
+  const bool added = errorclass >= mpi::errhan::kFirstUserClass &&
+                     errorclass <= mpi::g_user_errors.last_class;
+  if (!predefined && !added)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorclass=%d is neither predefined nor added by "
+                                   "MPI_Add_error_class", errorclass);
   *errorcode = mpi::errhan::make_error(errorclass, "user-defined error code");
   mpi::comm_set_last_used_code(*errorcode);
   return MPI_SUCCESS;

@@ -103,6 +103,23 @@ const char* class_string(int error_class) {
     case MPI_ERR_SESSION: return "Invalid session";
     case MPI_ERR_PROC_ABORTED: return "Process aborted";
     case MPI_ERR_VALUE_TOO_LARGE: return "Value too large for output argument";
+    case MPI_T_ERR_MEMORY: return "Tool interface: out of memory";
+    case MPI_T_ERR_NOT_INITIALIZED: return "Tool interface: not initialized";
+    case MPI_T_ERR_CANNOT_INIT: return "Tool interface: cannot initialize";
+    case MPI_T_ERR_INVALID_INDEX: return "Tool interface: invalid index";
+    case MPI_T_ERR_INVALID_ITEM: return "Tool interface: invalid item";
+    case MPI_T_ERR_INVALID_HANDLE: return "Tool interface: invalid handle";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "Tool interface: out of handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "Tool interface: out of sessions";
+    case MPI_T_ERR_INVALID_SESSION: return "Tool interface: invalid session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "Tool interface: control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "Tool interface: control variable can never be set";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "Tool interface: performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "Tool interface: performance variable cannot be written";
+    case MPI_T_ERR_PVAR_NO_ATOMIC: return "Tool interface: performance variable cannot be read and reset atomically";
+    case MPI_T_ERR_INVALID_NAME: return "Tool interface: invalid name";
+    case MPI_T_ERR_INVALID: return "Tool interface: invalid use";
+    case MPI_T_ERR_NOT_SUPPORTED: return "Tool interface: not supported";
     default: return "Unknown error class";
   }
 }

@@ -12,6 +12,7 @@ namespace {
 void complete_proc_null(Request* req) {
   status_set_empty(&req->status);
   req->status.MPI_SOURCE = MPI_PROC_NULL;
+  req->finished = true;  // the status above is final
   req->dev.done.store(true, std::memory_order_relaxed);
 }
 

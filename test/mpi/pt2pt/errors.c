@@ -148,6 +148,7 @@ int main(int argc, char **argv)
     flag = 1;
     CHECK_SUCCESS(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
     CHECK(!flag, "a failed call sent a message: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+    MPI_Barrier(MPI_COMM_WORLD);
     int left = (rank + size - 1) % size, out[4], in[4] = {-1, -1, -1, -1};
     for (int i = 0; i < 4; i++)
         out[i] = rank * 10 + i;

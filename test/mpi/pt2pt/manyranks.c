@@ -65,8 +65,8 @@ int main(int argc, char **argv)
         /* every few rounds a blocking ring pass as well */
         if (round % 5 == 0) {
             int token = rank * 1000 + round, got = -1;
-            CHECK_SUCCESS(MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 7, &got, 1, MPI_INT,
-                                       (rank + size - 1) % size, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK_SUCCESS(MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 32000, &got, 1, MPI_INT,
+                                       (rank + size - 1) % size, 32000, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             CHECK_INT(got, ((rank + size - 1) % size) * 1000 + round);
         }
     }

@@ -1,0 +1,146 @@
+// HostOpQueue: the queue between the CPU threads that enqueue on a host
+// stream and the stream's executor thread. Operations are 64-byte slots in
+// linked segments of kSegmentOps slots, so the queue never fills up (a full
+// queue could deadlock: the stream may be waiting for a signal that the
+// enqueuing thread writes only after it has enqueued more work).
+//
+// Producers copy a prepared slot in under a short mutex and publish it by
+// bumping `published_`; the single consumer reads slots without a lock. A
+// finished segment is kept as the spare for the next one the producers need,
+// so a steady stream allocates nothing.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <type_traits>
+
+#include "stream/stream.h"
+
+namespace stmpi::stream {
+
+enum class HostOpKind : uint8_t { kUser, kSignal, kWait, kCopy, kFence };
+
+// One operation. Up to 48 bytes of entries live in the slot; larger batches
+// live in a heap array owned by the operation.
+struct alignas(64) HostOp {
+  static constexpr std::size_t kInlineBytes = 48;
+
+  struct UserCall {
+    HostFn fn;
+    void* arg;
+  };
+  union Payload {
+    UserCall user;
+    SignalWrite writes[kInlineBytes / sizeof(SignalWrite)];
+    SignalWait waits[kInlineBytes / sizeof(SignalWait)];
+    CopyRange copies[kInlineBytes / sizeof(CopyRange)];
+    std::atomic<uint32_t>* fence;  // 0 pending, 1 done, 2 a thread sleeps on it
+    void* heap;                    // count entries, when they do not fit inline
+  };
+
+  HostOpKind kind = HostOpKind::kUser;
+  Cmp cmp = Cmp::kGreaterEqual;
+  uint32_t count = 0;
+  Payload payload{};
+
+  template <class Entry>
+  static constexpr std::size_t inline_capacity() {
+    return kInlineBytes / sizeof(Entry);
+  }
+  template <class Entry>
+  bool entries_on_heap() const {
+    return count > inline_capacity<Entry>();
+  }
+  template <class Entry>
+  std::span<const Entry> entries() const;
+
+  // Stores `entries` (inline or in a new heap array); false when out of memory.
+  template <class Entry>
+  [[nodiscard]] bool set_entries(std::span<const Entry> entries);
+  // Frees the heap array of a signal, wait or copy operation.
+  void release();
+};
+
+static_assert(sizeof(HostOp) == 64);
+static_assert(std::is_trivially_copyable_v<HostOp::Payload>);
+
+class HostOpQueue {
+ public:
+  HostOpQueue() = default;
+  ~HostOpQueue();
+  HostOpQueue(const HostOpQueue&) = delete;
+  HostOpQueue& operator=(const HostOpQueue&) = delete;
+
+  // Producer side, any thread. On failure (out of memory) nothing is
+  // published and `op` still owns its entries.
+  [[nodiscard]] bool push(const HostOp& op);
+  uint64_t published() const { return published_.load(std::memory_order_seq_cst); }
+
+  // Consumer side, the executor thread only.
+  bool has_work() const { return popped_ != published_.load(std::memory_order_seq_cst); }
+  HostOp& front() { return head_->ops[head_index_]; }
+  void pop();
+  uint64_t popped() const { return popped_; }
+
+ private:
+  static constexpr uint32_t kSegmentOps = 255;
+  struct Segment {
+    HostOp ops[kSegmentOps];
+    std::atomic<Segment*> next{nullptr};
+  };
+
+  Segment* take_segment();
+
+  std::mutex producer_mutex_;
+  Segment* tail_ = nullptr;  // under producer_mutex_
+  uint32_t tail_index_ = 0;
+  std::atomic<uint64_t> published_{0};
+
+  Segment* head_ = nullptr;  // consumer only (set by the first push)
+  uint32_t head_index_ = 0;
+  uint64_t popped_ = 0;
+
+  std::atomic<Segment*> spare_{nullptr};
+  std::atomic<Segment*> first_{nullptr};  // hands the first segment to the consumer
+};
+
+template <class Entry>
+std::span<const Entry> HostOp::entries() const {
+  const Entry* base;
+  if (entries_on_heap<Entry>()) {
+    base = static_cast<const Entry*>(payload.heap);
+  } else if constexpr (std::is_same_v<Entry, SignalWrite>) {
+    base = payload.writes;
+  } else if constexpr (std::is_same_v<Entry, SignalWait>) {
+    base = payload.waits;
+  } else {
+    static_assert(std::is_same_v<Entry, CopyRange>);
+    base = payload.copies;
+  }
+  return {base, count};
+}
+
+template <class Entry>
+bool HostOp::set_entries(std::span<const Entry> entries) {
+  count = static_cast<uint32_t>(entries.size());
+  Entry* target;
+  if (entries_on_heap<Entry>()) {
+    target = new (std::nothrow) Entry[entries.size()];
+    if (target == nullptr) return false;
+    payload.heap = target;
+  } else if constexpr (std::is_same_v<Entry, SignalWrite>) {
+    target = payload.writes;
+  } else if constexpr (std::is_same_v<Entry, SignalWait>) {
+    target = payload.waits;
+  } else {
+    static_assert(std::is_same_v<Entry, CopyRange>);
+    target = payload.copies;
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) target[i] = entries[i];
+  return true;
+}
+
+}  // namespace stmpi::stream

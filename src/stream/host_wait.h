@@ -1,0 +1,81 @@
+// Waiting on the host: futex sleeps on a 32-bit word and the backoff that
+// host-stream wait operations poll with. These machines run many ranks on
+// few cores, so nothing here spins for long: a poll spins for spin_us, then
+// yields a few times, then sleeps for doubling intervals up to poll_sleep_us.
+#pragma once
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace stmpi::stream {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+inline int64_t monotonic_ns() {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// Sleeps while *word == expected (or until woken, or spuriously).
+// Private futexes: every waiter and waker is in this process.
+inline void futex_wait(std::atomic<uint32_t>* word, uint32_t expected) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr,
+          nullptr, 0);
+}
+
+inline void futex_wake(std::atomic<uint32_t>* word, int waiters) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, waiters, nullptr,
+          nullptr, 0);
+}
+
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+
+class PollBackoff {
+ public:
+  PollBackoff(int spin_us, int max_sleep_us)
+      : spin_until_ns_(monotonic_ns() + static_cast<int64_t>(spin_us) * 1000),
+        max_sleep_ns_(static_cast<int64_t>(max_sleep_us > 1 ? max_sleep_us : 1) * 1000) {}
+
+  // Called after each unsuccessful poll.
+  void pause() {
+    if (phase_ == Phase::kSpin) {
+      for (int i = 0; i < 16; ++i) cpu_relax();
+      if (monotonic_ns() < spin_until_ns_) return;
+      phase_ = Phase::kYield;
+    }
+    if (phase_ == Phase::kYield) {
+      sched_yield();
+      if (++yields_ < kYields) return;
+      phase_ = Phase::kSleep;
+      return;
+    }
+    const timespec interval{0, static_cast<long>(sleep_ns_)};
+    nanosleep(&interval, nullptr);
+    sleep_ns_ = sleep_ns_ * 2 < max_sleep_ns_ ? sleep_ns_ * 2 : max_sleep_ns_;
+  }
+
+ private:
+  enum class Phase { kSpin, kYield, kSleep };
+  static constexpr int kYields = 8;
+
+  Phase phase_ = Phase::kSpin;
+  int yields_ = 0;
+  int64_t spin_until_ns_;
+  int64_t max_sleep_ns_;
+  int64_t sleep_ns_ = 1000;
+};
+
+}  // namespace stmpi::stream

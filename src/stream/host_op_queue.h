@@ -79,10 +79,17 @@ class HostOpQueue {
   [[nodiscard]] bool push(const HostOp& op);
   uint64_t published() const { return published_.load(std::memory_order_seq_cst); }
 
-  // Consumer side, the executor thread only.
+  // Consumer side, the executor thread only. front() and pop() need
+  // has_work() to have returned true.
   bool has_work() const { return popped_ != published_.load(std::memory_order_seq_cst); }
-  HostOp& front() { return head_->ops[head_index_]; }
-  void pop();
+  HostOp& front() {
+    if (head_index_ == kSegmentOps || head_ == nullptr) [[unlikely]] next_segment();
+    return head_->ops[head_index_];
+  }
+  void pop() {
+    head_->ops[head_index_++].release();
+    ++popped_;
+  }
   uint64_t popped() const { return popped_; }
 
  private:
@@ -93,6 +100,7 @@ class HostOpQueue {
   };
 
   Segment* take_segment();
+  void next_segment();
 
   std::mutex producer_mutex_;
   Segment* tail_ = nullptr;  // under producer_mutex_

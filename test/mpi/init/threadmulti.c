@@ -34,7 +34,8 @@ static void *worker(void *p)
         memset(rbuf, 0xff, len * sizeof(int));
         MPI_Request req;
         MPI_Status st;
-        int rc = MPI_Irecv(rbuf, len, MPI_INT, left, tag, MPI_COMM_WORLD, &req);
+        /* only the left neighbour sends this tag here: odd iterations use MPI_ANY_SOURCE */
+        int rc = MPI_Irecv(rbuf, len, MPI_INT, (it % 2) ? MPI_ANY_SOURCE : left, tag, MPI_COMM_WORLD, &req);
         if (rc == MPI_SUCCESS)
             rc = MPI_Send(sbuf, len, MPI_INT, right, tag, MPI_COMM_WORLD);
         if (rc == MPI_SUCCESS)

@@ -276,6 +276,56 @@ int main(int argc, char **argv)
             MPI_Type_free(&sub);
             MPI_Type_free(&hv);
         }
+        /* 9. partial struct: (int, double, int) received as 2 x (int, double) */
+        {
+            struct id { int i; double d; } rr[2];
+            struct idi { int i; double d; int j; } ss;
+            MPI_Datatype tid, tid0, tidi;
+            int bl[3] = {1, 1, 1};
+            MPI_Aint dp2[2] = {offsetof(struct id, i), offsetof(struct id, d)};
+            MPI_Aint dp3[3] = {offsetof(struct idi, i), offsetof(struct idi, d), offsetof(struct idi, j)};
+            MPI_Datatype ty2[2] = {MPI_INT, MPI_DOUBLE}, ty3[3] = {MPI_INT, MPI_DOUBLE, MPI_INT};
+            MPI_Type_create_struct(2, bl, dp2, ty2, &tid0);
+            MPI_Type_create_resized(tid0, 0, sizeof(struct id), &tid);
+            MPI_Type_free(&tid0);
+            MPI_Type_create_struct(3, bl, dp3, ty3, &tidi);
+            MPI_Type_commit(&tid);
+            MPI_Type_commit(&tidi);
+            if (rank == sender) {
+                ss.i = src + 5;
+                ss.d = src + 0.125;
+                ss.j = src - 9;
+                CHECK_SUCCESS(MPI_Send(&ss, 1, tidi, peer, 9, MPI_COMM_WORLD));
+            } else {
+                memset(rr, 0, sizeof rr);
+                rr[1].d = -4.0;
+                CHECK_SUCCESS(MPI_Recv(rr, 2, tid, peer, 9, MPI_COMM_WORLD, &st));
+                counts(&st, tid, MPI_UNDEFINED, 3, "partial struct");
+                CHECK(rr[0].i == src + 5 && rr[0].d == src + 0.125 && rr[1].i == src - 9 && rr[1].d == -4.0,
+                      "partial struct: (%d, %g), (%d, %g)", rr[0].i, rr[0].d, rr[1].i, rr[1].d);
+            }
+            MPI_Type_free(&tid);
+            MPI_Type_free(&tidi);
+        }
+        /* 10. Sendrecv_replace with a noncontiguous type, both ranks at once */
+        {
+            int m[3 * 7];
+            for (int i = 0; i < 21; i++)
+                m[i] = rank * 1000 + i;
+            MPI_Datatype col;
+            MPI_Type_vector(3, 2, 7, MPI_INT, &col); /* 2 ints from each row of 3x7 */
+            MPI_Type_commit(&col);
+            CHECK_SUCCESS(MPI_Sendrecv_replace(m + 1, 1, col, peer, 10 + dir, peer, 10 + dir, MPI_COMM_WORLD, &st));
+            counts(&st, col, 1, 6, "Sendrecv_replace(vector)");
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 7; c++) {
+                    int inside = c == 1 || c == 2;
+                    int want = (inside ? peer : rank) * 1000 + r * 7 + c;
+                    CHECK(m[r * 7 + c] == want, "Sendrecv_replace(vector): [%d][%d] is %d, expected %d", r, c,
+                          m[r * 7 + c], want);
+                }
+            MPI_Type_free(&col);
+        }
         /* 8. a nonblocking noncontiguous receive completes correctly, large */
         {
             MPI_Datatype col;

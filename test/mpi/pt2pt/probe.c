@@ -143,6 +143,23 @@ int main(int argc, char **argv)
             CHECK_INT(st.MPI_TAG, 1);
         }
     }
+    /* Communicators are separate matching spaces: same source and tag on
+     * MPI_COMM_WORLD and on the duplicate do not match each other. */
+    MPI_Barrier(comm);
+    if (size >= 2 && rank < 2) {
+        if (rank == 1) {
+            int a = 1, b = 2;
+            MPI_Send(&a, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+            MPI_Send(&b, 1, MPI_INT, 0, 3, comm);
+        } else {
+            int v = 0;
+            CHECK_SUCCESS(MPI_Probe(1, 3, comm, &st));
+            CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
+            CHECK(v == 2, "receive on the duplicate got %d (the message sent on MPI_COMM_WORLD?)", v);
+            CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &st));
+            CHECK_INT(v, 1);
+        }
+    }
     MPI_Comm_free(&comm);
     return mtest_finish();
 }

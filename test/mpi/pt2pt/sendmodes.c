@@ -54,8 +54,8 @@ int main(int argc, char **argv)
     if (rank < 2 && size >= 2) {
         peer = 1 - rank;
         /* --- Ssend: small and large; the receiver posts late ---------------- */
-        int lens[2] = {4, LEN};
-        for (int k = 0; k < 2; k++) {
+        int lens[3] = {4, LEN, 0};
+        for (int k = 0; k < 3; k++) {
             int tag = 10 + k;
             handshake();
             if (rank == 0) {

@@ -1,0 +1,82 @@
+#include "stream/host_op_queue.h"
+
+#include <new>
+
+namespace stmpi::stream {
+
+void HostOp::release() {
+  switch (kind) {
+    case HostOpKind::kSignal:
+      if (entries_on_heap<SignalWrite>()) delete[] static_cast<SignalWrite*>(payload.heap);
+      break;
+    case HostOpKind::kWait:
+      if (entries_on_heap<SignalWait>()) delete[] static_cast<SignalWait*>(payload.heap);
+      break;
+    case HostOpKind::kCopy:
+      if (entries_on_heap<CopyRange>()) delete[] static_cast<CopyRange*>(payload.heap);
+      break;
+    case HostOpKind::kUser:
+    case HostOpKind::kFence:
+      break;
+  }
+  count = 0;
+}
+
+HostOpQueue::~HostOpQueue() {
+  // Operations never executed: the executor drains the queue before it
+  // stops, so only a queue that never had a consumer gets here with any.
+  while (has_work()) {
+    front();
+    pop();
+  }
+  Segment* segment = head_ != nullptr ? head_ : first_.load(std::memory_order_acquire);
+  while (segment != nullptr) {
+    Segment* next = segment->next.load(std::memory_order_acquire);
+    delete segment;
+    segment = next;
+  }
+  delete spare_.load();
+}
+
+HostOpQueue::Segment* HostOpQueue::take_segment() {
+  Segment* segment = spare_.exchange(nullptr, std::memory_order_acquire);
+  if (segment != nullptr) return segment;
+  return new (std::nothrow) Segment;
+}
+
+bool HostOpQueue::push(const HostOp& op) {
+  std::lock_guard lock(producer_mutex_);
+  if (tail_ == nullptr) {
+    tail_ = take_segment();
+    if (tail_ == nullptr) return false;
+    first_.store(tail_, std::memory_order_release);
+  }
+  if (tail_index_ == kSegmentOps) {
+    // Link the next segment before publishing anything in it.
+    Segment* next = take_segment();
+    if (next == nullptr) return false;
+    tail_->next.store(next, std::memory_order_release);
+    tail_ = next;
+    tail_index_ = 0;
+  }
+  tail_->ops[tail_index_++] = op;
+  published_.store(published_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  return true;
+}
+
+void HostOpQueue::next_segment() {
+  if (head_ == nullptr) {
+    head_ = first_.load(std::memory_order_acquire);
+    return;
+  }
+  // A published slot lies beyond this segment, and the producer linked the
+  // next segment before publishing it. Nobody refers to the finished one
+  // any more: it becomes the spare.
+  Segment* done = head_;
+  head_ = done->next.load(std::memory_order_acquire);
+  head_index_ = 0;
+  done->next.store(nullptr, std::memory_order_relaxed);
+  delete spare_.exchange(done, std::memory_order_acq_rel);
+}
+
+}  // namespace stmpi::stream

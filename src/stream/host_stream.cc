@@ -1,0 +1,108 @@
+#include "stream/host_stream.h"
+
+#include <new>
+
+#include <mpi.h>
+
+#include "mpi/errhan/error.h"
+#include "stream/settings.h"
+
+namespace stmpi::stream {
+namespace {
+
+bool word_ok(const volatile uint64_t* addr) {
+  return addr != nullptr && reinterpret_cast<uintptr_t>(addr) % alignof(uint64_t) == 0;
+}
+
+int check(std::span<const SignalWrite> writes) {
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    if (!word_ok(writes[i].addr)) [[unlikely]]
+      return mpi::errhan::make_error(MPI_ERR_ARG,
+                                     "signal write %zu: address %p is not an aligned 64-bit word",
+                                     i, static_cast<void*>(writes[i].addr));
+  }
+  return MPI_SUCCESS;
+}
+
+int check(std::span<const SignalWait> waits) {
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    if (!word_ok(waits[i].addr)) [[unlikely]]
+      return mpi::errhan::make_error(MPI_ERR_ARG,
+                                     "signal wait %zu: address %p is not an aligned 64-bit word",
+                                     i, const_cast<uint64_t*>(waits[i].addr));
+  }
+  return MPI_SUCCESS;
+}
+
+int check(std::span<const CopyRange> ranges) {
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const CopyRange& range = ranges[i];
+    if (range.bytes != 0 && (range.dst == nullptr || range.src == nullptr)) [[unlikely]]
+      return mpi::errhan::make_error(MPI_ERR_ARG, "copy %zu: dst=%p src=%p with %zu bytes", i,
+                                     range.dst, range.src, range.bytes);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int HostStream::create(std::shared_ptr<HostStream>* out) {
+  std::shared_ptr<HostStream> stream(new (std::nothrow) HostStream);
+  if (stream == nullptr)
+    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
+  const Settings& config = settings();
+  if (int err = stream->executor_.start(config.spin_us, config.poll_sleep_us); err != MPI_SUCCESS)
+    return err;
+  *out = std::move(stream);
+  return MPI_SUCCESS;
+}
+
+int HostStream::launch(HostFn fn, void* arg) {
+  if (fn == nullptr) [[unlikely]]
+    return mpi::errhan::make_error(MPI_ERR_ARG, "fn is NULL (host stream %p)", handle());
+  HostOp op;
+  op.kind = HostOpKind::kUser;
+  op.payload.user = {fn, arg};
+  if (int err = executor_.enqueue(op); err != MPI_SUCCESS) return err;
+  count_launch(OpKind::kUser);
+  return MPI_SUCCESS;
+}
+
+template <class Entry>
+int HostStream::enqueue_entries(HostOpKind kind, OpKind counted, std::span<const Entry> entries,
+                                Cmp cmp) {
+  if (entries.empty()) return MPI_SUCCESS;
+  if (int err = check(entries); err != MPI_SUCCESS) return err;
+  HostOp op;
+  op.kind = kind;
+  op.cmp = cmp;
+  if (!op.set_entries(entries)) [[unlikely]]
+    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory for %zu %s entries",
+                                   entries.size(), op_kind_name(counted));
+  if (int err = executor_.enqueue(op); err != MPI_SUCCESS) return err;
+  count_launch(counted);
+  return MPI_SUCCESS;
+}
+
+int HostStream::write_values(std::span<const SignalWrite> writes) {
+  return enqueue_entries(HostOpKind::kSignal, OpKind::kSignal, writes, Cmp::kGreaterEqual);
+}
+
+int HostStream::wait_values(std::span<const SignalWait> waits, Cmp cmp) {
+  return enqueue_entries(HostOpKind::kWait, OpKind::kWait, waits, cmp);
+}
+
+int HostStream::copy(std::span<const CopyRange> ranges) {
+  return enqueue_entries(HostOpKind::kCopy, OpKind::kCopy, ranges, Cmp::kGreaterEqual);
+}
+
+int HostStream::synchronize() {
+  if (executor_.on_executor_thread()) [[unlikely]]
+    return mpi::errhan::make_error(
+        MPI_ERR_OTHER,
+        "host stream %p synchronized from an operation running on it (it would wait for itself)",
+        handle());
+  return executor_.synchronize();
+}
+
+}  // namespace stmpi::stream

@@ -1,0 +1,104 @@
+#include "stream/registry.h"
+
+#include <sched.h>
+
+#include <mutex>
+#include <unordered_map>
+
+#include <mpi.h>
+
+#include "mpi/errhan/error.h"
+#include "stream/backend.h"
+#include "stream/gpu_stream.h"
+
+namespace stmpi::stream {
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<const void*, std::shared_ptr<HostStream>> host;
+  // One wrapper per GPU stream handle ever seen; a handle the user destroys
+  // and the runtime reuses gets the same (stateless) wrapper.
+  std::unordered_map<const void*, std::shared_ptr<GpuStream>> gpu;
+};
+
+// Never destroyed: streams may be used until the process exits.
+Registry& registry() {
+  static Registry* const instance = new Registry;
+  return *instance;
+}
+
+}  // namespace
+
+int create_host_stream(std::shared_ptr<HostStream>* out) {
+  std::shared_ptr<HostStream> stream;
+  if (int err = HostStream::create(&stream); err != MPI_SUCCESS) return err;
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  reg.host.emplace(stream->handle(), stream);
+  *out = std::move(stream);
+  return MPI_SUCCESS;
+}
+
+std::shared_ptr<HostStream> find_host_stream(const void* handle) {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  const auto it = reg.host.find(handle);
+  return it == reg.host.end() ? nullptr : it->second;
+}
+
+int free_host_stream(const void* handle) {
+  Registry& reg = registry();
+  std::shared_ptr<HostStream> stream;
+  {
+    std::lock_guard lock(reg.mutex);
+    const auto it = reg.host.find(handle);
+    if (it == reg.host.end())
+      return mpi::errhan::make_error(
+          MPI_ERR_ARG, "stream=%p is not a live MPIX_Host_stream (never created, or already freed)",
+          handle);
+    if (it->second->executor().on_executor_thread())
+      return mpi::errhan::make_error(
+          MPI_ERR_OTHER, "host stream %p freed from an operation running on it", handle);
+    stream = std::move(it->second);
+    reg.host.erase(it);
+  }
+  // Calls that found the stream before it was unregistered finish their
+  // enqueues first; then this thread runs the destructor (drain and join).
+  while (stream.use_count() > 1) sched_yield();
+  stream.reset();
+  return MPI_SUCCESS;
+}
+
+int resolve(void* handle, std::shared_ptr<Stream>* out) {
+  if (std::shared_ptr<HostStream> host = find_host_stream(handle)) {
+    *out = std::move(host);
+    return MPI_SUCCESS;
+  }
+  BackendKind kind;
+  GpuRuntime* gpu;
+  if (int err = active_backend(&kind, &gpu); err != MPI_SUCCESS) return err;
+  if (gpu != nullptr && gpu->is_stream(handle)) {
+    Registry& reg = registry();
+    std::lock_guard lock(reg.mutex);
+    std::shared_ptr<GpuStream>& wrapper = reg.gpu[handle];
+    if (wrapper == nullptr) wrapper = std::make_shared<GpuStream>(*gpu, handle);
+    *out = wrapper;
+    return MPI_SUCCESS;
+  }
+  if (handle == nullptr)
+    return mpi::errhan::make_error(
+        MPI_ERR_ARG, "stream=NULL is not a stream this library can use (backend: %s)",
+        backend_name(kind));
+  return mpi::errhan::make_error(MPI_ERR_ARG,
+                                 "stream=%p is not a stream this library can use (backend: %s)",
+                                 handle, backend_name(kind));
+}
+
+std::size_t host_stream_count() {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  return reg.host.size();
+}
+
+}  // namespace stmpi::stream

@@ -14,9 +14,11 @@
 #include "mpi/group/group.h"
 
 namespace stmpi::mpi {
+
+constinit HandleTable<Comm, ObjectKind::kComm> g_comm_table;
+
 namespace {
 
-HandleTable<Comm, ObjectKind::kComm> g_comms;
 Comm g_world;
 Comm g_self;
 bool g_world_ready = false;
@@ -31,7 +33,7 @@ void init_predefined(Comm& comm, int handle, const char* name, Group* group, uin
   if (comm.errhandler != nullptr) errhandler_retain(comm.errhandler);
   comm.name = name;
   comm.predefined = true;
-  g_comms.add_predefined(handle, &comm);
+  g_comm_table.add_predefined(handle, &comm);
   context_id_reserve(context_id);
 }
 
@@ -46,7 +48,6 @@ void finalize_predefined(Comm& comm) {
 
 }  // namespace
 
-HandleTable<Comm, ObjectKind::kComm>& comm_table() { return g_comms; }
 
 Comm* comm_world() { return g_world_ready ? &g_world : nullptr; }
 Comm* comm_self() { return g_world_ready ? &g_self : nullptr; }
@@ -61,7 +62,7 @@ Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandl
   comm->context_id = context_id;
   comm->errhandler = errhandler;
   if (errhandler != nullptr) errhandler_retain(errhandler);
-  comm->handle = g_comms.add(comm);
+  comm->handle = g_comm_table.add(comm);
   return comm;
 }
 

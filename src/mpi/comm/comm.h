@@ -38,8 +38,9 @@ struct Comm {
   int world_rank(int comm_rank) const;
 };
 
-HandleTable<Comm, ObjectKind::kComm>& comm_table();
-inline Comm* comm_get(int handle) { return comm_table().get(handle); }
+extern constinit HandleTable<Comm, ObjectKind::kComm> g_comm_table;
+inline HandleTable<Comm, ObjectKind::kComm>& comm_table() { return g_comm_table; }
+inline Comm* comm_get(int handle) { return g_comm_table.get(handle); }
 Comm* comm_world();
 Comm* comm_self();
 

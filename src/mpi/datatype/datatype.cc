@@ -149,12 +149,7 @@ MPI_Count Datatype::elements(MPI_Count bytes) const {
   return result;
 }
 
-HandleTable<Datatype, ObjectKind::kDatatype>& datatype_table() {
-  static HandleTable<Datatype, ObjectKind::kDatatype> table;
-  return table;
-}
-
-Datatype* datatype_get(int handle) { return datatype_table().get(handle); }
+constinit HandleTable<Datatype, ObjectKind::kDatatype> g_datatype_table;
 
 int datatype_register(Datatype* type) {
   std::lock_guard lock(g_table_mutex);

@@ -120,8 +120,11 @@ struct Datatype {
   MPI_Count elements(MPI_Count bytes) const;
 };
 
-HandleTable<Datatype, ObjectKind::kDatatype>& datatype_table();
-Datatype* datatype_get(int handle);  // nullptr for invalid handles and MPI_DATATYPE_NULL
+// Constant-initialized, so lookups (on every send and receive) are inline.
+extern constinit HandleTable<Datatype, ObjectKind::kDatatype> g_datatype_table;
+inline HandleTable<Datatype, ObjectKind::kDatatype>& datatype_table() { return g_datatype_table; }
+// nullptr for invalid handles and MPI_DATATYPE_NULL
+inline Datatype* datatype_get(int handle) { return g_datatype_table.get(handle); }
 // Registers every predefined type (called by MPI_Init; idempotent).
 void datatype_init_predefined();
 void datatype_retain(Datatype* type);

@@ -10,9 +10,11 @@
 #include "mpi/init/state.h"
 
 namespace stmpi::mpi {
+
+constinit HandleTable<Request, ObjectKind::kRequest> g_request_table;
+
 namespace {
 
-HandleTable<Request, ObjectKind::kRequest> g_requests;
 std::vector<Request*> g_detached;
 // Freed requests are kept for reuse: a send or receive then costs no heap
 // allocation once the pool has warmed up.
@@ -65,9 +67,6 @@ void finish(Request* req) {
 
 }  // namespace
 
-HandleTable<Request, ObjectKind::kRequest>& request_table() { return g_requests; }
-
-Request* request_get(int handle) { return g_requests.get(handle); }
 
 Request* request_create(Request::Kind kind) {
   Request* req;
@@ -80,7 +79,7 @@ Request* request_create(Request::Kind kind) {
     new (req) Request;
   }
   req->kind = kind;
-  req->handle = g_requests.add(req);
+  req->handle = g_request_table.add(req);
   status_set_empty(&req->status);
   return req;
 }
@@ -92,7 +91,7 @@ void request_free(Request* req) {
   if (req->persistent.type != nullptr) datatype_release(req->persistent.type);
   for (Request* part : req->parts) request_free(part);
   if (req->comm != nullptr) comm_release(req->comm);
-  g_requests.remove(req->handle);
+  g_request_table.remove(req->handle);
   req->~Request();
   if (g_pool.size() < kPoolLimit) g_pool.push_back(req);
   else ::operator delete(req);

@@ -73,8 +73,9 @@ struct Request {
   std::size_t bsend_bytes = 0;
 };
 
-HandleTable<Request, ObjectKind::kRequest>& request_table();
-Request* request_get(int handle);
+extern constinit HandleTable<Request, ObjectKind::kRequest> g_request_table;
+inline HandleTable<Request, ObjectKind::kRequest>& request_table() { return g_request_table; }
+inline Request* request_get(int handle) { return g_request_table.get(handle); }
 
 // Allocates a request with a fresh handle; request_free returns it.
 Request* request_create(Request::Kind kind);

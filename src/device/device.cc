@@ -53,6 +53,15 @@ DeviceState g;
 
 inline void complete(RequestDev* req) { req->done.store(true, std::memory_order_release); }
 
+// A send's transfer finished (pushed, pulled or acknowledged).
+void complete_send(RequestDev* req) {
+  if (req->cancel_pending) {
+    req->transfer_done = true;  // the cancel answer completes it
+    return;
+  }
+  complete(req);
+}
+
 inline RequestDev* request_of(uint64_t id) { return reinterpret_cast<RequestDev*>(id); }
 
 // Copies header and payload into a cell of the peer's ring; false when full.
@@ -111,7 +120,7 @@ bool push_stream(int peer, RequestDev* req) {
     g.shm.publish(peer);
     req->sent += chunk;
   }
-  complete(req);
+  complete_send(req);
   return true;
 }
 
@@ -214,8 +223,33 @@ void handle_message(const WireHeader& header, const char* payload) {
       return;
     case MsgKind::kFin:
     case MsgKind::kSyncAck:
-      complete(request_of(header.sender_request));
+      complete_send(request_of(header.sender_request));
       return;
+    case MsgKind::kCancel: {
+      const match::Key key{header.context_id, header.source, header.tag};
+      match::UnexpectedEntry* entry = g.unexpected.find_exact_if(key, [&](match::UnexpectedEntry* e) {
+        const WireHeader& queued = static_cast<UnexpectedMessage*>(e)->header;
+        return queued.sender == header.sender && queued.sender_request == header.sender_request;
+      });
+      if (entry != nullptr) {
+        g.unexpected.remove(entry);
+        delete static_cast<UnexpectedMessage*>(entry);
+      }
+      WireHeader answer{};
+      answer.kind = MsgKind::kCancelAck;
+      answer.sender = g.rank;
+      answer.sender_request = header.sender_request;
+      answer.address = entry != nullptr ? 1 : 0;
+      push_or_queue(header.sender, answer, nullptr, nullptr);
+      return;
+    }
+    case MsgKind::kCancelAck: {
+      RequestDev* req = request_of(header.sender_request);
+      req->cancel_pending = false;
+      req->cancelled = header.address == 1;
+      if (req->cancelled || req->transfer_done) complete(req);
+      return;
+    }
   }
 }
 
@@ -267,6 +301,10 @@ int isend(const void* buf, std::size_t bytes, int dest, const match::Key& key, S
   req->send_buf = buf;
   req->send_bytes = bytes;
   req->mode = mode;
+  req->key = key;  // kept for a cancel
+  req->cancel_pending = false;
+  req->transfer_done = false;
+  req->cancelled = false;
   WireHeader header{};
   header.context_id = key.context_id;
   header.source = key.source;
@@ -309,6 +347,35 @@ bool cancel_recv(RequestDev* req) {
   if (!req->posted) return false;
   req->posted = false;
   return g.posted.remove(req);
+}
+
+void cancel_send(RequestDev* req) {
+  if (req->done.load(std::memory_order_acquire) || req->cancel_pending) return;
+  // A message still waiting in the peer's backlog was never sent: drop it.
+  if (req->peer != g.rank) {
+    std::deque<OutItem>& queue = g.backlog[req->peer];
+    for (auto it = queue.begin(); it != queue.end(); ++it) {
+      const MsgKind kind = it->header.kind;
+      if (it->stream == nullptr && it->header.sender_request == reinterpret_cast<uint64_t>(req) &&
+          (kind == MsgKind::kEager || kind == MsgKind::kEagerSync || kind == MsgKind::kRts)) {
+        queue.erase(it);
+        --g.backlog_items;
+        req->cancelled = true;
+        complete(req);
+        return;
+      }
+    }
+  }
+  req->cancel_pending = true;
+  req->transfer_done = false;
+  WireHeader header{};
+  header.kind = MsgKind::kCancel;
+  header.sender = g.rank;
+  header.sender_request = reinterpret_cast<uint64_t>(req);
+  header.context_id = req->key.context_id;
+  header.source = req->key.source;
+  header.tag = req->key.tag;
+  push_or_queue(req->peer, header, nullptr, nullptr);
 }
 
 bool iprobe(const match::Key& pattern, ProbeInfo* info) {

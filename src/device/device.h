@@ -32,6 +32,10 @@ int world_size();
                         RequestDev* req);
 // Removes a posted, unmatched receive; false if it has matched already.
 bool cancel_recv(RequestDev* req);
+// Asks the receiver to drop a send it has not matched yet. The request
+// then completes either with `cancelled` set or, if it had matched, as a
+// normal send. Sends already complete are left alone.
+void cancel_send(RequestDev* req);
 
 struct ProbeInfo {
   int source = 0;

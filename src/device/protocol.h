@@ -14,7 +14,9 @@ enum class MsgKind : uint8_t {
   kCts,        // receiver cannot pull (no CMA): sender streams kData
   kData,       // a chunk of a streamed rendezvous payload
   kFin,        // receiver finished pulling: sender's request completes
-  kSyncAck,    // an synchronous eager message was matched
+  kSyncAck,    // a synchronous eager message was matched
+  kCancel,     // the sender cancels its unmatched message (sender_request)
+  kCancelAck,  // answer: address = 1 if the message was removed unmatched
 };
 
 struct WireHeader {

@@ -34,6 +34,11 @@ struct RequestDev : match::PostedEntry {
   std::size_t msg_total = 0;       // bytes the sender sent
   bool truncated = false;          // the message was longer than the buffer
   bool failed = false;             // a single-copy pull failed
+  // Send cancellation: while the receiver has not answered, completion of
+  // the transfer is only noted, so the request cannot be reused under it.
+  bool cancel_pending = false;
+  bool transfer_done = false;
+  bool cancelled = false;
 };
 
 }  // namespace stmpi::dev

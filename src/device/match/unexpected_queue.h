@@ -71,6 +71,16 @@ class UnexpectedQueue {
     return found;
   }
 
+  // Oldest queued message with exactly `key` for which pred(entry) holds
+  // (a sender cancelling one particular message); nullptr if none.
+  template <class Pred>
+  [[nodiscard]] UnexpectedEntry* find_exact_if(const Key& key, Pred&& pred) const {
+    const BinList& bin = bins_[bin_of(pack(key))];
+    for (UnexpectedEntry* e = bin.first(); e; e = bin.next_of(e))
+      if (e->key == key && pred(e)) return e;
+    return nullptr;
+  }
+
   // `entry` must be queued here.
   void remove(UnexpectedEntry* entry) noexcept {
     BinList::unlink(entry);

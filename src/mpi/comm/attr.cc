@@ -29,7 +29,7 @@ struct PredefinedValues {
   int io = MPI_ANY_SOURCE;
   int wtime_is_global = 0;
   int universe_size = 1;
-  int last_used_code = MPI_T_ERR_NOT_SUPPORTED;  // the largest predefined error class
+  int last_used_code = MPI_ERR_LASTCODE;  // the largest error class; user classes lie above it
   int appnum = 0;
 } g_predefined;
 

@@ -24,6 +24,7 @@ Errhandler g_abort;
 // User-added error classes and codes (MPI_Add_error_class/code/string).
 struct UserErrors {
   int last_class = errhan::kFirstUserClass - 1;
+  int codes = 0;  // user-defined codes handed out
   std::map<int, std::string> strings;
 } g_user_errors;
 
@@ -163,7 +164,7 @@ int error_class(int errorcode, int* errorclass) {
 }
 
 int add_error_class(int* errorclass) {
-  if (mpi::g_user_errors.last_class >= mpi::errhan::kClassMask)
+  if (mpi::g_user_errors.last_class >= mpi::errhan::kLastUserClass)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "no more user error classes (limit %d)",
                                    mpi::errhan::kClassMask);
   *errorclass = ++mpi::g_user_errors.last_class;
@@ -178,14 +179,16 @@ int add_error_code(int errorclass, int* errorcode) {
   if (!predefined && !added)
     return mpi::errhan::make_error(MPI_ERR_ARG, "errorclass=%d is neither predefined nor added by "
                                    "MPI_Add_error_class", errorclass);
-  *errorcode = mpi::errhan::make_error(errorclass, "user-defined error code");
-  mpi::comm_set_last_used_code(*errorcode);
+  if (mpi::g_user_errors.codes >= (mpi::errhan::kUserCodeBit >> mpi::errhan::kSlotShift) - 1)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "too many user-defined error codes");
+  *errorcode = errorclass | mpi::errhan::kUserCodeBit |
+               (++mpi::g_user_errors.codes << mpi::errhan::kSlotShift);
   return MPI_SUCCESS;
 }
 
 int add_error_string(int errorcode, const char* string) {
   if (string == nullptr) return mpi::errhan::make_error(MPI_ERR_ARG, "string is NULL");
-  if (mpi::errhan::error_class_of(errorcode) < mpi::errhan::kFirstUserClass)
+  if (!(errorcode & (mpi::errhan::kUserClassBit | mpi::errhan::kUserCodeBit)))
     return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is predefined; its string cannot change",
                                    errorcode);
   mpi::g_user_errors.strings[errorcode] = string;

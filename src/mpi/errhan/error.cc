@@ -127,7 +127,7 @@ const char* class_string(int error_class) {
 std::string error_string(int code) {
   const int error_class = error_class_of(code);
   std::string text = class_string(error_class);
-  const unsigned slot_plus_one = static_cast<unsigned>(code) >> kSlotShift;
+  const unsigned slot_plus_one = static_cast<unsigned>(code & ~(kUserClassBit | kUserCodeBit)) >> kSlotShift;
   if (slot_plus_one != 0 && slot_plus_one <= kSlots) {
     std::lock_guard lock(g_slots_mutex);
     const Slot& slot = g_slots[slot_plus_one - 1];

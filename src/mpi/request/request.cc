@@ -51,7 +51,7 @@ void finish(Request* req) {
     case Request::Kind::kSend:
     case Request::Kind::kPrequestSend:
       status.MPI_ERROR = MPI_SUCCESS;
-      status_set_cancelled(&status, false);
+      status_set_cancelled(&status, req->dev.cancelled);
       break;
     case Request::Kind::kCompound:
       status = req->parts[1]->status;

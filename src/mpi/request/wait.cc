@@ -254,7 +254,9 @@ int cancel(MPI_Request* request) {
     mpi::status_set_cancelled(&req->status, true);
     req->dev.done.store(true, std::memory_order_release);
   }
-  // Sends are not cancelled: once issued they are already on their way.
+  if ((req->kind == Request::Kind::kSend || req->kind == Request::Kind::kPrequestSend) &&
+      req->status.MPI_SOURCE != MPI_PROC_NULL)
+    dev::cancel_send(&req->dev);
   return MPI_SUCCESS;
 }
 

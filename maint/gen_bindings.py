@@ -25,7 +25,16 @@ HANDLE_OBJECTS = {
     'DATATYPE': ('Datatype', 'datatype'),
     'GROUP': ('Group', 'group'),
     'OPERATION': ('Op', 'op'),
+    'WINDOW': ('Win', 'win'),
 }
+
+# Handles whose object's error handler reports the call's errors: they are
+# looked up before every other argument.
+ERROR_HANDLE_KINDS = ('COMMUNICATOR', 'WINDOW')
+
+# One-sided calls whose origin buffer, count and datatype are ignored when
+# the operation is MPI_NO_OP (MPI 4.1 section 12.3.4).
+NO_OP_ORIGIN = {'MPI_Get_accumulate', 'MPI_Rget_accumulate'}
 
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
@@ -43,6 +52,8 @@ CHAPTER_TITLES = {
     'comm_group': 'Communicators and groups',
     'datatype': 'Datatypes, packing, addresses',
     'coll': 'Collective communication and reduction operations',
+    'info': 'Info objects',
+    'rma': 'One-sided communication',
 }
 
 MAX_LINE = 100
@@ -73,8 +84,16 @@ class Param:
 
     def c_decl(self):
         """C spelling for the public header: `const void *buf`."""
+        if self.is_status_array():
+            # Same type as `MPI_Status name[]`, but compilers then do not warn
+            # when the argument is the MPI_STATUSES_IGNORE sentinel.
+            return ('const ' if self.const else '') + self.base_type + ' *' + self.name
         text = ('const ' if self.const else '') + self.base_type + ' ' + '*' * self.stars + self.name
         return text + self.array_suffix()
+
+    def is_status_array(self):
+        return self.base_type == 'MPI_Status' and self.stars == 0 and self.array is not None \
+            and len(self.array) == 1
 
     def cxx_decl(self):
         """C++ spelling for the generated sources: `const void* buf`."""
@@ -209,6 +228,8 @@ def significance(f):
     buffer that is not root-only in a rooted collective (Gather's sendbuf,
     Scatter's recvbuf), else the send buffer (Allgather)."""
     conditions = {}
+    if f.name.removesuffix('_c') in NO_OP_ORIGIN:
+        return {'origin_count': 'op != MPI_NO_OP', 'origin_datatype': 'op != MPI_NO_OP'}
     if not is_collective(f):
         return conditions
     if sum(1 for p in f.params if p.kind == 'DATATYPE' and p.is_value) < 2:
@@ -309,12 +330,13 @@ def wrapper_checks(f):
     lines = []
     comm = first_comm(f)
     conditions = significance(f)
-    # Communicators first: the first one's error handler reports everything else.
+    # Communicators and windows first: the first one's error handler reports
+    # everything else.
     for p in f.params:
-        if p.kind == 'COMMUNICATOR' and object_param(f, p):
+        if p.kind in ERROR_HANDLE_KINDS and object_param(f, p):
             lines.append(f'{object_decl(p)} = {object_lookup(f, p)};')
     for p in f.params:
-        if p.kind in HANDLE_OBJECTS and p.kind != 'COMMUNICATOR' and object_param(f, p):
+        if p.kind in HANDLE_OBJECTS and p.kind not in ERROR_HANDLE_KINDS and object_param(f, p):
             value = 'nullptr' if p.name in conditions else object_lookup(f, p)
             lines.append(f'{object_decl(p)} = {value};')
     for p in f.params:
@@ -339,7 +361,10 @@ def wrapper_checks(f):
     if not is_collective(f):
         for buf_name, (count, datatype) in buffer_partners(f).items():
             if count is not None and datatype is not None:
-                lines.append(f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, "{buf_name}");')
+                check = f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, "{buf_name}");'
+                if datatype.name in conditions:
+                    check = f'if ({conditions[datatype.name]}) {check}'
+                lines.append(check)
     return lines
 
 
@@ -425,6 +450,7 @@ def gen_impl_header(functions):
            'struct Datatype;',
            'struct Group;',
            'struct Op;',
+           'struct Win;',
            '}  // namespace stmpi::mpi',
            '',
            'namespace stmpi::impl {']

@@ -2,9 +2,12 @@
 # Installs the Debian packages STMPI builds and tests with (needs root or sudo).
 # Required: compilers, Autotools. Optional but used: hwloc, libfabric, UCX,
 # GoogleTest, and the peer MPIs (MPICH: ABI reference, Hydra; Open MPI).
+# hipcc and libamdhip64-dev build the HIP stream backend (no GPU needed to
+# build it); the CUDA backend is built where nvcc exists (not in Debian main).
 set -e
 packages="build-essential autoconf automake libtool pkg-config python3 procps iproute2
-  libhwloc-dev libfabric-dev libucx-dev libgtest-dev mpich libmpich-dev openmpi-bin libopenmpi-dev"
+  libhwloc-dev libfabric-dev libucx-dev libgtest-dev mpich libmpich-dev openmpi-bin libopenmpi-dev
+  hipcc libamdhip64-dev"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -6,7 +6,9 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_request.cc \
 	src/binding/gen/bindings_comm_group.cc \
 	src/binding/gen/bindings_datatype.cc \
-	src/binding/gen/bindings_coll.cc
+	src/binding/gen/bindings_coll.cc \
+	src/binding/gen/bindings_info.cc \
+	src/binding/gen/bindings_rma.cc
 noinst_HEADERS += \
 	src/binding/call.h \
 	src/binding/gen/impl.h

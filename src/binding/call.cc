@@ -43,6 +43,10 @@ int Call::raise(int code) {
     std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", function_, text.c_str());
     std::_Exit(1);
   }
+  if (error_win_ != MPI_WIN_NULL) {
+    if (mpi::Win* win = mpi::win_get(error_win_); win != nullptr)
+      return mpi::win_raise(win, code, function_);
+  }
   return mpi::errhan::raise_on_comm(mpi::comm_get(error_comm_), code, function_);
 }
 
@@ -61,6 +65,13 @@ void Call::fail_comm(MPI_Comm handle, const char* arg) {
   code_ = handle == MPI_COMM_NULL
               ? mpi::errhan::make_error(MPI_ERR_COMM, "%s is MPI_COMM_NULL", arg)
               : mpi::errhan::make_error(MPI_ERR_COMM, "%s=0x%x is not a valid communicator", arg,
+                                        static_cast<unsigned>(handle));
+}
+
+void Call::fail_win(MPI_Win handle, const char* arg) {
+  code_ = handle == MPI_WIN_NULL
+              ? mpi::errhan::make_error(MPI_ERR_WIN, "%s is MPI_WIN_NULL", arg)
+              : mpi::errhan::make_error(MPI_ERR_WIN, "%s=0x%x is not a valid window", arg,
                                         static_cast<unsigned>(handle));
 }
 

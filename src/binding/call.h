@@ -7,7 +7,8 @@
 //     check that fails records an error code and every later check returns at
 //     once, so a check may rely on the objects earlier checks returned;
 //   - raises a failure through the error handler of the call's communicator
-//     (its first communicator argument, else MPI_COMM_SELF).
+//     (its first communicator argument) or window (its window argument),
+//     else MPI_COMM_SELF's.
 // The checks are inline and cost a few compares when arguments are good;
 // messages are built in the cold out-of-line fail_* functions.
 #pragma once
@@ -22,6 +23,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/group/group.h"
 #include "mpi/init/state.h"
+#include "mpi/rma/win.h"
 
 // Exported from libmpi, which is built with -fvisibility=hidden.
 #define STMPI_API __attribute__((visibility("default")))
@@ -78,6 +80,17 @@ class Call {
     if (error_comm_ == MPI_COMM_NULL) error_comm_ = handle;
     return comm;
   }
+  // Windows: errors of the call go to the window's error handler.
+  mpi::Win* win(MPI_Win handle, const char* arg) {
+    if (failed()) [[unlikely]] return nullptr;
+    mpi::Win* win = mpi::win_get(handle);
+    if (win == nullptr) [[unlikely]] {
+      fail_win(handle, arg);
+      return nullptr;
+    }
+    if (error_comm_ == MPI_COMM_NULL && error_win_ == MPI_WIN_NULL) error_win_ = handle;
+    return win;
+  }
   // A datatype describing data the call moves must be committed.
   mpi::Datatype* datatype(MPI_Datatype handle, const char* arg, bool needs_commit) {
     if (failed()) [[unlikely]] return nullptr;
@@ -115,6 +128,9 @@ class Call {
   }
   void op_inout(const MPI_Op* handle, const char* arg) {
     if (pointer_ok(handle, arg)) op(*handle, arg);
+  }
+  void win_inout(const MPI_Win* handle, const char* arg) {
+    if (pointer_ok(handle, arg)) win(*handle, arg);
   }
   // A single request passed by address: errors of the call go to the
   // handler of the request's communicator. Its value is the
@@ -184,6 +200,7 @@ class Call {
 
   [[noreturn]] void fail_outside_init() __attribute__((cold));
   void fail_comm(MPI_Comm handle, const char* arg) __attribute__((cold));
+  void fail_win(MPI_Win handle, const char* arg) __attribute__((cold));
   void fail_datatype(MPI_Datatype handle, const char* arg, bool exists) __attribute__((cold));
   void fail_group(MPI_Group handle, const char* arg) __attribute__((cold));
   void fail_op(MPI_Op handle, const char* arg) __attribute__((cold));
@@ -200,6 +217,7 @@ class Call {
   // Handle, not object: MPI_Comm_free may destroy the object before an error
   // is raised; a handle that no longer resolves reports on MPI_COMM_SELF.
   MPI_Comm error_comm_ = MPI_COMM_NULL;
+  MPI_Win error_win_ = MPI_WIN_NULL;  // likewise (MPI_Win_free)
   std::unique_lock<std::mutex> lock_;
 };
 

@@ -36,6 +36,7 @@ struct OutItem {
   const void* payload = nullptr;  // header.payload_bytes bytes
   RequestDev* complete_on_push = nullptr;
   RequestDev* stream = nullptr;   // kData chunks of this send, until all pushed
+  std::shared_ptr<char[]> owned;  // a copy of the payload (active messages)
 };
 
 struct DeviceState {
@@ -47,6 +48,7 @@ struct DeviceState {
   std::vector<std::deque<OutItem>> backlog;  // by peer
   std::size_t backlog_items = 0;
   std::size_t eager_limit = 0;
+  AmHandler am_handler = nullptr;
 };
 
 DeviceState g;
@@ -89,7 +91,7 @@ void push_or_queue(int peer, const WireHeader& header, const void* payload,
     if (complete_on_push) complete(complete_on_push);
     return;
   }
-  g.backlog[peer].push_back(OutItem{header, payload, complete_on_push, nullptr});
+  g.backlog[peer].push_back(OutItem{header, payload, complete_on_push, nullptr, {}});
   ++g.backlog_items;
 }
 
@@ -214,7 +216,7 @@ void handle_message(const WireHeader& header, const char* payload) {
         return;
       }
       if (g.backlog[peer].empty() && push_stream(peer, req)) return;
-      g.backlog[peer].push_back(OutItem{{}, nullptr, nullptr, req});
+      g.backlog[peer].push_back(OutItem{{}, nullptr, nullptr, req, {}});
       ++g.backlog_items;
       return;
     }
@@ -243,6 +245,9 @@ void handle_message(const WireHeader& header, const char* payload) {
       push_or_queue(header.sender, answer, nullptr, nullptr);
       return;
     }
+    case MsgKind::kActiveMessage:
+      if (g.am_handler != nullptr) g.am_handler(header.sender, payload, header.payload_bytes);
+      return;
     case MsgKind::kCancelAck: {
       RequestDev* req = request_of(header.sender_request);
       req->cancel_pending = false;
@@ -400,6 +405,28 @@ int imrecv(UnexpectedMessage* msg, void* buf, std::size_t capacity, RequestDev* 
   req->recv_capacity = capacity;
   deliver(req, msg->header, msg->data.get());
   delete msg;
+  return MPI_SUCCESS;
+}
+
+void set_am_handler(AmHandler handler) { g.am_handler = handler; }
+
+std::size_t am_max_bytes() { return g.shm.cell_payload(); }
+
+int am_send(int peer, const void* data, std::size_t bytes) {
+  WireHeader header{};
+  header.kind = MsgKind::kActiveMessage;
+  header.sender = g.rank;
+  header.payload_bytes = static_cast<uint32_t>(bytes);
+  if (peer == g.rank) {
+    handle_message(header, static_cast<const char*>(data));
+    return MPI_SUCCESS;
+  }
+  if (g.backlog[peer].empty() && try_push(peer, header, data)) return MPI_SUCCESS;
+  OutItem item{header, nullptr, nullptr, nullptr, std::shared_ptr<char[]>(new char[bytes])};
+  std::memcpy(item.owned.get(), data, bytes);
+  item.payload = item.owned.get();
+  g.backlog[peer].push_back(std::move(item));
+  ++g.backlog_items;
   return MPI_SUCCESS;
 }
 

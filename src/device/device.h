@@ -51,4 +51,13 @@ UnexpectedMessage* improbe(const match::Key& pattern, ProbeInfo* info);
 // Moves messages: polls incoming rings and pushes queued outgoing work.
 void progress();
 
+// Active messages for modules above the device (the RMA fallback,
+// device/rma/am_rma.cc): opaque payloads of up to am_max_bytes() bytes,
+// delivered to the handler at `peer` by its progress(), in order with other
+// messages from this process. am_send copies the data before it returns.
+using AmHandler = void (*)(int sender, const char* data, std::size_t bytes);
+void set_am_handler(AmHandler handler);
+[[nodiscard]] int am_send(int peer, const void* data, std::size_t bytes);
+std::size_t am_max_bytes();
+
 }  // namespace stmpi::dev

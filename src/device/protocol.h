@@ -17,6 +17,7 @@ enum class MsgKind : uint8_t {
   kSyncAck,    // a synchronous eager message was matched
   kCancel,     // the sender cancels its unmatched message (sender_request)
   kCancelAck,  // answer: address = 1 if the message was removed unmatched
+  kActiveMessage,  // opaque payload for a module above the device (RMA fallback)
 };
 
 struct WireHeader {

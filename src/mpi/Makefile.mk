@@ -21,3 +21,5 @@ include src/mpi/datatype/sources.mk
 include src/mpi/comm/sources.mk
 include src/mpi/group/sources.mk
 include src/mpi/coll/sources.mk
+include src/mpi/info/sources.mk
+include src/mpi/rma/sources.mk

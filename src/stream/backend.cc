@@ -93,8 +93,8 @@ bool backend_built(BackendKind kind) {
 
 bool open_gpu_runtime(BackendKind kind, std::unique_ptr<GpuRuntime>* out, std::string* why) {
   if (!backend_built(kind)) {
-    *why = std::string("this library was built without it (configure did not find a working ") +
-           compiler_of(kind) + ")";
+    *why = std::string("this library was built without it (no working ") + compiler_of(kind) +
+           " at configure time, or --without-" + backend_name(kind) + ")";
     return false;
   }
 #if STMPI_HAVE_CUDA_BACKEND
@@ -134,6 +134,39 @@ std::string backend_summary() {
   if (gpu != nullptr) return gpu->description();
   const std::string& notes = active().notes;
   return notes.empty() ? "host" : "host (" + notes + ")";
+}
+
+namespace {
+
+int gpu_for_ipc(const char* what, GpuRuntime** gpu) {
+  BackendKind kind;
+  if (int err = active_backend(&kind, gpu); err != MPI_SUCCESS) return err;
+  if (*gpu == nullptr)
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "%s needs a GPU stream backend (active: %s)",
+                                   what, backend_name(kind));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int ipc_export(const void* ptr, IpcHandle* out) {
+  GpuRuntime* gpu;
+  if (int err = gpu_for_ipc("exporting device memory", &gpu); err != MPI_SUCCESS) return err;
+  return gpu->ipc_export(ptr, out);
+}
+
+int ipc_open(const IpcHandle& handle, IpcMapping* out) {
+  GpuRuntime* gpu;
+  if (int err = gpu_for_ipc("mapping a peer's device memory", &gpu); err != MPI_SUCCESS)
+    return err;
+  return gpu->ipc_open(handle, out);
+}
+
+int ipc_close(const IpcMapping& mapping) {
+  GpuRuntime* gpu;
+  if (int err = gpu_for_ipc("unmapping a peer's device memory", &gpu); err != MPI_SUCCESS)
+    return err;
+  return gpu->ipc_close(mapping);
 }
 
 }  // namespace stmpi::stream

@@ -35,4 +35,11 @@ bool backend_built(BackendKind kind);
 // One line for messages and the info tool: "host (hip: ...; cuda: ...)".
 std::string backend_summary();
 
+// IPC mapping of device memory through the active GPU backend, for windows
+// whose memory peers reach with kernels. MPI_ERR_OTHER under the host
+// backend (host windows live in shared memory instead).
+[[nodiscard]] int ipc_export(const void* ptr, IpcHandle* out);
+[[nodiscard]] int ipc_open(const IpcHandle& handle, IpcMapping* out);
+[[nodiscard]] int ipc_close(const IpcMapping& mapping);
+
 }  // namespace stmpi::stream

@@ -81,7 +81,11 @@ class HostOpQueue {
 
   // Consumer side, the executor thread only. front() and pop() need
   // has_work() to have returned true.
-  bool has_work() const { return popped_ != published_.load(std::memory_order_seq_cst); }
+  bool has_work() {
+    if (popped_ != seen_published_) return true;
+    seen_published_ = published_.load(std::memory_order_seq_cst);
+    return popped_ != seen_published_;
+  }
   HostOp& front() {
     if (head_index_ == kSegmentOps || head_ == nullptr) [[unlikely]] next_segment();
     return head_->ops[head_index_];
@@ -102,16 +106,19 @@ class HostOpQueue {
   Segment* take_segment();
   void next_segment();
 
-  std::mutex producer_mutex_;
+  // Producer and consumer state on separate cache lines.
+  alignas(64) std::mutex producer_mutex_;
   Segment* tail_ = nullptr;  // under producer_mutex_
   uint32_t tail_index_ = 0;
-  std::atomic<uint64_t> published_{0};
 
-  Segment* head_ = nullptr;  // consumer only (set by the first push)
+  alignas(64) std::atomic<uint64_t> published_{0};
+
+  alignas(64) Segment* head_ = nullptr;  // consumer only (set by the first push)
   uint32_t head_index_ = 0;
   uint64_t popped_ = 0;
+  uint64_t seen_published_ = 0;  // the last published_ the consumer read
 
-  std::atomic<Segment*> spare_{nullptr};
+  alignas(64) std::atomic<Segment*> spare_{nullptr};
   std::atomic<Segment*> first_{nullptr};  // hands the first segment to the consumer
 };
 

@@ -27,6 +27,9 @@ class HostStream final : public Stream {
   [[nodiscard]] int synchronize() override;
   using Stream::copy;
 
+  // Runs what is queued and stops the thread; later enqueues fail.
+  void shut_down() { executor_.stop(); }
+
   const HostStreamExecutor& executor() const { return executor_; }
 
  private:

@@ -14,9 +14,9 @@
 
 namespace stmpi::stream {
 
-HostStreamExecutor::~HostStreamExecutor() {
-  if (!thread_.joinable()) return;
+void HostStreamExecutor::stop() {
   stop_.store(true, std::memory_order_seq_cst);
+  if (!thread_.joinable()) return;
   wake_if_sleeping();
   thread_.join();
 }
@@ -44,6 +44,10 @@ int HostStreamExecutor::start(int spin_us, int poll_sleep_us) {
 }
 
 int HostStreamExecutor::enqueue(HostOp& op) {
+  if (stop_.load(std::memory_order_relaxed)) [[unlikely]] {
+    op.release();
+    return mpi::errhan::make_error(MPI_ERR_OTHER, "enqueue on a host stream that was freed");
+  }
   if (!queue_.push(op)) [[unlikely]] {
     op.release();
     return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory enqueuing on a host stream");

@@ -19,16 +19,21 @@ namespace stmpi::stream {
 class HostStreamExecutor {
  public:
   HostStreamExecutor() = default;
-  // Runs everything enqueued, then stops the thread.
-  ~HostStreamExecutor();
+  // Runs everything enqueued, then stops the thread (see stop()).
+  ~HostStreamExecutor() { stop(); }
   HostStreamExecutor(const HostStreamExecutor&) = delete;
   HostStreamExecutor& operator=(const HostStreamExecutor&) = delete;
 
   // Starts the thread; MPI_SUCCESS or an MPI_ERR_OTHER code.
   [[nodiscard]] int start(int spin_us, int poll_sleep_us);
 
-  // Any thread. On failure (MPI_ERR_NO_MEM) the operation is not enqueued
-  // and its heap entries are freed.
+  // Runs everything enqueued so far, then stops and joins the thread. Later
+  // enqueues fail. Idempotent; not from the executor thread.
+  void stop();
+  bool stopped() const { return stop_.load(std::memory_order_acquire); }
+
+  // Any thread. On failure (MPI_ERR_NO_MEM, or MPI_ERR_OTHER once stopped)
+  // the operation is not enqueued and its heap entries are freed.
   [[nodiscard]] int enqueue(HostOp& op);
   // Waits until everything enqueued before the call has run. Must not be
   // called on the executor thread (it would wait for itself).
@@ -49,10 +54,11 @@ class HostStreamExecutor {
   void wake_if_sleeping();
 
   HostOpQueue queue_;
-  std::atomic<uint32_t> sleeping_{0};
+  // Read by every enqueue, written when the executor goes to sleep.
+  alignas(64) std::atomic<uint32_t> sleeping_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> executed_{0};
-  std::atomic<uint64_t> wakeups_{0};
+  alignas(64) std::atomic<uint64_t> executed_{0};  // written by the executor per operation
+  alignas(64) std::atomic<uint64_t> wakeups_{0};
   int64_t spin_ns_ = 0;
   int spin_us_ = 0;
   int poll_sleep_us_ = 0;

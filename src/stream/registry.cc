@@ -1,7 +1,5 @@
 #include "stream/registry.h"
 
-#include <sched.h>
-
 #include <mutex>
 #include <unordered_map>
 
@@ -63,10 +61,9 @@ int free_host_stream(const void* handle) {
     stream = std::move(it->second);
     reg.host.erase(it);
   }
-  // Calls that found the stream before it was unregistered finish their
-  // enqueues first; then this thread runs the destructor (drain and join).
-  while (stream.use_count() > 1) sched_yield();
-  stream.reset();
+  // Work enqueued before this point runs; the object itself lives on while
+  // a concurrent call still holds it (its enqueues then fail).
+  stream->shut_down();
   return MPI_SUCCESS;
 }
 

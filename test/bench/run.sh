@@ -22,6 +22,8 @@
 #   --bind core|none      process binding, the same for all (default core)
 #   --pingpong-args "A"   extra arguments for pingpong (see pingpong.c)
 #   --match-args "A"      extra arguments for match_depth (see match_depth.c)
+#   --wait-idle PCT       before each run, wait (at most 300 s) until the CPUs
+#                         were at least PCT % idle over 2 s (for shared machines)
 #   --workdir DIR         where binaries and raw outputs go (default: a new
 #                         directory under ${TMPDIR:-/tmp}); it is kept
 #   -h, --help
@@ -43,6 +45,7 @@ bind=core
 pp_args=""
 md_args=""
 workdir=""
+wait_idle=""
 orig_args="$*"
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
@@ -60,12 +63,14 @@ while [[ $# -gt 0 ]]; do
     --pingpong-args) pp_args=${2?}; shift ;;
     --match-args) md_args=${2?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
+    --wait-idle) wait_idle=${2:?}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
   esac
   shift
 done
 [[ "$bind" == core || "$bind" == none ]] || die "--bind wants core or none"
+[[ -z "$wait_idle" || "$wait_idle" =~ ^[0-9]+$ ]] || die "--wait-idle wants a percentage"
 [[ -z "$repeats" ]] && repeats=$((quick ? 3 : 5))
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats wants a positive number"
 run_timeout=${STMPI_BENCH_TIMEOUT:-$((quick ? 300 : 600))}
@@ -155,6 +160,31 @@ if [[ " ${impls[*]} " == *" stmpi "* && -z "$prefix" ]]; then
 fi
 
 # ---- run --------------------------------------------------------------------
+idle_percent() {  # CPU idle percentage over the next 2 seconds
+  local a b
+  read -r -a a < <(grep '^cpu ' /proc/stat)
+  sleep 2
+  read -r -a b < <(grep '^cpu ' /proc/stat)
+  local total=0 i
+  for ((i = 1; i < ${#a[@]}; i++)); do total=$((total + b[i] - a[i])); done
+  local idle=$((b[4] - a[4] + b[5] - a[5]))
+  echo $((total > 0 ? idle * 100 / total : 100))
+}
+waited_total=0
+wait_for_idle() {
+  [[ -z "$wait_idle" ]] && return
+  local start=$(date +%s) pct
+  while :; do
+    pct=$(idle_percent)
+    [[ $pct -ge $wait_idle ]] && break
+    if (( $(date +%s) - start >= 300 )); then
+      echo "# wait-idle: CPUs only ${pct}% idle after 300 s; running anyway" >&2
+      break
+    fi
+  done
+  waited_total=$((waited_total + $(date +%s) - start))
+}
+
 launch() {  # impl exe args...
   local impl=$1; shift
   case "$impl" in
@@ -171,7 +201,7 @@ launch() {  # impl exe args...
 echo "# STMPI benchmarks: $(date '+%F %T'), $(uname -n), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: test/bench/run.sh $orig_args" | sed 's/ *$//'
 [[ " ${impls[*]} " == *" stmpi "* ]] && echo "# STMPI: $stmpi_desc"
-echo "# implementations: ${impls[*]}; benchmarks: ${bench_list[*]}; $repeats repeats; binding: $bind; time limit per run ${run_timeout}s"
+echo "# implementations: ${impls[*]}; benchmarks: ${bench_list[*]}; $repeats repeats; binding: $bind; time limit per run ${run_timeout}s$([[ -n "$wait_idle" ]] && echo "; each run waits for ${wait_idle}% idle CPUs")"
 echo "# raw outputs: $workdir/out"
 
 failures=()
@@ -185,6 +215,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
     for ((k = 0; k < n; k++)); do
       impl=${impls[$(((k + rep - 1) % n))]}
       out="$workdir/out/$b.$impl.$rep"
+      wait_for_idle
       start=$(date +%s)
       launch "$impl" "$workdir/bin/$b.$impl" "${args[@]}" >"$out.out" 2>"$out.err" </dev/null
       rc=$?
@@ -201,7 +232,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
     done
   done
 done
-echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)$([[ -n "$wait_idle" ]] && echo "; waited ${waited_total}s in total for ${wait_idle}% idle CPUs")"
 
 # ---- tables -----------------------------------------------------------------
 # Collects "impl kind key... value" from every output, then prints per kind.

@@ -16,6 +16,7 @@ struct Comm;
 struct Datatype;
 struct Group;
 struct Op;
+struct Win;
 }  // namespace stmpi::mpi
 
 namespace stmpi::impl {
@@ -322,5 +323,128 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 [[nodiscard]] int op_free(MPI_Op* op);
 [[nodiscard]] int op_commutative(mpi::Op& op, int* commute);
+
+// Info objects
+[[nodiscard]] int info_create(MPI_Info* info);
+[[nodiscard]] int info_set(MPI_Info info, const char* key, const char* value);
+[[nodiscard]] int info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag);
+[[nodiscard]] int info_get_string(MPI_Info info, const char* key, int* buflen, char* value,
+    int* flag);
+[[nodiscard]] int info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag);
+[[nodiscard]] int info_get_nkeys(MPI_Info info, int* nkeys);
+[[nodiscard]] int info_get_nthkey(MPI_Info info, int n, char* key);
+[[nodiscard]] int info_delete(MPI_Info info, const char* key);
+[[nodiscard]] int info_dup(MPI_Info info, MPI_Info* newinfo);
+[[nodiscard]] int info_free(MPI_Info* info);
+
+// One-sided communication
+[[nodiscard]] int win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+    mpi::Comm& comm, MPI_Win* win);
+[[nodiscard]] int win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+    mpi::Comm& comm, MPI_Win* win);
+[[nodiscard]] int win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm,
+    void* baseptr, MPI_Win* win);
+[[nodiscard]] int win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
+    void* baseptr, MPI_Win* win);
+[[nodiscard]] int win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm,
+    void* baseptr, MPI_Win* win);
+[[nodiscard]] int win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+    mpi::Comm& comm, void* baseptr, MPI_Win* win);
+[[nodiscard]] int win_shared_query(mpi::Win& win, int rank, MPI_Aint* size, int* disp_unit,
+    void* baseptr);
+[[nodiscard]] int win_shared_query_c(mpi::Win& win, int rank, MPI_Aint* size, MPI_Aint* disp_unit,
+    void* baseptr);
+[[nodiscard]] int win_create_dynamic(MPI_Info info, mpi::Comm& comm, MPI_Win* win);
+[[nodiscard]] int win_attach(mpi::Win& win, void* base, MPI_Aint size);
+[[nodiscard]] int win_detach(mpi::Win& win, const void* base);
+[[nodiscard]] int win_free(MPI_Win* win);
+[[nodiscard]] int win_get_group(mpi::Win& win, MPI_Group* group);
+[[nodiscard]] int win_set_info(mpi::Win& win, MPI_Info info);
+[[nodiscard]] int win_get_info(mpi::Win& win, MPI_Info* info_used);
+[[nodiscard]] int win_set_name(mpi::Win& win, const char* win_name);
+[[nodiscard]] int win_get_name(mpi::Win& win, char* win_name, int* resultlen);
+[[nodiscard]] int win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+    MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state);
+[[nodiscard]] int win_free_keyval(int* win_keyval);
+[[nodiscard]] int win_set_attr(mpi::Win& win, int win_keyval, void* attribute_val);
+[[nodiscard]] int win_get_attr(mpi::Win& win, int win_keyval, void* attribute_val, int* flag);
+[[nodiscard]] int win_delete_attr(mpi::Win& win, int win_keyval);
+[[nodiscard]] int win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn,
+    MPI_Errhandler* errhandler);
+[[nodiscard]] int win_set_errhandler(mpi::Win& win, MPI_Errhandler errhandler);
+[[nodiscard]] int win_get_errhandler(mpi::Win& win, MPI_Errhandler* errhandler);
+[[nodiscard]] int win_call_errhandler(mpi::Win& win, int errorcode);
+[[nodiscard]] int put(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
+    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
+    mpi::Win& win);
+[[nodiscard]] int put_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+    mpi::Datatype& target_datatype, mpi::Win& win);
+[[nodiscard]] int get(void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
+    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
+    mpi::Win& win);
+[[nodiscard]] int get_c(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
+    int target_rank, MPI_Aint target_disp, MPI_Count target_count, mpi::Datatype& target_datatype,
+    mpi::Win& win);
+[[nodiscard]] int accumulate(const void* origin_addr, int origin_count,
+    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, int target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
+[[nodiscard]] int accumulate_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
+[[nodiscard]] int get_accumulate(const void* origin_addr, int origin_count,
+    mpi::Datatype* origin_datatype, void* result_addr, int result_count,
+    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, int target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
+[[nodiscard]] int get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
+    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
+[[nodiscard]] int fetch_and_op(const void* origin_addr, void* result_addr, mpi::Datatype& datatype,
+    int target_rank, MPI_Aint target_disp, mpi::Op& op, mpi::Win& win);
+[[nodiscard]] int compare_and_swap(const void* origin_addr, const void* compare_addr,
+    void* result_addr, mpi::Datatype& datatype, int target_rank, MPI_Aint target_disp,
+    mpi::Win& win);
+[[nodiscard]] int rput(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
+    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
+    mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int rput_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+    mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int rget(void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
+    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
+    mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int rget_c(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
+    int target_rank, MPI_Aint target_disp, MPI_Count target_count, mpi::Datatype& target_datatype,
+    mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int raccumulate(const void* origin_addr, int origin_count,
+    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, int target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int raccumulate_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int rget_accumulate(const void* origin_addr, int origin_count,
+    mpi::Datatype* origin_datatype, void* result_addr, int result_count,
+    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, int target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
+    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
+[[nodiscard]] int win_fence(int assert, mpi::Win& win);
+[[nodiscard]] int win_post(mpi::Group& group, int assert, mpi::Win& win);
+[[nodiscard]] int win_start(mpi::Group& group, int assert, mpi::Win& win);
+[[nodiscard]] int win_complete(mpi::Win& win);
+[[nodiscard]] int win_wait(mpi::Win& win);
+[[nodiscard]] int win_test(mpi::Win& win, int* flag);
+[[nodiscard]] int win_lock(int lock_type, int rank, int assert, mpi::Win& win);
+[[nodiscard]] int win_unlock(int rank, mpi::Win& win);
+[[nodiscard]] int win_lock_all(int assert, mpi::Win& win);
+[[nodiscard]] int win_unlock_all(mpi::Win& win);
+[[nodiscard]] int win_flush(int rank, mpi::Win& win);
+[[nodiscard]] int win_flush_all(mpi::Win& win);
+[[nodiscard]] int win_flush_local(int rank, mpi::Win& win);
+[[nodiscard]] int win_flush_local_all(mpi::Win& win);
+[[nodiscard]] int win_sync(mpi::Win& win);
 
 }  // namespace stmpi::impl

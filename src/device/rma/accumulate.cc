@@ -1,6 +1,7 @@
 #include "device/rma/accumulate.h"
 
 #include <cstring>
+#include <vector>
 
 #include <mpi.h>
 
@@ -99,12 +100,38 @@ int accumulate_local(char* base, bool native, std::atomic<uint64_t>* lock,
       return MPI_SUCCESS;
     }
   }
+  // Runs that each hold whole elements are combined in place. A run that
+  // splits an element (pair types with padding inside, like MPI_SHORT_INT)
+  // makes us gather the packed elements, combine, and scatter them back.
+  const auto element = static_cast<uint64_t>(acc.basic->size);
+  bool whole = true;
+  uint64_t total = 0;
+  for (const Run& run : runs) {
+    whole = whole && run.bytes % element == 0;
+    total += run.bytes;
+  }
   AccumulateLockGuard guard(lock);
+  if (whole || op == OpKind::kReplace || op == OpKind::kNoOp) {
+    uint64_t pos = 0;
+    for (const Run& run : runs) {
+      char* target = base + run.offset;
+      if (fetched != nullptr) std::memcpy(fetched + pos, target, run.bytes);
+      if (src != nullptr) apply_run(acc, op, src + pos, target, run.bytes);
+      pos += run.bytes;
+    }
+    return MPI_SUCCESS;
+  }
+  std::vector<char> packed(total);
   uint64_t pos = 0;
   for (const Run& run : runs) {
-    char* target = base + run.offset;
-    if (fetched != nullptr) std::memcpy(fetched + pos, target, run.bytes);
-    if (src != nullptr) apply_run(acc, op, src + pos, target, run.bytes);
+    std::memcpy(packed.data() + pos, base + run.offset, run.bytes);
+    pos += run.bytes;
+  }
+  if (fetched != nullptr) std::memcpy(fetched, packed.data(), total);
+  if (src != nullptr) apply_run(acc, op, src, packed.data(), total);
+  pos = 0;
+  for (const Run& run : runs) {
+    std::memcpy(base + run.offset, packed.data() + pos, run.bytes);
     pos += run.bytes;
   }
   return MPI_SUCCESS;

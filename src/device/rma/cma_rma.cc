@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "device/rma/accumulate.h"
+#include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::dev::rma {

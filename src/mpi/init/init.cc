@@ -20,6 +20,7 @@
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
+#include "mpi/rma/rma.h"
 #include "pmi/client.h"
 #include "util/param.h"
 
@@ -101,6 +102,7 @@ int finalize() {
   if (int err = mpi::comm_delete_self_attributes(); err != MPI_SUCCESS) return err;
   // Every rank arrives before anyone tears down shared memory.
   if (int err = barrier(*mpi::comm_world()); err != MPI_SUCCESS) return err;
+  mpi::rma::finalize();
   if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
   mpi::comm_finalize_world();
   (void)pmi::client().finalize();

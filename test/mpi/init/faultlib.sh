@@ -1,4 +1,4 @@
-# Shared by abort.sh, segv.sh and fatal.sh (sourced, not run on its own).
+# Shared by abort.sh, segv.sh, fatal.sh and errors_abort.sh (sourced, not run on its own).
 # run_fault MODE NPROCS: builds faulty.c, runs it under mpiexec in the background
 # and sets RC (exit status of mpiexec), ELAPSED_MS (wall time), OUT and ERR (files),
 # PROG (the program's unique name) and KVS (the job's shm name prefix).

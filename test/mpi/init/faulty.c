@@ -1,5 +1,5 @@
-/* Helper for abort.sh, segv.sh and fatal.sh (not run on its own).
- * Usage: faulty abort|segv|fatal
+/* Helper for abort.sh, segv.sh, fatal.sh and errors_abort.sh (not run on its own).
+ * Usage: faulty abort|segv|fatal|errors_abort
  * One rank fails in the given way while every other rank waits in MPI_Recv
  * for a message that never comes. */
 #include <mpi.h>
@@ -29,6 +29,10 @@ int main(int argc, char **argv)
             *p = 1;
         } else if (strcmp(mode, "fatal") == 0) {
             /* MPI_ERRORS_ARE_FATAL is the default handler on MPI_COMM_WORLD */
+            MPI_Send(&buf, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+        } else if (strcmp(mode, "errors_abort") == 0) {
+            /* the MPI 4.0 handler that aborts the processes of the communicator */
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ABORT);
             MPI_Send(&buf, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
         }
         fprintf(stderr, "rank %d: still running after %s\n", rank, mode);

@@ -129,6 +129,23 @@ int main(int argc, char **argv)
         free(big);
     }
 
+    /* --- Request_get_status on a send request ---------------------------------------- */
+    {
+        int v = 9, w = 0;
+        MPI_Request sreq;
+        CHECK_SUCCESS(MPI_Issend(&v, 1, MPI_INT, rank, 500, MPI_COMM_WORLD, &sreq));
+        flag = 1;
+        CHECK_SUCCESS(MPI_Request_get_status(sreq, &flag, MPI_STATUS_IGNORE));
+        CHECK(!flag, "Issend to self reported complete before the receive");
+        CHECK_SUCCESS(MPI_Recv(&w, 1, MPI_INT, rank, 500, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        flag = 0;
+        while (!flag)
+            CHECK_SUCCESS(MPI_Request_get_status(sreq, &flag, &st));
+        CHECK(sreq != MPI_REQUEST_NULL, "Request_get_status freed a send request");
+        CHECK_SUCCESS(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
+        CHECK_INT(w, 9);
+    }
+
     /* --- Request_get_status on MPI_REQUEST_NULL: flag true, empty status ----------- */
     st.MPI_SOURCE = 77;
     st.MPI_TAG = 77;

@@ -326,6 +326,31 @@ int main(int argc, char **argv)
                 }
             MPI_Type_free(&col);
         }
+        /* 11. a datatype of size zero: the message is empty, the count is 0 */
+        {
+            MPI_Datatype z;
+            MPI_Type_contiguous(0, MPI_INT, &z);
+            MPI_Type_commit(&z);
+            int zb[4] = {-9, -9, -9, -9};
+            if (rank == sender) {
+                CHECK_SUCCESS(MPI_Send(zb, 5, z, peer, 11, MPI_COMM_WORLD));
+                CHECK_SUCCESS(MPI_Send(zb, 5, z, peer, 12, MPI_COMM_WORLD));
+            } else {
+                CHECK_SUCCESS(MPI_Recv(zb, 5, z, peer, 11, MPI_COMM_WORLD, &st));
+                int c = -2, e = -2;
+                CHECK_SUCCESS(MPI_Get_count(&st, z, &c));
+                CHECK_SUCCESS(MPI_Get_elements(&st, z, &e));
+                CHECK(c == 0 && e == 0, "zero-size type: count %d elements %d, expected 0 0", c, e);
+                CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 11, "zero-size: source %d tag %d", st.MPI_SOURCE,
+                      st.MPI_TAG);
+                CHECK_SUCCESS(MPI_Recv(zb, 4, MPI_INT, peer, 12, MPI_COMM_WORLD, &st));
+                CHECK_SUCCESS(MPI_Get_count(&st, MPI_INT, &c));
+                CHECK(c == 0, "zero-size message received as ints: count %d", c);
+                for (int i = 0; i < 4; i++)
+                    CHECK(zb[i] == -9, "zero-size message wrote element %d", i);
+            }
+            MPI_Type_free(&z);
+        }
         /* 8. a nonblocking noncontiguous receive completes correctly, large */
         {
             MPI_Datatype col;

@@ -159,6 +159,30 @@ int main(int argc, char **argv)
             MPI_Send(&val, 1, MPI_INT, 1, 20, MPI_COMM_WORLD);
         }
     }
+    /* --- Request_free of an active persistent send: the message still arrives --- */
+    if (size >= 2 && rank < 2) {
+        MPI_Request r;
+        if (rank == 0) {
+            for (int i = 0; i < LARGE; i++)
+                sl[i] = mtest_pattern(0, 30, i);
+            CHECK_SUCCESS(MPI_Send_init(sl, LARGE, MPI_INT, 1, 30, MPI_COMM_WORLD, &r));
+            CHECK_SUCCESS(MPI_Start(&r));
+            CHECK_SUCCESS(MPI_Request_free(&r));
+            CHECK(r == MPI_REQUEST_NULL, "Request_free of an active persistent request left the handle");
+            int done = 0;
+            MPI_Recv(&done, 1, MPI_INT, 1, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            memset(rl, 0, LARGE * sizeof(int));
+            CHECK_SUCCESS(MPI_Recv(rl, LARGE, MPI_INT, 0, 30, MPI_COMM_WORLD, &st));
+            for (int i = 0; i < LARGE; i++)
+                if (rl[i] != mtest_pattern(0, 30, i)) {
+                    CHECK(0, "freed active persistent send: element %d is %d", i, rl[i]);
+                    break;
+                }
+            int done = 1;
+            MPI_Send(&done, 1, MPI_INT, 0, 31, MPI_COMM_WORLD);
+        }
+    }
     free(ss); free(sl); free(rs); free(rl);
     return mtest_finish();
 }

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
                 CHECK(dt > 0.1, "Ssend of %d ints returned after %.3f s, before the receive was posted",
                       lens[k], dt);
             } else {
-                usleep(250000);
+                usleep(300000);
                 recv_check(lens[k], tag, "Ssend");
             }
         }

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     const int cap[2] = {10, 3000};
 
     for (int k = 0; k < 2; k++) {
-        int tag = 10 * k;
+        int tag = 20 * k;
         /* MPI_Recv */
         if (rank == 0) {
             fill_send(s, msg[k], tag);
@@ -146,6 +146,32 @@ int main(int argc, char **argv)
             check_ok(good, 3, tag + 6, "Testall good receive");
             check_guard(r, cap[k], "Testall truncated receive");
         }
+        /* MPI_Waitsome: MPI_ERR_IN_STATUS, the failing request among the indices */
+        if (rank == 0) {
+            fill_send(s, msg[k], tag + 9);
+            CHECK_SUCCESS(MPI_Send(s, msg[k], MPI_INT, peer, tag + 9, MPI_COMM_WORLD));
+        } else {
+            MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+            MPI_Status sts[2];
+            int idx[2] = {-1, -1}, outcount = -1;
+            CHECK_SUCCESS(MPI_Irecv(r, cap[k], MPI_INT, peer, tag + 9, MPI_COMM_WORLD, &req[1]));
+            rc = MPI_Waitsome(2, req, &outcount, idx, sts);
+            CHECK_ERR_CLASS(rc, MPI_ERR_IN_STATUS);
+            CHECK(outcount == 1 && idx[0] == 1, "Waitsome: outcount %d index %d", outcount, idx[0]);
+            if (outcount == 1)
+                CHECK_ERR_CLASS(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE);
+        }
+        /* MPI_Waitall with MPI_STATUSES_IGNORE still reports the failure */
+        if (rank == 0) {
+            fill_send(s, msg[k], tag + 11);
+            CHECK_SUCCESS(MPI_Send(s, msg[k], MPI_INT, peer, tag + 11, MPI_COMM_WORLD));
+        } else {
+            MPI_Request req[1];
+            CHECK_SUCCESS(MPI_Irecv(r, cap[k], MPI_INT, peer, tag + 11, MPI_COMM_WORLD, &req[0]));
+            rc = MPI_Waitall(1, req, MPI_STATUSES_IGNORE);
+            CHECK(mtest_err_class(rc) == MPI_ERR_IN_STATUS || mtest_err_class(rc) == MPI_ERR_TRUNCATE,
+                  "Waitall(MPI_STATUSES_IGNORE) on a truncated receive returned %d (%s)", rc, mtest_err_text(rc));
+        }
         /* MPI_Waitany returns the error of the completed request */
         if (rank == 0) {
             fill_send(s, msg[k], tag + 7);
@@ -173,6 +199,37 @@ int main(int argc, char **argv)
             CHECK_ERR_CLASS(rc, MPI_ERR_TRUNCATE);
             check_guard(r, cap[k], "Probe then Recv");
         }
+    }
+    /* a matched probe received into a smaller buffer (Mrecv and Imrecv) */
+    for (int k = 0; k < 2; k++) {
+        if (rank == 0) {
+            fill_send(s, msg[k], 40 + k);
+            CHECK_SUCCESS(MPI_Send(s, msg[k], MPI_INT, peer, 40 + k, MPI_COMM_WORLD));
+        } else {
+            MPI_Message m;
+            CHECK_SUCCESS(MPI_Mprobe(peer, 40 + k, MPI_COMM_WORLD, &m, &st));
+            for (int i = 0; i < cap[k] + GUARD; i++)
+                r[i] = -77;
+            if (k == 0) {
+                rc = MPI_Mrecv(r, cap[k], MPI_INT, &m, &st);
+            } else {
+                MPI_Request req;
+                CHECK_SUCCESS(MPI_Imrecv(r, cap[k], MPI_INT, &m, &req));
+                rc = MPI_Wait(&req, &st);
+            }
+            CHECK_ERR_CLASS(rc, MPI_ERR_TRUNCATE);
+            check_guard(r, cap[k], k == 0 ? "Mrecv" : "Imrecv");
+        }
+    }
+    /* MPI_Sendrecv whose receive side is too small */
+    {
+        int out[20], in[5 + GUARD];
+        fill_send(out, 20, 45);
+        for (int i = 0; i < 5 + GUARD; i++)
+            in[i] = -77;
+        rc = MPI_Sendrecv(out, 20, MPI_INT, peer, 45, in, 5, MPI_INT, peer, 45, MPI_COMM_WORLD, &st);
+        CHECK_ERR_CLASS(rc, MPI_ERR_TRUNCATE);
+        check_guard(in, 5, "Sendrecv");
     }
     /* truncation on a derived datatype receive */
     if (rank == 0) {

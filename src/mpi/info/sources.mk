@@ -1,0 +1,3 @@
+# src/mpi/info: MPI_Info objects
+libmpi_la_SOURCES += src/mpi/info/info.cc
+noinst_HEADERS += src/mpi/info/info.h

@@ -1,0 +1,56 @@
+// Helpers shared by the files of src/mpi/rma (not used elsewhere).
+#pragma once
+
+#include <cstdint>
+
+#include <mpi.h>
+
+#include "device/rma/lock/passive_lock.h"
+#include "device/rma/window_segment.h"
+
+namespace stmpi::mpi {
+struct Win;
+}
+
+namespace stmpi::mpi::rma {
+
+// win_attr.cc: info hints; attribute delete callbacks (MPI_Win_free).
+void apply_hints(Win& win, int info);
+[[nodiscard]] int delete_attributes(Win& win);
+
+// win_create.cc: the region of `target`'s attached memory (dynamic windows)
+// that holds the bytes [low, high), if any.
+bool find_attached(const Win& win, int target, uint64_t low, uint64_t high,
+                   dev::rma::AttachedRegion* found);
+
+// epoch.cc: may an RMA call by this process reach `target` now? Opens the
+// fence epoch for use and waits for the target's post in a PSCW epoch.
+// `target` is a valid rank (not MPI_PROC_NULL).
+[[nodiscard]] int check_access(Win& win, int target, const char* function);
+// Waits until `target` has posted the exposure epoch this process's
+// access epoch (MPI_Win_start) is for, and consumes that post.
+void wait_for_post(Win& win, int target);
+// Request-based calls and flushes need a passive-target epoch on `target`
+// (-1: any target).
+[[nodiscard]] int check_passive(Win& win, int target, const char* function);
+// MPI_ERR_RANK for ranks outside the window (MPI_PROC_NULL is the caller's).
+[[nodiscard]] int check_rank(const Win& win, int rank, const char* arg);
+// Which synchronization epochs are open, for error messages.
+const char* epoch_description(const Win& win);
+
+// stats.cc: counters of freed windows join the process totals.
+void stats_add_freed(const dev::rma::lock::LockStats& stats);
+
+}  // namespace stmpi::mpi::rma
+
+namespace stmpi::mpi::rma {
+
+// Runtime parameters (STMPI_RMA_*), declared in stats.cc.
+struct Settings {
+  bool print_stats = false;  // print lock statistics at MPI_Finalize
+  bool single_copy = true;   // reach private window memory by CMA; else active messages
+  int attach_slots = 256;    // regions one process may attach to a dynamic window
+};
+const Settings& settings();
+
+}  // namespace stmpi::mpi::rma

@@ -1,0 +1,197 @@
+// Active-target synchronization (MPI 4.1 sections 12.5.1-12.5.2): fence and
+// post/start/complete/wait/test.
+//
+// Every transfer through shared memory or single copy is complete when its
+// call returns, so closing an epoch needs only a flush of active messages,
+// a memory fence and a signal:
+//   - fence: the window's barrier in its segment (window_segment.h);
+//   - post: the target adds one to post[target] in each origin's control
+//     block; start/RMA wait for it (the first RMA call to a target, or
+//     complete, waits, so that MPI_Win_start itself never blocks);
+//   - complete: the origin adds one to complete[origin] in each target's
+//     control block; wait/test consume those.
+// The counters only grow; each process remembers how many it has consumed,
+// so a signal of the next epoch that arrives early is kept for it.
+#include <algorithm>
+
+#include <mpi.h>
+
+#include "binding/gen/impl.h"
+#include "device/device.h"
+#include "device/rma/rma.h"
+#include "device/rma/spin_wait.h"
+#include "device/rma/window_segment.h"
+#include "mpi/comm/comm.h"
+#include "mpi/errhan/error.h"
+#include "mpi/group/group.h"
+#include "mpi/rma/rma_internal.h"
+#include "mpi/rma/win.h"
+
+namespace stmpi::mpi::rma {
+namespace {
+
+using errhan::make_error;
+
+constexpr int kFenceAsserts = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+constexpr int kPostAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT;
+constexpr int kStartAsserts = MPI_MODE_NOCHECK;
+
+int check_assert(int assert, int allowed, const char* function) {
+  if ((assert & ~allowed) == 0) return MPI_SUCCESS;
+  return make_error(MPI_ERR_ASSERT, "%s: assert=%d has bits (0x%x) that are not valid here", function,
+                    assert, static_cast<unsigned>(assert & ~allowed));
+}
+
+// The window ranks of a group's members; MPI_ERR_GROUP for a process that
+// is not in the window.
+int ranks_of(const Win& win, const Group& group, const char* function, std::vector<int>* ranks) {
+  ranks->clear();
+  for (int i = 0; i < group.size(); ++i) {
+    const int r = win.comm->group->rank_of_world(group.world_ranks[i]);
+    if (r == MPI_UNDEFINED)
+      return make_error(MPI_ERR_GROUP,
+                        "%s: group member %d (world rank %d) is not a process of the window",
+                        function, i, group.world_ranks[i]);
+    ranks->push_back(r);
+  }
+  return MPI_SUCCESS;
+}
+
+// Passive and active access epochs must not overlap; a fence epoch that
+// nothing has used yet simply ends.
+int leave_unused_fence(Win& win, const char* function) {
+  WinEpochs& e = win.epoch;
+  if (e.fence && e.fence_used)
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s: RMA calls were made in the current fence epoch; close it with "
+                      "MPI_Win_fence (MPI_MODE_NOSUCCEED) first",
+                      function);
+  e.fence = false;
+  return MPI_SUCCESS;
+}
+
+void signal(Win& win, int peer, std::size_t offset) {
+  (void)dev::rma::fetch_add64(win.targets[peer].control, offset, 1);
+}
+
+bool completes_arrived(Win& win) {
+  WinEpochs& e = win.epoch;
+  for (int origin : e.post_ranks) {
+    auto word = dev::rma::segment_word(win.my_control(), win.layout.complete_signal(origin));
+    if (word.load(std::memory_order_acquire) <= e.completes_seen[origin]) return false;
+  }
+  return true;
+}
+
+void consume_completes(Win& win) {
+  WinEpochs& e = win.epoch;
+  for (int origin : e.post_ranks) ++e.completes_seen[origin];
+  e.posted = false;
+  e.post_ranks.clear();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+}  // namespace
+}  // namespace stmpi::mpi::rma
+
+namespace stmpi::impl {
+
+using mpi::Win;
+using mpi::WinEpochs;
+using mpi::errhan::make_error;
+
+int win_fence(int assert, mpi::Win& win) {
+  if (int err = mpi::rma::check_assert(assert, mpi::rma::kFenceAsserts, "MPI_Win_fence")) return err;
+  WinEpochs& e = win.epoch;
+  if (e.started || e.posted || e.locks_held != 0 || e.lock_all)
+    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_fence: the window has %s open; fence cannot be mixed "
+                      "with it", mpi::rma::epoch_description(win));
+  if (int err = dev::rma::flush_all()) return err;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  dev::rma::segment_barrier(win.segment.base(), win.nranks);
+  e.fence = (assert & MPI_MODE_NOSUCCEED) == 0;
+  e.fence_used = false;
+  return MPI_SUCCESS;
+}
+
+int win_post(mpi::Group& group, int assert, mpi::Win& win) {
+  constexpr const char* kFunction = "MPI_Win_post";
+  if (int err = mpi::rma::check_assert(assert, mpi::rma::kPostAsserts, kFunction)) return err;
+  WinEpochs& e = win.epoch;
+  if (e.posted)
+    return make_error(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open (call MPI_Win_wait "
+                      "or MPI_Win_test first)", kFunction);
+  if (e.locks_held != 0 || e.lock_all)
+    return make_error(MPI_ERR_RMA_SYNC, "%s: the window has %s open", kFunction,
+                      mpi::rma::epoch_description(win));
+  std::vector<int> origins;
+  if (int err = mpi::rma::ranks_of(win, group, kFunction, &origins)) return err;
+  if (int err = mpi::rma::leave_unused_fence(win, kFunction)) return err;
+  e.posted = true;
+  e.post_ranks = std::move(origins);
+  // Local stores to the window happen before any origin's access.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int origin : e.post_ranks) mpi::rma::signal(win, origin, win.layout.post_signal(win.rank));
+  return MPI_SUCCESS;
+}
+
+int win_start(mpi::Group& group, int assert, mpi::Win& win) {
+  constexpr const char* kFunction = "MPI_Win_start";
+  if (int err = mpi::rma::check_assert(assert, mpi::rma::kStartAsserts, kFunction)) return err;
+  WinEpochs& e = win.epoch;
+  if (e.started)
+    return make_error(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open (call "
+                      "MPI_Win_complete first)", kFunction);
+  if (e.locks_held != 0 || e.lock_all)
+    return make_error(MPI_ERR_RMA_SYNC, "%s: the window has %s open", kFunction,
+                      mpi::rma::epoch_description(win));
+  std::vector<int> targets;
+  if (int err = mpi::rma::ranks_of(win, group, kFunction, &targets)) return err;
+  if (int err = mpi::rma::leave_unused_fence(win, kFunction)) return err;
+  e.started = true;
+  e.start_ranks = std::move(targets);
+  for (int target : e.start_ranks) e.start_state[target] = mpi::kAwaitingPost;
+  return MPI_SUCCESS;
+}
+
+int win_complete(mpi::Win& win) {
+  WinEpochs& e = win.epoch;
+  if (!e.started)
+    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_complete without a matching MPI_Win_start "
+                      "(the window has %s)", mpi::rma::epoch_description(win));
+  // Every post of this epoch is consumed, even by targets nothing was sent to.
+  for (int target : e.start_ranks) mpi::rma::wait_for_post(win, target);
+  for (int target : e.start_ranks)
+    if (int err = dev::rma::flush(win.targets[target].world_rank)) return err;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int target : e.start_ranks) {
+    mpi::rma::signal(win, target, win.layout.complete_signal(win.rank));
+    e.start_state[target] = mpi::kNotStarted;
+  }
+  e.started = false;
+  e.start_ranks.clear();
+  return MPI_SUCCESS;
+}
+
+int win_wait(mpi::Win& win) {
+  WinEpochs& e = win.epoch;
+  if (!e.posted)
+    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_wait without a matching MPI_Win_post (the "
+                      "window has %s)", mpi::rma::epoch_description(win));
+  dev::rma::spin_until([&] { return mpi::rma::completes_arrived(win); });
+  mpi::rma::consume_completes(win);
+  return MPI_SUCCESS;
+}
+
+int win_test(mpi::Win& win, int* flag) {
+  WinEpochs& e = win.epoch;
+  if (!e.posted)
+    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_test without a matching MPI_Win_post (the "
+                      "window has %s)", mpi::rma::epoch_description(win));
+  dev::progress();
+  *flag = mpi::rma::completes_arrived(win);
+  if (*flag) mpi::rma::consume_completes(win);
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::impl

@@ -1,0 +1,118 @@
+// MPI_Win: a window, its targets as this process reaches them, and the
+// state of its epochs. README.md in this folder explains the flavors and
+// the synchronization calls.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "device/rma/lock/passive_lock.h"
+#include "device/rma/region.h"
+#include "device/rma/window_segment.h"
+#include "mpi/handle.h"
+
+namespace stmpi::mpi {
+
+struct Comm;
+struct Errhandler;
+struct Group;
+struct Keyval;
+
+struct WinAttribute {
+  Keyval* keyval = nullptr;
+  void* value = nullptr;
+};
+
+// One target (a rank of the window's communicator), as seen from here.
+struct WinTarget {
+  dev::rma::Region memory;   // its window memory (unused by dynamic windows)
+  dev::rma::Region control;  // its control block in the window segment
+  MPI_Aint size = 0;
+  int disp_unit = 1;
+  int world_rank = 0;
+  char* shared_base = nullptr;  // its memory in this process (allocate flavors)
+};
+
+// The info hints a window understands (MPI 4.1 section 12.2.1).
+struct WinHints {
+  bool no_locks = false;
+  bool same_size = false;
+  bool same_disp_unit = false;
+  bool alloc_shared_noncontig = false;
+  std::string accumulate_ordering = "rar,raw,war,waw";
+  std::string accumulate_ops = "same_op_no_op";
+};
+
+enum class LockState : int8_t { kNone, kShared, kExclusive };
+
+// A target's place in this process's PSCW access epoch.
+inline constexpr uint8_t kNotStarted = 0;
+inline constexpr uint8_t kAwaitingPost = 1;
+inline constexpr uint8_t kPostSeen = 2;
+
+// Which epochs are open at this process.
+struct WinEpochs {
+  // A fence without MPI_MODE_NOSUCCEED opened a fence epoch; it becomes
+  // binding once RMA calls or the matching fence use it, so that a program
+  // may also fence once and then use other synchronization.
+  bool fence = false;
+  bool fence_used = false;
+  // PSCW access epoch (MPI_Win_start): the targets, and by comm rank
+  // kNotStarted, kAwaitingPost or kPostSeen.
+  bool started = false;
+  std::vector<int> start_ranks;
+  std::vector<uint8_t> start_state;
+  // PSCW exposure epoch (MPI_Win_post): the origins.
+  bool posted = false;
+  std::vector<int> post_ranks;
+  // Passive target.
+  std::vector<LockState> locks;  // by comm rank
+  std::vector<uint8_t> lock_nocheck;
+  int locks_held = 0;
+  bool lock_all = false;
+  bool lock_all_nocheck = false;
+  // PSCW signals seen so far, by peer (the counters in the segment only grow).
+  std::vector<uint64_t> posts_seen;
+  std::vector<uint64_t> completes_seen;
+};
+
+struct Win {
+  int handle = 0;
+  uint64_t id = 0;  // the same on every process of the window
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  int model = MPI_WIN_UNIFIED;  // public and private copies are one memory
+  Comm* comm = nullptr;  // a private duplicate of the creating communicator
+  int rank = 0;
+  int nranks = 0;
+  void* base = nullptr;
+  MPI_Aint bytes = 0;
+  int disp_unit = 1;
+  Errhandler* errhandler = nullptr;
+  std::string name;
+  std::vector<WinAttribute> attributes;
+  WinHints hints;
+  dev::rma::SharedSegment segment;
+  dev::rma::WindowLayout layout;
+  std::vector<WinTarget> targets;  // by comm rank
+  dev::rma::lock::PassiveLocks locks;
+  WinEpochs epoch;
+  std::vector<dev::rma::AttachedRegion> attached;  // this process's, for dynamic windows
+  // How this process reaches other processes' private memory (windows over
+  // user memory, dynamic windows): kCma, or kAm when single copy is refused.
+  std::vector<dev::rma::RegionKind> private_kind;  // by comm rank
+
+  // This process's control block in its mapping.
+  char* my_control() const { return segment.base() + layout.control(rank); }
+  char* control_of(int r) const { return segment.base() + layout.control(r); }
+};
+
+HandleTable<Win, ObjectKind::kWin>& win_table();
+inline Win* win_get(int handle) { return win_table().get(handle); }
+
+// Applies the window's error handler to a failed call (as raise_on_comm).
+int win_raise(Win* win, int code, const char* function);
+
+}  // namespace stmpi::mpi

@@ -1,0 +1,700 @@
+// Tests of the stream module (src/stream): host-stream execution order,
+// signal writes and waits, copy batches, synchronize, free with pending
+// work, launch counters, many streams, idle CPU cost and enqueue cost, the
+// registry, backend selection, and GpuStream's merging over a fake runtime.
+// The GPU backends are exercised for what this machine allows: without a
+// device they must report an error, not crash.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <mpi.h>
+
+#include "mpi/errhan/error.h"
+#include "stream/backend.h"
+#include "stream/gpu_stream.h"
+#include "stream/host_stream.h"
+#include "stream/kernel_params.h"
+#include "stream/registry.h"
+#include "stream/settings.h"
+#include "util/param.h"
+
+namespace stmpi::stream {
+namespace {
+
+std::string message(int code) { return mpi::errhan::error_string(code); }
+
+std::shared_ptr<HostStream> make_stream() {
+  std::shared_ptr<HostStream> stream;
+  EXPECT_EQ(create_host_stream(&stream), MPI_SUCCESS);
+  return stream;
+}
+
+void free_stream(std::shared_ptr<HostStream>& stream) {
+  const void* handle = stream->handle();
+  stream.reset();
+  EXPECT_EQ(free_host_stream(handle), MPI_SUCCESS);
+}
+
+struct Recorder {
+  std::vector<int> seen;  // written by the executor thread only
+  static void record(void* arg) {
+    auto* item = static_cast<std::pair<Recorder*, int>*>(arg);
+    item->first->seen.push_back(item->second);
+  }
+};
+
+void increment(void* arg) { static_cast<std::atomic<int>*>(arg)->fetch_add(1); }
+
+TEST(HostStream, RunsOperationsInOrder) {
+  auto stream = make_stream();
+  Recorder recorder;
+  constexpr int kOps = 3000;  // crosses several queue segments
+  std::vector<std::pair<Recorder*, int>> items;
+  items.reserve(kOps);
+  for (int i = 0; i < kOps; ++i) items.emplace_back(&recorder, i);
+  for (auto& item : items) ASSERT_EQ(stream->launch(&Recorder::record, &item), MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  std::vector<int> expected(kOps);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(recorder.seen, expected);
+  free_stream(stream);
+}
+
+TEST(HostStream, KindsInterleaveInOrder) {
+  auto stream = make_stream();
+  uint64_t word = 0;
+  std::vector<char> src(1000, 'x'), dst(1000, 0);
+  struct Check {
+    uint64_t* word;
+    std::vector<char>* dst;
+    uint64_t word_seen = 0;
+    char byte_seen = 0;
+  } check{&word, &dst};
+  ASSERT_EQ(stream->write_value(&word, 7), MPI_SUCCESS);
+  ASSERT_EQ(stream->copy(dst.data(), src.data(), dst.size()), MPI_SUCCESS);
+  ASSERT_EQ(stream->launch(
+                [](void* arg) {
+                  auto* c = static_cast<Check*>(arg);
+                  c->word_seen = *c->word;
+                  c->byte_seen = c->dst->back();
+                },
+                &check),
+            MPI_SUCCESS);
+  ASSERT_EQ(stream->write_value(&word, 8), MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(check.word_seen, 7u);
+  EXPECT_EQ(check.byte_seen, 'x');
+  EXPECT_EQ(word, 8u);
+  free_stream(stream);
+}
+
+TEST(HostStream, WaitValueBlocksTheStreamNotTheCpu) {
+  auto stream = make_stream();
+  alignas(8) uint64_t word = 0;
+  std::atomic<int> after{0};
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(stream->wait_value(&word, 3), MPI_SUCCESS);
+  ASSERT_EQ(stream->launch(increment, &after), MPI_SUCCESS);
+  // The CPU got control back at once.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(after.load(), 0) << "the stream ran past an unsatisfied wait";
+  std::thread writer([&] {
+    __atomic_store_n(&word, 2, __ATOMIC_RELEASE);  // not enough yet
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    __atomic_store_n(&word, 3, __ATOMIC_RELEASE);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(after.load(), 0);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(after.load(), 1);
+  writer.join();
+  free_stream(stream);
+}
+
+TEST(HostStream, WaitComparisons) {
+  auto stream = make_stream();
+  alignas(8) uint64_t word = 5;
+  std::atomic<int> done{0};
+  // >= is satisfied by a larger value, == is not.
+  ASSERT_EQ(stream->wait_value(&word, 4), MPI_SUCCESS);
+  ASSERT_EQ(stream->wait_value(&word, 5, Cmp::kEqual), MPI_SUCCESS);
+  ASSERT_EQ(stream->launch(increment, &done), MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(done.load(), 1);
+  // Wrap-around: a counter just past 2^64 is "after" one just below it.
+  EXPECT_TRUE(wait_satisfied(2, UINT64_MAX - 1, Cmp::kGreaterEqual));
+  EXPECT_FALSE(wait_satisfied(UINT64_MAX - 1, 2, Cmp::kGreaterEqual));
+  EXPECT_FALSE(wait_satisfied(6, 5, Cmp::kEqual));
+  free_stream(stream);
+}
+
+TEST(HostStream, MergedWaitOnManyWords) {
+  auto stream = make_stream();
+  constexpr int kWords = 26;
+  alignas(64) uint64_t words[kWords] = {};
+  std::vector<SignalWait> waits;
+  for (int i = 0; i < kWords; ++i) waits.push_back({&words[i], 1});
+  std::atomic<int> done{0};
+  ASSERT_EQ(stream->wait_values(waits, Cmp::kGreaterEqual), MPI_SUCCESS);
+  ASSERT_EQ(stream->launch(increment, &done), MPI_SUCCESS);
+  for (int i = kWords - 1; i > 0; --i) __atomic_store_n(&words[i], 1, __ATOMIC_RELEASE);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(done.load(), 0) << "ran with one word still unsignalled";
+  __atomic_store_n(&words[0], 1, __ATOMIC_RELEASE);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(done.load(), 1);
+  EXPECT_EQ(stream->launch_counts()[OpKind::kWait], 1u);
+  free_stream(stream);
+}
+
+TEST(HostStream, WriteValuesAreVisible) {
+  auto stream = make_stream();
+  alignas(64) uint64_t words[40] = {};
+  std::vector<SignalWrite> writes;
+  for (int i = 0; i < 40; ++i) writes.push_back({&words[i], 100u + i});
+  ASSERT_EQ(stream->write_values(std::span(writes).first(2)), MPI_SUCCESS);  // inline
+  ASSERT_EQ(stream->write_values(writes), MPI_SUCCESS);                      // heap entries
+  writes.assign(writes.size(), SignalWrite{nullptr, 0});  // entries were copied at enqueue
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(words[i], 100u + i);
+  free_stream(stream);
+}
+
+TEST(HostStream, SignalsReachAnotherStream) {
+  auto producer = make_stream();
+  auto consumer = make_stream();
+  alignas(8) uint64_t flag = 0;
+  std::vector<int> data(1000, 0), copy(1000, 0);
+  std::iota(data.begin(), data.end(), 1);
+  ASSERT_EQ(consumer->wait_value(&flag, 1), MPI_SUCCESS);
+  ASSERT_EQ(consumer->copy(copy.data(), data.data(), data.size() * sizeof(int)), MPI_SUCCESS);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(producer->write_value(&flag, 1), MPI_SUCCESS);
+  ASSERT_EQ(consumer->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(copy, data);
+  free_stream(producer);
+  free_stream(consumer);
+}
+
+TEST(HostStream, CopyBatches) {
+  auto stream = make_stream();
+  std::mt19937 rng(42);
+  constexpr int kRanges = 100;
+  std::vector<std::vector<unsigned char>> src(kRanges), dst(kRanges);
+  std::vector<CopyRange> ranges;
+  for (int i = 0; i < kRanges; ++i) {
+    const std::size_t bytes = i % 10 == 0 ? 0 : rng() % 70000;
+    src[i].resize(bytes);
+    dst[i].assign(bytes, 0);
+    for (auto& byte : src[i]) byte = static_cast<unsigned char>(rng());
+    ranges.push_back({dst[i].data(), src[i].data(), bytes});
+  }
+  ASSERT_EQ(stream->copy(ranges), MPI_SUCCESS);
+  ASSERT_EQ(stream->copy(std::span(ranges).first(2)), MPI_SUCCESS);  // inline entries
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  for (int i = 0; i < kRanges; ++i) EXPECT_EQ(dst[i], src[i]) << "range " << i;
+  EXPECT_EQ(stream->launch_counts()[OpKind::kCopy], 2u);
+  free_stream(stream);
+}
+
+TEST(HostStream, SynchronizeFromManyThreads) {
+  auto stream = make_stream();
+  std::atomic<int> counter{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+        if (i % 100 == 0) {
+          ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+        }
+      }
+      ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(counter.load(), 2000);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);  // nothing pending
+  free_stream(stream);
+}
+
+TEST(HostStream, FreeRunsPendingWork) {
+  auto stream = make_stream();
+  static std::atomic<int> counter{0};
+  counter = 0;
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(stream->launch(
+                  [](void*) {
+                    std::this_thread::sleep_for(std::chrono::microseconds(10));
+                    counter.fetch_add(1);
+                  },
+                  nullptr),
+              MPI_SUCCESS);
+  }
+  EXPECT_LT(counter.load(), 1000) << "work ran before the free (test too weak)";
+  free_stream(stream);
+  EXPECT_EQ(counter.load(), 1000);
+}
+
+TEST(HostStream, FreeWhileAnotherCallerHoldsTheStream) {
+  auto stream = make_stream();
+  std::atomic<int> counter{0};
+  ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+  std::shared_ptr<HostStream> held = find_host_stream(stream->handle());
+  ASSERT_NE(held, nullptr);
+  free_stream(stream);  // does not wait for `held`
+  EXPECT_EQ(counter.load(), 1);
+  EXPECT_TRUE(held->executor().stopped());
+  const int code = held->launch(increment, &counter);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_OTHER);
+  EXPECT_NE(message(code).find("was freed"), std::string::npos) << message(code);
+  EXPECT_EQ(counter.load(), 1);
+}
+
+TEST(HostStream, LaunchCounters) {
+  auto stream = make_stream();
+  const LaunchCounts process_before = process_launch_counts();
+  alignas(8) uint64_t words[3] = {};
+  char a[8] = "abcdefg", b[8] = {};
+  std::atomic<int> counter{0};
+  ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+  ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+  const SignalWrite writes[3] = {{&words[0], 1}, {&words[1], 1}, {&words[2], 1}};
+  ASSERT_EQ(stream->write_values(writes), MPI_SUCCESS);  // one merged launch
+  const SignalWait waits[3] = {{&words[0], 1}, {&words[1], 1}, {&words[2], 1}};
+  ASSERT_EQ(stream->wait_values(waits, Cmp::kGreaterEqual), MPI_SUCCESS);
+  const CopyRange ranges[2] = {{b, a, 4}, {b + 4, a + 4, 4}};
+  ASSERT_EQ(stream->copy(ranges), MPI_SUCCESS);
+  ASSERT_EQ(stream->write_values({}), MPI_SUCCESS);  // nothing enqueued
+  ASSERT_EQ(stream->copy(std::span<const CopyRange>()), MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);  // not a launch
+  const LaunchCounts counts = stream->launch_counts();
+  EXPECT_EQ(counts[OpKind::kUser], 2u);
+  EXPECT_EQ(counts[OpKind::kSignal], 1u);
+  EXPECT_EQ(counts[OpKind::kWait], 1u);
+  EXPECT_EQ(counts[OpKind::kCopy], 1u);
+  EXPECT_EQ(counts.total(), 5u);
+  EXPECT_EQ(process_launch_counts().total() - process_before.total(), 5u);
+  EXPECT_STREQ(b, "abcdefg");
+  EXPECT_EQ(stream->executor().enqueued(), 6u);  // five operations and the fence
+  EXPECT_GE(stream->executor().executed(), 5u);  // the fence may still be retiring
+  free_stream(stream);
+}
+
+TEST(HostStream, BadArguments) {
+  auto stream = make_stream();
+  int code = stream->launch(nullptr, nullptr);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG);
+  EXPECT_NE(message(code).find("fn is NULL"), std::string::npos) << message(code);
+  code = stream->write_value(nullptr, 1);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG);
+  alignas(8) char bytes[16];
+  code = stream->wait_value(reinterpret_cast<uint64_t*>(bytes + 4), 1);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG);
+  EXPECT_NE(message(code).find("not an aligned 64-bit word"), std::string::npos);
+  code = stream->copy(nullptr, bytes, 4);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG);
+  EXPECT_EQ(stream->launch_counts().total(), 0u);
+  free_stream(stream);
+}
+
+TEST(HostStream, SynchronizeOrFreeFromItsOwnOperationIsAnError) {
+  auto stream = make_stream();
+  struct Probe {
+    HostStream* stream;
+    int sync_code = MPI_SUCCESS;
+    int free_code = MPI_SUCCESS;
+  } probe{stream.get()};
+  ASSERT_EQ(stream->launch(
+                [](void* arg) {
+                  auto* p = static_cast<Probe*>(arg);
+                  p->sync_code = p->stream->synchronize();
+                  p->free_code = free_host_stream(p->stream->handle());
+                },
+                &probe),
+            MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(mpi::errhan::error_class_of(probe.sync_code), MPI_ERR_OTHER);
+  EXPECT_NE(message(probe.sync_code).find("wait for itself"), std::string::npos);
+  EXPECT_EQ(mpi::errhan::error_class_of(probe.free_code), MPI_ERR_OTHER);
+  free_stream(stream);
+}
+
+// No spinning at all: every idle moment is a futex sleep, so every enqueue
+// races with the executor going to sleep. Nothing may be lost.
+TEST(HostStreamExecutor, WakeProtocolWithoutSpinning) {
+  HostStreamExecutor executor;
+  ASSERT_EQ(executor.start(/*spin_us=*/0, /*poll_sleep_us=*/1), MPI_SUCCESS);
+  std::atomic<int> counter{0};
+  constexpr int kThreads = 4, kOpsPerThread = 5000;
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kThreads; ++t) {
+    producers.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      for (int i = 0; i < kOpsPerThread; ++i) {
+        HostOp op;
+        op.kind = HostOpKind::kUser;
+        op.payload.user = {increment, &counter};
+        ASSERT_EQ(executor.enqueue(op), MPI_SUCCESS);
+        if (rng() % 64 == 0) std::this_thread::sleep_for(std::chrono::microseconds(rng() % 50));
+        if (rng() % 512 == 0) {
+          ASSERT_EQ(executor.synchronize(), MPI_SUCCESS);
+        }
+      }
+    });
+  }
+  for (auto& producer : producers) producer.join();
+  ASSERT_EQ(executor.synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(counter.load(), kThreads * kOpsPerThread);
+  EXPECT_GT(executor.wakeups(), 0u);
+  std::printf("[ measure  ] no-spin executor: %llu wake-ups for %d operations\n",
+              static_cast<unsigned long long>(executor.wakeups()), kThreads * kOpsPerThread);
+}
+
+TEST(HostStream, ManyStreams) {
+  constexpr int kStreams = 64;
+  std::vector<std::shared_ptr<HostStream>> streams;
+  for (int i = 0; i < kStreams; ++i) streams.push_back(make_stream());
+  EXPECT_GE(host_stream_count(), static_cast<std::size_t>(kStreams));
+  // A pipeline: stream i waits for word i, then signals word i + 1.
+  alignas(64) std::vector<uint64_t> words(kStreams + 1, 0);
+  std::vector<std::atomic<int>> counters(kStreams);
+  for (int i = 0; i < kStreams; ++i) {
+    ASSERT_EQ(streams[i]->wait_value(&words[i], 1), MPI_SUCCESS);
+    for (int k = 0; k < 100; ++k) ASSERT_EQ(streams[i]->launch(increment, &counters[i]), MPI_SUCCESS);
+    ASSERT_EQ(streams[i]->write_value(&words[i + 1], 1), MPI_SUCCESS);
+  }
+  __atomic_store_n(&words[0], 1, __ATOMIC_RELEASE);
+  ASSERT_EQ(streams.back()->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(words[kStreams], 1u);
+  for (int i = 0; i < kStreams; ++i) EXPECT_EQ(counters[i].load(), 100) << "stream " << i;
+  for (auto& stream : streams) free_stream(stream);
+}
+
+TEST(HostStream, IdleStreamUsesNoCpu) {
+  auto stream = make_stream();
+  std::atomic<int> counter{0};
+  ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  // From the end of its last operation: a spin of STMPI_STREAM_SPIN_US,
+  // then a futex sleep.
+  const int64_t before = stream->executor().thread_cpu_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int64_t used = stream->executor().thread_cpu_ns() - before;
+  ASSERT_GE(before, 0);
+  std::printf("[ measure  ] idle host stream: executor thread used %.1f us of CPU in 200 ms "
+              "(spin_us=%d)\n",
+              static_cast<double>(used) / 1e3, settings().spin_us);
+  RecordProperty("idle_cpu_ns_per_200ms", std::to_string(used));
+  EXPECT_LT(used, 2'000'000) << "an idle stream should sleep (1% of 200 ms is 2 ms)";
+  // And it still wakes up for new work, and the clock does see work.
+  ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+  const int64_t busy_before = stream->executor().thread_cpu_ns();
+  ASSERT_EQ(stream->launch(
+                [](void*) {
+                  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+                  while (std::chrono::steady_clock::now() < until) {
+                  }
+                },
+                nullptr),
+            MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_GT(stream->executor().thread_cpu_ns() - busy_before, 1'000'000)
+      << "the thread CPU clock did not see 20 ms of spinning";
+  EXPECT_EQ(counter.load(), 2);
+  EXPECT_GE(stream->executor().wakeups(), 1u);
+  free_stream(stream);
+}
+
+TEST(HostStream, EnqueueCost) {
+  auto stream = make_stream();
+  std::atomic<int> counter{0};
+  constexpr int kOps = 200000;
+  auto nop = [](void*) {};
+  // Warm the queue's segments, then measure a burst while the executor runs.
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(stream->launch(nop, nullptr), MPI_SUCCESS);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kOps; ++i) (void)stream->launch(nop, nullptr);
+  auto t1 = std::chrono::steady_clock::now();
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  auto t2 = std::chrono::steady_clock::now();
+  const double enqueue_ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / kOps;
+  const double run_ns = std::chrono::duration<double, std::nano>(t2 - t0).count() / kOps;
+  // A merged signal write of 26 words (a Faces epoch's signal kernel).
+  alignas(64) uint64_t words[26] = {};
+  std::vector<SignalWrite> writes;
+  for (auto& word : words) writes.push_back({&word, 1});
+  constexpr int kSignalOps = 20000;
+  t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kSignalOps; ++i) (void)stream->write_values(writes);
+  t1 = std::chrono::steady_clock::now();
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  const double signal_ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / kSignalOps;
+  // Enqueue to a sleeping executor (includes the futex wake) and round trip.
+  double wake_ns = 0, round_trip_ns = 0;
+  constexpr int kWakes = 20;
+  for (int i = 0; i < kWakes; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    t0 = std::chrono::steady_clock::now();
+    (void)stream->launch(increment, &counter);
+    t1 = std::chrono::steady_clock::now();
+    (void)stream->synchronize();
+    t2 = std::chrono::steady_clock::now();
+    wake_ns += std::chrono::duration<double, std::nano>(t1 - t0).count() / kWakes;
+    round_trip_ns += std::chrono::duration<double, std::nano>(t2 - t0).count() / kWakes;
+  }
+  std::printf("[ measure  ] host stream enqueue: %.0f ns/op (launch, executor awake), "
+              "%.0f ns/op executed end to end\n",
+              enqueue_ns, run_ns);
+  std::printf("[ measure  ] host stream enqueue: %.0f ns per merged 26-word signal write\n",
+              signal_ns);
+  std::printf("[ measure  ] host stream enqueue to a sleeping executor: %.0f ns (futex wake), "
+              "%.0f ns until synchronize returns\n",
+              wake_ns, round_trip_ns);
+  RecordProperty("enqueue_ns_per_op", std::to_string(enqueue_ns));
+  EXPECT_LT(enqueue_ns, 5000.0);
+  EXPECT_EQ(counter.load(), kWakes);
+  free_stream(stream);
+}
+
+TEST(Registry, ResolvesHostStreamsAndRejectsOtherPointers) {
+  auto stream = make_stream();
+  std::shared_ptr<Stream> resolved;
+  ASSERT_EQ(resolve(stream->handle(), &resolved), MPI_SUCCESS);
+  EXPECT_EQ(resolved.get(), stream.get());
+  EXPECT_EQ(resolved->backend(), BackendKind::kHost);
+  resolved.reset();
+
+  int not_a_stream = 0;
+  std::shared_ptr<Stream> none;
+  int code = resolve(&not_a_stream, &none);
+  BackendKind kind;
+  GpuRuntime* gpu;
+  ASSERT_EQ(active_backend(&kind, &gpu), MPI_SUCCESS);
+  if (kind == BackendKind::kHost) {  // a GPU runtime might accept what it knows
+    EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG);
+    char expected[128];
+    std::snprintf(expected, sizeof expected,
+                  "stream=%p is not a stream this library can use (backend: host)",
+                  static_cast<void*>(&not_a_stream));
+    EXPECT_NE(message(code).find(expected), std::string::npos) << message(code);
+    code = resolve(nullptr, &none);
+    EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG);
+    EXPECT_NE(message(code).find("stream=NULL"), std::string::npos) << message(code);
+  }
+  EXPECT_EQ(none, nullptr);
+
+  const void* handle = stream->handle();
+  free_stream(stream);
+  EXPECT_EQ(find_host_stream(handle), nullptr);
+  code = free_host_stream(handle);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG) << "double free";
+  EXPECT_NE(message(code).find("not a live MPIX_Host_stream"), std::string::npos);
+  if (kind == BackendKind::kHost) {
+    code = resolve(const_cast<void*>(handle), &none);
+    EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_ARG) << "freed stream resolved";
+  }
+}
+
+TEST(Backend, Selection) {
+  BackendKind kind = BackendKind::kCuda;
+  std::unique_ptr<GpuRuntime> gpu;
+  std::string notes;
+  ASSERT_EQ(choose_backend("host", &kind, &gpu, &notes), MPI_SUCCESS);
+  EXPECT_EQ(kind, BackendKind::kHost);
+  EXPECT_EQ(gpu, nullptr);
+
+  int code = choose_backend("opencl", &kind, &gpu, &notes);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_OTHER);
+  EXPECT_NE(message(code).find("STMPI_STREAM_BACKEND=opencl is not one of"), std::string::npos);
+
+  ASSERT_EQ(choose_backend("auto", &kind, &gpu, &notes), MPI_SUCCESS);
+  std::printf("[ measure  ] auto backend here: %s%s%s\n", backend_name(kind),
+              notes.empty() ? "" : "; passed over: ", notes.c_str());
+  if (kind == BackendKind::kHost) {
+    EXPECT_NE(notes.find("hip: "), std::string::npos);
+    EXPECT_NE(notes.find("cuda: "), std::string::npos);
+  }
+  EXPECT_EQ(backend_name(BackendKind::kHip), std::string("hip"));
+}
+
+// Built or not, with or without a device: an error message, never a crash.
+TEST(Backend, GpuBackendsWithoutADeviceReportAnError) {
+  for (BackendKind gpu_kind : {BackendKind::kHip, BackendKind::kCuda}) {
+    const std::string name = backend_name(gpu_kind);
+    std::unique_ptr<GpuRuntime> runtime;
+    std::string why;
+    const bool opened = open_gpu_runtime(gpu_kind, &runtime, &why);
+    std::printf("[ measure  ] %s backend (%s): %s\n", name.c_str(),
+                backend_built(gpu_kind) ? "built" : "not built",
+                opened ? runtime->description().c_str() : why.c_str());
+    if (opened) continue;  // a machine with a device
+    EXPECT_EQ(runtime, nullptr);
+    EXPECT_FALSE(why.empty());
+    if (backend_built(gpu_kind)) {
+      const char* expected = gpu_kind == BackendKind::kCuda ? "no CUDA device is present"
+                                                            : "no ROCm device is present";
+      EXPECT_NE(why.find(expected), std::string::npos) << why;
+    } else {
+      EXPECT_NE(why.find("built without it"), std::string::npos) << why;
+    }
+    BackendKind kind;
+    std::string notes;
+    const int code = choose_backend(name, &kind, &runtime, &notes);
+    EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_OTHER);
+    EXPECT_NE(message(code).find("STMPI: stream backend " + name + " requested but"),
+              std::string::npos)
+        << message(code);
+  }
+}
+
+TEST(Backend, IpcNeedsAGpuBackend) {
+  BackendKind kind;
+  GpuRuntime* gpu;
+  ASSERT_EQ(active_backend(&kind, &gpu), MPI_SUCCESS);
+  if (gpu != nullptr) GTEST_SKIP() << "a GPU backend is active";
+  int word = 0;
+  IpcHandle handle;
+  int code = ipc_export(&word, &handle);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_OTHER);
+  EXPECT_NE(message(code).find("needs a GPU stream backend (active: host)"), std::string::npos)
+      << message(code);
+  IpcMapping mapping;
+  EXPECT_EQ(mpi::errhan::error_class_of(ipc_open(handle, &mapping)), MPI_ERR_OTHER);
+  EXPECT_EQ(mpi::errhan::error_class_of(ipc_close(mapping)), MPI_ERR_OTHER);
+}
+
+TEST(Settings, DefaultsMatchTheParameterTable) {
+  const Settings before = settings();
+  std::string error;
+  ASSERT_TRUE(util::load_all(&error)) << error;
+  EXPECT_EQ(settings().backend, before.backend);
+  EXPECT_EQ(settings().spin_us, before.spin_us);
+  EXPECT_EQ(settings().poll_sleep_us, before.poll_sleep_us);
+}
+
+// GpuStream's merging over a runtime that runs each "kernel" on the spot.
+class FakeRuntime final : public GpuRuntime {
+ public:
+  BackendKind kind() const override { return BackendKind::kCuda; }
+  std::string description() const override { return "fake"; }
+  bool is_stream(void* handle) override { return handle == this; }
+  bool has_stream_mem_ops() const override { return mem_ops; }
+  int launch_kernel(void*, KernelId kernel, const LaunchShape& shape, void* params) override {
+    ++kernels[static_cast<int>(kernel)];
+    last_shape = shape;
+    if (kernel == KernelId::kSignal) {
+      auto* p = static_cast<gpu::SignalParams*>(params);
+      EXPECT_GE(shape.block_x, p->count);
+      for (uint32_t i = 0; i < p->count; ++i) *p->addr[i] = p->value[i];
+    } else if (kernel == KernelId::kWait) {
+      auto* p = static_cast<gpu::WaitParams*>(params);
+      for (uint32_t i = 0; i < p->count; ++i)
+        EXPECT_TRUE(wait_satisfied(*p->addr[i], p->value[i],
+                                   p->cmp == gpu::kCmpEqual ? Cmp::kEqual : Cmp::kGreaterEqual));
+    } else {
+      auto* p = static_cast<gpu::CopyParams*>(params);
+      EXPECT_EQ(shape.grid_y, p->count);
+      for (uint32_t i = 0; i < p->count; ++i) std::memcpy(p->dst[i], p->src[i], p->bytes[i]);
+    }
+    return MPI_SUCCESS;
+  }
+  int write_value(void*, uint64_t* addr, uint64_t value) override {
+    ++mem_op_writes;
+    *addr = value;
+    return MPI_SUCCESS;
+  }
+  int wait_value(void*, const volatile uint64_t*, uint64_t, Cmp) override {
+    ++mem_op_waits;
+    return MPI_SUCCESS;
+  }
+  int launch_host_fn(void*, HostFn fn, void* arg) override {
+    fn(arg);
+    return MPI_SUCCESS;
+  }
+  int synchronize(void*) override { return MPI_SUCCESS; }
+  int ipc_export(const void*, IpcHandle*) override { return MPI_ERR_OTHER; }
+  int ipc_open(const IpcHandle&, IpcMapping*) override { return MPI_ERR_OTHER; }
+  int ipc_close(const IpcMapping&) override { return MPI_ERR_OTHER; }
+  int register_host(void*, std::size_t) override { return MPI_ERR_OTHER; }
+  int unregister_host(void*) override { return MPI_ERR_OTHER; }
+
+  bool mem_ops = false;
+  int kernels[3] = {};
+  int mem_op_writes = 0;
+  int mem_op_waits = 0;
+  LaunchShape last_shape;
+};
+
+TEST(GpuStream, OneLaunchPerKindPerBatch) {
+  FakeRuntime runtime;
+  GpuStream stream(runtime, &runtime);
+  constexpr int kPeers = 26;
+  std::vector<uint64_t> words(kPeers, 0);
+  std::vector<SignalWrite> writes;
+  std::vector<SignalWait> waits;
+  for (auto& word : words) {
+    writes.push_back({&word, 9});
+    waits.push_back({&word, 9});
+  }
+  std::vector<std::vector<char>> src(kPeers, std::vector<char>(5000, 'q'));
+  std::vector<std::vector<char>> dst(kPeers, std::vector<char>(5000, 0));
+  std::vector<CopyRange> ranges;
+  for (int i = 0; i < kPeers; ++i) ranges.push_back({dst[i].data(), src[i].data(), 5000});
+  ASSERT_EQ(stream.write_values(writes), MPI_SUCCESS);
+  ASSERT_EQ(stream.wait_values(waits, Cmp::kGreaterEqual), MPI_SUCCESS);
+  ASSERT_EQ(stream.copy(ranges), MPI_SUCCESS);
+  EXPECT_EQ(runtime.kernels[0], 1);
+  EXPECT_EQ(runtime.kernels[1], 1);
+  EXPECT_EQ(runtime.kernels[2], 1);
+  EXPECT_EQ(dst, src);
+  for (uint64_t word : words) EXPECT_EQ(word, 9u);
+  const LaunchCounts counts = stream.launch_counts();
+  EXPECT_EQ(counts[OpKind::kSignal], 1u);
+  EXPECT_EQ(counts[OpKind::kWait], 1u);
+  EXPECT_EQ(counts[OpKind::kCopy], 1u);
+
+  // Batches beyond one parameter struct are split; zero-byte copies vanish.
+  std::vector<uint64_t> many(150, 0);
+  std::vector<SignalWrite> many_writes;
+  for (auto& word : many) many_writes.push_back({&word, 1});
+  ASSERT_EQ(stream.write_values(many_writes), MPI_SUCCESS);
+  EXPECT_EQ(runtime.kernels[0], 1 + 3);
+  std::vector<CopyRange> empty_copies(100, CopyRange{nullptr, nullptr, 0});
+  ASSERT_EQ(stream.copy(empty_copies), MPI_SUCCESS);
+  EXPECT_EQ(runtime.kernels[2], 1);
+}
+
+TEST(GpuStream, SingleWordsUseStreamMemoryOperations) {
+  FakeRuntime runtime;
+  runtime.mem_ops = true;
+  GpuStream stream(runtime, &runtime);
+  uint64_t word = 0;
+  ASSERT_EQ(stream.write_value(&word, 4), MPI_SUCCESS);
+  ASSERT_EQ(stream.wait_value(&word, 4), MPI_SUCCESS);
+  EXPECT_EQ(word, 4u);
+  EXPECT_EQ(runtime.mem_op_writes, 1);
+  EXPECT_EQ(runtime.mem_op_waits, 1);
+  EXPECT_EQ(runtime.kernels[0] + runtime.kernels[1], 0);
+  EXPECT_EQ(stream.launch_counts()[OpKind::kSignal], 1u);
+  std::atomic<int> counter{0};
+  ASSERT_EQ(stream.launch(increment, &counter), MPI_SUCCESS);
+  EXPECT_EQ(counter.load(), 1);
+  EXPECT_EQ(copy_blocks_per_range(0), 1u);
+  EXPECT_EQ(copy_blocks_per_range(1u << 30), 64u);
+}
+
+}  // namespace
+}  // namespace stmpi::stream

@@ -31,4 +31,43 @@ int MPIX_Win_get_lock_stats_max(MPI_Win win, long long *max_remote_atomics, long
 int PMPIX_Win_get_lock_stats(MPI_Win win, long long *acquisitions, long long *remote_atomics);
 int PMPIX_Win_get_lock_stats_max(MPI_Win win, long long *max_remote_atomics, long long *waited);
 
+/* Stream-triggered active-target RMA. The CPU enqueues a whole epoch on a
+ * stream and returns at once; the stream runs the signals, the data movement
+ * and the waits in its order:
+ *   MPIX_Win_post_stream(group, win, stream)    target: exposure epoch open
+ *   MPI_Win_start(group, MPIX_MODE_STREAM, win) origin: MPI_Put, MPI_Get and
+ *                                               MPI_Accumulate are recorded,
+ *                                               not executed
+ *   MPIX_Win_complete_stream(win, stream)       origin: the stream waits for
+ *                                               the posts, moves the data and
+ *                                               signals the targets
+ *   MPIX_Win_wait_stream(win, stream)           target: the stream waits for
+ *                                               the origins' completions
+ * `stream` is an MPIX_Host_stream, or a hipStream_t / cudaStream_t when that
+ * GPU backend is active. The window must come from MPI_Win_allocate or
+ * MPI_Win_allocate_shared. Origin buffers are read (written, for MPI_Get)
+ * when the stream executes the epoch, so they must stay valid, and hold the
+ * data, until the stream reaches MPIX_Win_complete_stream; received data is
+ * valid in stream order after MPIX_Win_wait_stream.
+ * MPIX_MODE_STREAM is 1 << 20: outside every MPI_MODE_* bit (1..16384). */
+#define MPIX_MODE_STREAM 1048576
+int MPIX_Win_post_stream(MPI_Group group, MPI_Win win, void *stream);
+int MPIX_Win_complete_stream(MPI_Win win, void *stream);
+int MPIX_Win_wait_stream(MPI_Win win, void *stream);
+int PMPIX_Win_post_stream(MPI_Group group, MPI_Win win, void *stream);
+int PMPIX_Win_complete_stream(MPI_Win win, void *stream);
+int PMPIX_Win_wait_stream(MPI_Win win, void *stream);
+
+/* Stream-triggered statistics of a window at this process: epochs closed by
+ * MPIX_Win_complete_stream plus those closed by MPIX_Win_wait_stream, and
+ * the launches they enqueued by kind (a merged operation is one launch
+ * whatever its number of peers or RMA calls). _pending gives the access
+ * epochs whose plans the streams have not executed yet. */
+int MPIX_Win_get_stream_stats(MPI_Win win, long long *epochs, long long *signal_launches,
+                              long long *copy_launches, long long *wait_launches);
+int MPIX_Win_get_stream_pending(MPI_Win win, long long *pending_epochs);
+int PMPIX_Win_get_stream_stats(MPI_Win win, long long *epochs, long long *signal_launches,
+                               long long *copy_launches, long long *wait_launches);
+int PMPIX_Win_get_stream_pending(MPI_Win win, long long *pending_epochs);
+
 #endif /* STMPI_MPIX_H */

@@ -23,3 +23,4 @@ include src/mpi/group/sources.mk
 include src/mpi/coll/sources.mk
 include src/mpi/info/sources.mk
 include src/mpi/rma/sources.mk
+include src/mpi/mpix/sources.mk

@@ -25,6 +25,9 @@ class GpuStream final : public Stream {
   [[nodiscard]] int synchronize() override;
   using Stream::copy;
 
+  // The runtime the stream belongs to (e.g. to register memory its kernels use).
+  GpuRuntime& runtime() const { return runtime_; }
+
  private:
   GpuRuntime& runtime_;
   void* handle_;

@@ -148,6 +148,8 @@ static void verify(struct ctx *c) {
       if (w[i] != 1.0 + (double)(i % 17)) bad = i;
   if (bad >= 0)
     bench_fail("%s %s of %ld bytes: wrong data at %ld", sync_names[c->sync], op_names[c->op], c->size, bad);
+  /* The target checks before the origin's next timed operations arrive. */
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static int in_list(const char *list, const char *name) {

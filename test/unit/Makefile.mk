@@ -6,3 +6,4 @@ test_unit_match_test_SOURCES = test/unit/match_test.cc
 test_unit_match_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_match_test_LDADD = -lgtest -lgtest_main -lpthread
 endif
+include test/unit/st.mk

@@ -112,7 +112,10 @@ WindowLayout::WindowLayout(std::span<const uint64_t> data_bytes, bool contiguous
   complete_base_ = 192 + signals;
   node_base_ = complete_base_ + signals;
   attach_base_ = node_base_ + kQueueNodeBytes * n;
-  block_bytes_ = round_up(attach_base_ + sizeof(AttachedRegion) * std::size_t(attach_slots), kLine);
+  stream_post_base_ =
+      round_up(attach_base_ + sizeof(AttachedRegion) * std::size_t(attach_slots), kLine);
+  stream_complete_base_ = stream_post_base_ + signals;
+  block_bytes_ = stream_complete_base_ + signals;
   control_base_ = 2 * kLine;  // after the barrier words
   std::size_t at = round_up(control_base_ + block_bytes_ * n, kPage);
   data_offsets_.resize(n);

@@ -20,6 +20,11 @@
 //                    the end of its access epoch to r (n' = n rounded up to 8)
 //   192 + 16n'       queue nodes: node[t] is r's node for target t (64 each)
 //   ...              attached-region table entries (16 each)
+//   ...              stream-triggered signals (device/rma/st), 64-byte aligned:
+//                    stream_post[t], stored by t's stream: how many stream
+//                    exposure epochs t has opened to r; then
+//                    stream_complete[o], stored by o's stream: how many
+//                    stream access epochs o has closed at r (8 bytes per rank)
 #pragma once
 
 #include <atomic>
@@ -97,6 +102,10 @@ class WindowLayout {
   std::size_t attach_entry(int slot) const {
     return attach_base_ + sizeof(AttachedRegion) * std::size_t(slot);
   }
+  std::size_t stream_post_signal(int from) const { return stream_post_base_ + 8 * std::size_t(from); }
+  std::size_t stream_complete_signal(int from) const {
+    return stream_complete_base_ + 8 * std::size_t(from);
+  }
 
   // Header words (at the start of the segment).
   static constexpr std::size_t kBarrierArrived = 0;
@@ -108,6 +117,8 @@ class WindowLayout {
   std::size_t complete_base_ = 0;
   std::size_t node_base_ = 0;
   std::size_t attach_base_ = 0;
+  std::size_t stream_post_base_ = 0;
+  std::size_t stream_complete_base_ = 0;
   std::size_t block_bytes_ = 0;
   std::size_t control_base_ = 0;
   std::vector<std::size_t> data_offsets_;

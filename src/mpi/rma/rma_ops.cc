@@ -13,6 +13,7 @@
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
+#include "mpi/mpix/win_stream.h"
 #include "mpi/request/request.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/target.h"
@@ -60,6 +61,8 @@ int do_put(const void* origin, MPI_Count ocount, const Datatype& otype, int targ
   if (tcount * ttype.size == 0) return MPI_SUCCESS;
   TargetSpan span;
   if (int err = resolve_target(win, target, disp, tcount, ttype, function, &span)) return err;
+  if (win.epoch.stream_access)
+    return mpix::stream_record_put(win, target, span, origin, ocount, otype);
   std::vector<char> storage;
   const char* packed = packed_origin(origin, ocount, otype, storage);
   return dev::rma::put(span.region, span.runs.span(), packed);
@@ -71,6 +74,8 @@ int do_get(void* origin, MPI_Count ocount, const Datatype& otype, int target, MP
   if (tcount * ttype.size == 0) return MPI_SUCCESS;
   TargetSpan span;
   if (int err = resolve_target(win, target, disp, tcount, ttype, function, &span)) return err;
+  if (win.epoch.stream_access)
+    return mpix::stream_record_get(win, target, span, origin, ocount, otype);
   std::vector<char> storage;
   char* out = static_cast<char*>(origin) + otype.true_lb;
   if (!otype.contiguous) {
@@ -111,6 +116,10 @@ int do_accumulate(const void* origin, MPI_Count ocount, const Datatype* otype, v
   if (tcount * ttype.size == 0) return MPI_SUCCESS;
   TargetSpan span;
   if (int err = resolve_target(win, target, disp, tcount, ttype, function, &span)) return err;
+  if (win.epoch.stream_access)
+    return mpix::stream_record_accumulate(win, target, span, origin, ocount, otype,
+                                          dev::rma::AccumulateOp{&op, basic}, rtype != nullptr,
+                                          function);
   std::vector<char> in_storage, out_storage;
   const char* in = otype != nullptr ? packed_origin(origin, ocount, *otype, in_storage) : nullptr;
   char* out = nullptr;
@@ -267,6 +276,7 @@ int compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
                                    kFunction, mpi::datatype_name(datatype.handle));
   int err = MPI_SUCCESS;
   if (mpi::rma::enter(win, target_rank, false, kFunction, &err)) return err;
+  if (win.epoch.stream_access) return mpi::mpix::stream_unsupported(win, kFunction);
   mpi::rma::TargetSpan span;
   if ((err = mpi::rma::resolve_target(win, target_rank, target_disp, 1, datatype, kFunction, &span)))
     return err;

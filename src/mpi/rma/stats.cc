@@ -36,6 +36,7 @@ void add(dev::rma::lock::LockStats& total, const dev::rma::lock::LockStats& more
   total.remote_ops += more.remote_ops;
   total.max_remote_ops = std::max(total.max_remote_ops, more.max_remote_ops);
   total.waited += more.waited;
+  total.retried += more.retried;
 }
 
 }  // namespace
@@ -48,10 +49,12 @@ void finalize() {
   if (!g_settings.print_stats) return;
   const dev::rma::lock::LockStats& s = g_freed;
   std::fprintf(stderr,
-               "STMPI rma stats (rank %d): %lld lock acquisitions (%lld waited), %lld remote "
-               "atomic operations, %.2f per acquisition, at most %lld in one\n",
+               "STMPI rma stats (rank %d): %lld lock acquisitions (%lld waited, %lld shared requests "
+               "re-queued), %lld remote atomic operations, %.2f per acquisition, at most %lld in "
+               "one\n",
                dev::world_rank(), static_cast<long long>(s.acquisitions),
-               static_cast<long long>(s.waited), static_cast<long long>(s.remote_ops),
+               static_cast<long long>(s.waited), static_cast<long long>(s.retried),
+               static_cast<long long>(s.remote_ops),
                s.acquisitions != 0 ? static_cast<double>(s.remote_ops) / static_cast<double>(s.acquisitions) : 0.0,
                static_cast<long long>(s.max_remote_ops));
 }

@@ -24,6 +24,7 @@
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
+#include "mpi/mpix/win_stream.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 
@@ -34,7 +35,7 @@ using errhan::make_error;
 
 constexpr int kFenceAsserts = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 constexpr int kPostAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT;
-constexpr int kStartAsserts = MPI_MODE_NOCHECK;
+constexpr int kStartAsserts = MPI_MODE_NOCHECK | MPIX_MODE_STREAM;
 
 int check_assert(int assert, int allowed, const char* function) {
   if ((assert & ~allowed) == 0) return MPI_SUCCESS;
@@ -138,6 +139,9 @@ int win_post(mpi::Group& group, int assert, mpi::Win& win) {
 int win_start(mpi::Group& group, int assert, mpi::Win& win) {
   constexpr const char* kFunction = "MPI_Win_start";
   if (int err = mpi::rma::check_assert(assert, mpi::rma::kStartAsserts, kFunction)) return err;
+  const bool stream = (assert & MPIX_MODE_STREAM) != 0;
+  if (stream)
+    if (int err = mpi::mpix::stream_start_check(win)) return err;
   WinEpochs& e = win.epoch;
   if (e.started)
     return make_error(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open (call "
@@ -151,6 +155,7 @@ int win_start(mpi::Group& group, int assert, mpi::Win& win) {
   e.started = true;
   e.start_ranks = std::move(targets);
   for (int target : e.start_ranks) e.start_state[target] = mpi::kAwaitingPost;
+  if (stream) return mpi::mpix::stream_start(win);
   return MPI_SUCCESS;
 }
 
@@ -159,6 +164,7 @@ int win_complete(mpi::Win& win) {
   if (!e.started)
     return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_complete without a matching MPI_Win_start "
                       "(the window has %s)", mpi::rma::epoch_description(win));
+  if (int err = mpi::mpix::check_not_stream_access(win, "MPI_Win_complete")) return err;
   // Every post of this epoch is consumed, even by targets nothing was sent to.
   for (int target : e.start_ranks) mpi::rma::wait_for_post(win, target);
   for (int target : e.start_ranks)
@@ -178,6 +184,7 @@ int win_wait(mpi::Win& win) {
   if (!e.posted)
     return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_wait without a matching MPI_Win_post (the "
                       "window has %s)", mpi::rma::epoch_description(win));
+  if (int err = mpi::mpix::check_not_stream_exposure(win, "MPI_Win_wait")) return err;
   dev::rma::spin_until([&] { return mpi::rma::completes_arrived(win); });
   mpi::rma::consume_completes(win);
   return MPI_SUCCESS;
@@ -188,6 +195,7 @@ int win_test(mpi::Win& win, int* flag) {
   if (!e.posted)
     return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_test without a matching MPI_Win_post (the "
                       "window has %s)", mpi::rma::epoch_description(win));
+  if (int err = mpi::mpix::check_not_stream_exposure(win, "MPI_Win_test")) return err;
   dev::progress();
   *flag = mpi::rma::completes_arrived(win);
   if (*flag) mpi::rma::consume_completes(win);

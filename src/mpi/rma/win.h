@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,10 @@
 #include "device/rma/region.h"
 #include "device/rma/window_segment.h"
 #include "mpi/handle.h"
+
+namespace stmpi::dev::rma::st {
+class StreamWindow;
+}
 
 namespace stmpi::mpi {
 
@@ -77,6 +82,11 @@ struct WinEpochs {
   // PSCW signals seen so far, by peer (the counters in the segment only grow).
   std::vector<uint64_t> posts_seen;
   std::vector<uint64_t> completes_seen;
+  // Stream-triggered epochs (src/mpi/mpix): an access epoch opened with
+  // MPIX_MODE_STREAM, an exposure epoch opened by MPIX_Win_post_stream. They
+  // also set `started` / `posted`, so the rules about open epochs apply.
+  bool stream_access = false;
+  bool stream_exposure = false;
 };
 
 struct Win {
@@ -100,9 +110,8 @@ struct Win {
   dev::rma::lock::PassiveLocks locks;
   WinEpochs epoch;
   std::vector<dev::rma::AttachedRegion> attached;  // this process's, for dynamic windows
-  // How this process reaches other processes' private memory (windows over
-  // user memory, dynamic windows): kCma, or kAm when single copy is refused.
-  std::vector<dev::rma::RegionKind> private_kind;  // by comm rank
+  // Stream-triggered state, created by the first stream epoch (src/mpi/mpix).
+  std::shared_ptr<dev::rma::st::StreamWindow> stream;
 
   // This process's control block in its mapping.
   char* my_control() const { return segment.base() + layout.control(rank); }

@@ -31,6 +31,7 @@
 #include "mpi/errhan/error.h"
 #include "mpi/info/info.h"
 #include "mpi/init/state.h"
+#include "mpi/mpix/win_stream.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 #include "pmi/client.h"
@@ -131,7 +132,6 @@ void build_targets(Win& win, const std::vector<Announcement>& all) {
   const int n = win.nranks;
   const bool in_segment = memory_in_segment(win.flavor);
   win.targets.resize(n);
-  win.private_kind.assign(n, RegionKind::kMapped);
   std::vector<Region> blocks(n);
   std::vector<uint64_t> node_offsets(n);
   for (int r = 0; r < n; ++r) {
@@ -158,7 +158,6 @@ void build_targets(Win& win, const std::vector<Announcement>& all) {
                  ? RegionKind::kCma
                  : RegionKind::kAm;
     }
-    win.private_kind[r] = kind;
     t.memory = Region{kind, false, t.world_rank,
                       r == win.rank ? reinterpret_cast<char*>(all[r].base) : nullptr, all[r].base,
                       static_cast<uint64_t>(t.size), pid, acc_lock, win.id};
@@ -414,6 +413,7 @@ int win_free(MPI_Win* handle) {
     return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_free: the window still has %s open; close it first",
                       mpi::rma::epoch_description(*win));
   if (int err = dev::rma::flush_all()) return err;
+  if (int err = mpi::mpix::stream_free(*win)) return err;
   const int callback_error = mpi::rma::delete_attributes(*win);
   // Every process is done with the window before its memory goes away.
   dev::rma::segment_barrier(win->segment.base(), win->nranks);

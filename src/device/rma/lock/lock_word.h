@@ -21,7 +21,10 @@
 //
 // Queue node, one per (process, target), in the process's own control
 // block, so that a waiter spins only on memory it owns:
-//   grant           set to 1 by whoever hands this process the lock;
+//   grant           kGranted, written by whoever hands this process the
+//                   lock, or kRetry (shared requesters only): the exclusive
+//                   holder they waited for released without counting them
+//                   in, and they must start over;
 //   exclusive_next  rank + 1 of the exclusive requester queued right behind
 //                   (written by that requester);
 //   signal_to       list of shared requesters that arrived while this
@@ -52,6 +55,10 @@ constexpr uint64_t with_tail(uint64_t word, uint64_t id) {
 constexpr uint64_t with_head(uint64_t word, uint64_t id) {
   return (word & ~(kFieldMask << kHeadShift)) | (id << kHeadShift);
 }
+
+// Values of the grant field.
+inline constexpr uint64_t kGranted = 1;
+inline constexpr uint64_t kRetry = 2;
 
 // Queue node fields (byte offsets inside the node).
 inline constexpr uint64_t kGrant = 0;

@@ -101,15 +101,18 @@ void PassiveLocks::acquire_exclusive(int target) {
 // the list when it releases and counts it in then. If it released before
 // the attach (list closed), try again: W has changed since.
 void PassiveLocks::acquire_shared(int target) {
-  std::atomic_ref<uint64_t>(*my_field(target, kGrant)).store(0, std::memory_order_release);
+  std::atomic_ref<uint64_t> grant(*my_field(target, kGrant));
   for (;;) {
+    grant.store(0, std::memory_order_release);
     const uint64_t old = word_fetch_add(target, kSharedOne);
     if (tail_of(old) == 0) return;
     const bool attached = push_follower(static_cast<int>(tail_of(old) - 1), target);
     shared_decrement(target);
     if (attached) {
       wait_for_nonzero(target, kGrant);
-      return;
+      if (grant.load(std::memory_order_acquire) == kGranted) return;
+      // kRetry: the holder released without counting us in; start over.
+      ++stats_.retried;
     }
   }
 }
@@ -139,31 +142,34 @@ void PassiveLocks::grant_head(int target, uint64_t seen) {
   while (shared_of(seen) == 0 && head_of(seen) != 0) {
     const uint64_t old = word_cas(target, seen, with_head(seen, 0));
     if (old == seen) {
-      node_store(static_cast<int>(head_of(seen) - 1), target, kGrant, 1);
+      node_store(static_cast<int>(head_of(seen) - 1), target, kGrant, kGranted);
       return;
     }
     seen = old;
   }
 }
 
-// The followers are read before they are granted: once granted, a follower
-// may release and reuse its node.
-void PassiveLocks::grant_followers(int target, uint64_t list) {
+// Each follower's link is read before it is signalled: once signalled, a
+// follower may go on and reuse its node.
+void PassiveLocks::signal_followers(int target, uint64_t list, uint64_t signal) {
   uint64_t id = list_first(list);
   for (uint64_t n = list_count(list); n > 0 && id != 0; --n) {
     const int follower = static_cast<int>(id - 1);
     const uint64_t next = node_load(follower, target, kNextWaiter);
-    node_store(follower, target, kGrant, 1);
+    node_store(follower, target, kGrant, signal);
     id = next;
   }
 }
 
 // Exclusive release.
-//  - No successor (W's tail is us): one CAS clears the tail and adds a
-//    token to the shared count; then close our list. The token keeps the
-//    count above zero until the followers are counted in, so that no
-//    exclusive requester slips in between. Without followers the token is
-//    dropped like a shared lock.
+//  - No successor (W's tail is us) and nobody on our list: one CAS clears
+//    the tail, then we close the list. A shared requester that attached in
+//    between (it read the tail just before the CAS) was not counted in, so
+//    it is told to start over (kRetry); it goes behind whoever came next.
+//  - No successor but followers: one CAS clears the tail and adds a token
+//    to the shared count; then close the list. The token keeps the count
+//    above zero until the followers are counted in, so that no exclusive
+//    requester slips in between; the first follower inherits it.
 //  - A successor x: close the list. Empty: hand x the lock. Otherwise the
 //    followers go first: count them in and make x the head with one
 //    fetch-add (the head is free while we hold the lock), then wake them;
@@ -172,11 +178,15 @@ void PassiveLocks::release_exclusive(int target) {
   std::atomic_ref<uint64_t> next(*my_field(target, kExclusiveNext));
   std::atomic_ref<uint64_t> list(*my_field(target, kSignalTo));
   if (next.load(std::memory_order_acquire) == 0) {
+    const bool followers = list.load(std::memory_order_acquire) != 0;
     uint64_t seen = with_tail(0, my_id_);  // guess: nobody else around
     while (tail_of(seen) == my_id_) {
-      const uint64_t old = word_cas(target, seen, with_tail(seen, 0) + kSharedOne);
+      const uint64_t desired = with_tail(seen, 0) + (followers ? kSharedOne : 0);
+      const uint64_t old = word_cas(target, seen, desired);
       if (old == seen) {
-        release_token(target, list.fetch_or(kListClosed, std::memory_order_acq_rel));
+        const uint64_t closed = list.fetch_or(kListClosed, std::memory_order_acq_rel);
+        if (followers) release_token(target, closed);
+        else signal_followers(target, closed, kRetry);
         return;
       }
       seen = old;
@@ -187,11 +197,11 @@ void PassiveLocks::release_exclusive(int target) {
   const uint64_t closed = list.fetch_or(kListClosed, std::memory_order_acq_rel);
   const uint64_t count = list_count(closed);
   if (count == 0) {
-    node_store(static_cast<int>(successor - 1), target, kGrant, 1);
+    node_store(static_cast<int>(successor - 1), target, kGrant, kGranted);
     return;
   }
   word_fetch_add(target, count * kSharedOne + with_head(0, successor));
-  grant_followers(target, closed);
+  signal_followers(target, closed, kGranted);
 }
 
 void PassiveLocks::release_token(int target, uint64_t list) {
@@ -201,7 +211,7 @@ void PassiveLocks::release_token(int target, uint64_t list) {
     return;
   }
   if (count > 1) word_fetch_add(target, (count - 1) * kSharedOne);
-  grant_followers(target, list);
+  signal_followers(target, list, kGranted);
 }
 
 }  // namespace stmpi::dev::rma::lock

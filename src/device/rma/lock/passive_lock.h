@@ -24,6 +24,7 @@ struct LockStats {
   int64_t remote_ops = 0;
   int64_t max_remote_ops = 0;  // most in one acquisition
   int64_t waited = 0;          // acquisitions that were not granted at once
+  int64_t retried = 0;         // shared requests told to start over (kRetry)
 };
 
 class PassiveLocks {
@@ -48,7 +49,7 @@ class PassiveLocks {
   void shared_decrement(int target);
   void grant_head(int target, uint64_t word);
   bool push_follower(int exclusive, int target);
-  void grant_followers(int target, uint64_t list);
+  void signal_followers(int target, uint64_t list, uint64_t signal);
 
   // Remote operations, counted.
   uint64_t word_fetch_add(int target, uint64_t add);

@@ -1,0 +1,14 @@
+# src/device/rma/st: stream-triggered epochs: plans, executors, per-window state
+libmpi_la_SOURCES += \
+	src/device/rma/st/settings.cc \
+	src/device/rma/st/epoch_plan.cc \
+	src/device/rma/st/merged_kernel_executor.cc \
+	src/device/rma/st/stream_window.cc
+noinst_HEADERS += \
+	src/device/rma/st/settings.h \
+	src/device/rma/st/epoch_plan.h \
+	src/device/rma/st/executor.h \
+	src/device/rma/st/merged_kernel_executor.h \
+	src/device/rma/st/triggered_op_executor.h \
+	src/device/rma/st/stream_window.h
+EXTRA_DIST += src/device/rma/st/README.md

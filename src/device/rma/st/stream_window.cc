@@ -1,0 +1,227 @@
+#include "device/rma/st/stream_window.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include <mpi.h>
+
+#include "device/rma/spin_wait.h"
+#include "device/rma/st/merged_kernel_executor.h"
+#include "device/rma/st/settings.h"
+#include "mpi/errhan/error.h"
+#include "stream/host_stream.h"
+
+namespace stmpi::dev::rma::st {
+namespace {
+
+constexpr std::size_t kRetirePageBytes = kMaxStreamsPerWindow * sizeof(uint64_t);
+constexpr std::size_t kMaxSparePlans = 8;
+
+static_assert(kRetirePageBytes == 4096, "the retire words fill one page");
+
+// Counters only grow; compare the way stream waits do (wrap-around safe).
+bool reached(uint64_t word, uint64_t target) { return static_cast<int64_t>(word - target) >= 0; }
+
+}  // namespace
+
+StreamWindow::StreamWindow(WindowView view) : view_(std::move(view)) {
+  exposures_to_.assign(static_cast<std::size_t>(view_.nranks), 0);
+  accesses_to_.assign(static_cast<std::size_t>(view_.nranks), 0);
+}
+
+int StreamWindow::create(WindowView view, std::unique_ptr<StreamWindow>* out) {
+  std::unique_ptr<StreamWindow> window(new (std::nothrow) StreamWindow(std::move(view)));
+  void* page = std::aligned_alloc(kRetirePageBytes, kRetirePageBytes);
+  if (window == nullptr || page == nullptr) {
+    std::free(page);
+    return mpi::errhan::make_error(MPI_ERR_NO_MEM,
+                                   "out of memory for the stream-triggered state of a window");
+  }
+  std::memset(page, 0, kRetirePageBytes);
+  window->retire_words_ = static_cast<uint64_t*>(page);
+  const WindowView& v = window->view_;
+  std::vector<HostRange> host_memory{{v.segment, v.segment_bytes}, {page, kRetirePageBytes}};
+  window->executor_ =
+      std::make_unique<MergedKernelExecutor>(v.rank, v.words, std::move(host_memory));
+  *out = std::move(window);
+  return MPI_SUCCESS;
+}
+
+StreamWindow::~StreamWindow() {
+  executor_.reset();  // unregisters the retire page before it is freed
+  std::free(retire_words_);
+}
+
+int StreamWindow::slot_of(const std::shared_ptr<stream::Stream>& stream, int* slot) {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].stream == stream) {
+      *slot = static_cast<int>(i);
+      return MPI_SUCCESS;
+    }
+  }
+  if (slots_.size() == kMaxStreamsPerWindow)
+    return mpi::errhan::make_error(MPI_ERR_OTHER,
+                                   "stream %p would be the %zu-th stream used for stream epochs of "
+                                   "this window (at most %zu)",
+                                   stream->handle(), slots_.size() + 1, kMaxStreamsPerWindow);
+  if (int err = executor_->attach_stream(*stream); err != MPI_SUCCESS) return err;
+  slots_.push_back({stream, 0});
+  *slot = static_cast<int>(slots_.size() - 1);
+  return MPI_SUCCESS;
+}
+
+uint64_t StreamWindow::retired(int slot) const {
+  return std::atomic_ref<uint64_t>(retire_words_[slot]).load(std::memory_order_acquire);
+}
+
+int StreamWindow::reclaim() {
+  int failure = MPI_SUCCESS;
+  auto executed = [&](std::unique_ptr<AccessPlan>& plan) {
+    if (!reached(retired(plan->slot), plan->seq)) return false;
+    if (const int err = plan->failure.load(std::memory_order_relaxed);
+        err != MPI_SUCCESS && failure == MPI_SUCCESS)
+      failure = err;
+    if (spare_.size() < kMaxSparePlans) {
+      plan->clear();
+      spare_.push_back(std::move(plan));
+    }
+    return true;
+  };
+  std::erase_if(in_flight_, executed);
+  return failure;
+}
+
+int StreamWindow::throttle() {
+  if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  const auto limit = static_cast<std::size_t>(std::max(1, settings().max_pending_epochs));
+  if (in_flight_.size() < limit) return MPI_SUCCESS;
+  ++stats_.throttled;
+  SpinWait pause;
+  int err = MPI_SUCCESS;
+  while (in_flight_.size() >= limit && err == MPI_SUCCESS) {
+    pause.pause();
+    err = reclaim();
+  }
+  return err;
+}
+
+int StreamWindow::post(std::span<const int> origins,
+                       const std::shared_ptr<stream::Stream>& stream) {
+  int slot = 0;
+  if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
+  if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  exposure_.origins.assign(origins.begin(), origins.end());
+  exposure_.epochs.clear();
+  for (int origin : origins) exposure_.epochs.push_back(++exposures_to_[origin]);
+  if (int err = executor_->post(exposure_, *stream, &stats_.launches); err != MPI_SUCCESS) {
+    // One launch, so nothing was enqueued: the epoch numbers stay in step.
+    for (int origin : origins) --exposures_to_[origin];
+    return err;
+  }
+  exposure_open_ = true;
+  return MPI_SUCCESS;
+}
+
+int StreamWindow::wait(const std::shared_ptr<stream::Stream>& stream) {
+  int slot = 0;
+  if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
+  // One launch: after a failure nothing was enqueued and the epoch stays open.
+  if (int err = executor_->wait(exposure_, *stream, &stats_.launches); err != MPI_SUCCESS)
+    return err;
+  exposure_open_ = false;
+  ++stats_.exposure_epochs;
+  return MPI_SUCCESS;
+}
+
+int StreamWindow::start(std::span<const int> targets) {
+  if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  if (!spare_.empty()) {
+    access_ = std::move(spare_.back());
+    spare_.pop_back();
+  } else {
+    access_.reset(new (std::nothrow) AccessPlan);
+    if (access_ == nullptr)
+      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory for a stream epoch plan");
+  }
+  access_->targets.assign(targets.begin(), targets.end());
+  for (int target : targets) access_->epochs.push_back(++accesses_to_[target]);
+  return MPI_SUCCESS;
+}
+
+int StreamWindow::record(DeferredOp op, std::span<const Run> runs,
+                         std::span<const OriginPiece> pieces) {
+  AccessPlan& plan = *access_;
+  op.first_run = static_cast<uint32_t>(plan.runs.size());
+  op.run_count = static_cast<uint32_t>(runs.size());
+  op.first_piece = static_cast<uint32_t>(plan.pieces.size());
+  op.piece_count = static_cast<uint32_t>(pieces.size());
+  plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
+  plan.pieces.insert(plan.pieces.end(), pieces.begin(), pieces.end());
+  plan.ops.push_back(op);
+  if (int err = executor_->record(plan, plan.ops.size() - 1); err != MPI_SUCCESS) {
+    plan.ops.pop_back();
+    plan.runs.resize(op.first_run);
+    plan.pieces.resize(op.first_piece);
+    return err;
+  }
+  switch (op.kind) {
+    case DeferredKind::kPut: ++stats_.puts; break;
+    case DeferredKind::kGet: ++stats_.gets; break;
+    case DeferredKind::kAccumulate:
+      ++stats_.accumulates;
+      ++plan.accumulates;
+      break;
+  }
+  return MPI_SUCCESS;
+}
+
+int StreamWindow::complete(const std::shared_ptr<stream::Stream>& stream) {
+  int slot = 0;
+  if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
+  if (int err = throttle(); err != MPI_SUCCESS) return err;
+  AccessPlan& plan = *access_;
+  plan.slot = slot;
+  plan.seq = ++slots_[static_cast<std::size_t>(slot)].issued;
+  const int err = executor_->complete(plan, *stream, &retire_words_[slot], &stats_.launches);
+  // Even after a failure part of the epoch may be queued: the plan stays
+  // until the stream has passed it (drain() makes sure of that).
+  in_flight_.push_back(std::move(access_));
+  ++stats_.access_epochs;
+  return err;
+}
+
+void StreamWindow::abandon_access() {
+  if (access_ == nullptr) return;
+  access_->clear();
+  if (spare_.size() < kMaxSparePlans) spare_.push_back(std::move(access_));
+  access_.reset();
+}
+
+int StreamWindow::drain() {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    StreamSlot& slot = slots_[i];
+    if (slot.stream->backend() == stream::BackendKind::kHost &&
+        static_cast<stream::HostStream&>(*slot.stream).executor().stopped())
+      continue;  // freed by the user: everything it had queued has run
+    const uint64_t marker = ++slot.issued;
+    if (int err = slot.stream->write_value(&retire_words_[i], marker); err != MPI_SUCCESS)
+      return err;
+    SpinWait pause;
+    while (!reached(retired(static_cast<int>(i)), marker)) pause.pause();
+  }
+  const int err = reclaim();
+  slots_.clear();
+  return err;
+}
+
+StreamStats StreamWindow::stats() {
+  (void)reclaim();
+  StreamStats out = stats_;
+  out.pending_plans = in_flight_.size();
+  return out;
+}
+
+}  // namespace stmpi::dev::rma::st

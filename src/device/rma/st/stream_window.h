@@ -1,0 +1,116 @@
+// StreamWindow: the stream-triggered state of one window at this process:
+// epoch numbers per peer, the open exposure and access epochs, plans the
+// streams have not executed yet, the streams used, and statistics. The MPI
+// layer (src/mpi/mpix) creates it on the window's first stream epoch and
+// checks the MPI rules (groups, epoch order, arguments); this class enqueues
+// through its executor and never waits for a stream, except to bound the
+// plans in flight (STMPI_ST_MAX_PENDING_EPOCHS) and in drain().
+//
+// Plan lifetime: a plan is kept from MPI_Win_start until its stream has run
+// the epoch. Each stream the window uses has a retire word (host memory of
+// this process); the executor makes the stream store the plan's issue
+// number there as the epoch's last step, and every later call recycles the
+// plans whose number has been reached. So a program that enqueues any
+// number of iterations holds plans only for the epochs still queued.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "device/rma/st/epoch_plan.h"
+#include "device/rma/st/executor.h"
+#include "stream/stream.h"
+
+namespace stmpi::dev::rma::st {
+
+// What a StreamWindow needs to know of its window.
+struct WindowView {
+  int rank = 0;
+  int nranks = 0;
+  SignalWords words;
+  // The window segment as mapped here (signal words and window memory).
+  char* segment = nullptr;
+  std::size_t segment_bytes = 0;
+};
+
+struct StreamStats {
+  uint64_t access_epochs = 0;    // closed by MPIX_Win_complete_stream
+  uint64_t exposure_epochs = 0;  // closed by MPIX_Win_wait_stream
+  LaunchTally launches;
+  uint64_t puts = 0;
+  uint64_t gets = 0;
+  uint64_t accumulates = 0;
+  uint64_t pending_plans = 0;    // access epochs the streams have not executed yet
+  uint64_t throttled = 0;        // times complete waited for the stream (plan limit)
+};
+
+class StreamWindow {
+ public:
+  // MPI_ERR_NO_MEM when the retire words cannot be allocated.
+  [[nodiscard]] static int create(WindowView view, std::unique_ptr<StreamWindow>* out);
+  // Call drain() first: plans may still be in use by a stream otherwise.
+  ~StreamWindow();
+  StreamWindow(const StreamWindow&) = delete;
+  StreamWindow& operator=(const StreamWindow&) = delete;
+
+  // Target side. `origins` are window ranks, each at most once. After a
+  // failure of post or wait nothing was enqueued and the state is unchanged.
+  [[nodiscard]] int post(std::span<const int> origins, const std::shared_ptr<stream::Stream>& stream);
+  [[nodiscard]] int wait(const std::shared_ptr<stream::Stream>& stream);
+  bool exposure_open() const { return exposure_open_; }
+
+  // Origin side. `targets` are window ranks, each at most once.
+  [[nodiscard]] int start(std::span<const int> targets);
+  // Records one put, get or accumulate of the open access epoch. `op`'s
+  // run and piece indices are set here from `runs` and `pieces`.
+  [[nodiscard]] int record(DeferredOp op, std::span<const Run> runs,
+                           std::span<const OriginPiece> pieces);
+  // Closes the access epoch, also after a failure (part of it may be queued).
+  [[nodiscard]] int complete(const std::shared_ptr<stream::Stream>& stream);
+  bool access_open() const { return access_ != nullptr; }
+  // Drops an access epoch that failed before it was enqueued.
+  void abandon_access();
+
+  // Waits until every stream the window used has run all of its work for
+  // the window (streams freed meanwhile ran it when they were freed).
+  [[nodiscard]] int drain();
+
+  // Statistics so far; recycles executed plans first.
+  StreamStats stats();
+  const EpochExecutor& executor() const { return *executor_; }
+
+ private:
+  struct StreamSlot {
+    std::shared_ptr<stream::Stream> stream;
+    uint64_t issued = 0;  // issue numbers handed out on this slot
+  };
+
+  explicit StreamWindow(WindowView view);
+  [[nodiscard]] int slot_of(const std::shared_ptr<stream::Stream>& stream, int* slot);
+  uint64_t retired(int slot) const;
+  // Recycles executed plans; returns the first failure one reported.
+  [[nodiscard]] int reclaim();
+  [[nodiscard]] int throttle();
+
+  WindowView view_;
+  std::unique_ptr<EpochExecutor> executor_;
+  // One retire word per stream slot, in a page of its own (GPU-registrable).
+  uint64_t* retire_words_ = nullptr;
+  std::vector<StreamSlot> slots_;
+  std::vector<uint64_t> exposures_to_;  // by origin: exposure epochs opened to it
+  std::vector<uint64_t> accesses_to_;   // by target: access epochs opened to it
+  bool exposure_open_ = false;
+  ExposurePlan exposure_;
+  std::unique_ptr<AccessPlan> access_;                  // the open access epoch
+  std::vector<std::unique_ptr<AccessPlan>> in_flight_;  // enqueued, not yet executed
+  std::vector<std::unique_ptr<AccessPlan>> spare_;      // recycled
+  StreamStats stats_;
+};
+
+// Stream slots per window (one retire word each, in one page).
+inline constexpr std::size_t kMaxStreamsPerWindow = 512;
+
+}  // namespace stmpi::dev::rma::st

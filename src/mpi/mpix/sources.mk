@@ -1,0 +1,7 @@
+# src/mpi/mpix: the stream-triggered RMA calls (MPIX_Win_*_stream) and the
+# hooks the one-sided chapter calls for stream epochs
+libmpi_la_SOURCES += \
+	src/mpi/mpix/win_stream.cc \
+	src/mpi/mpix/mpix_win_stream.cc
+noinst_HEADERS += src/mpi/mpix/win_stream.h
+EXTRA_DIST += src/mpi/mpix/README.md

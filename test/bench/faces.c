@@ -1,0 +1,749 @@
+/* faces: nearest-neighbour exchange of faces, edges and corners on a 3-D
+ * grid of ranks (after the Faces benchmark of seed 001, section 6), in three
+ * variants:
+ *
+ *   p2p  MPI_Irecv / MPI_Isend / MPI_Waitall
+ *   rma  active-target RMA: MPI_Win_post / MPI_Win_start / MPI_Put /
+ *        MPI_Win_complete / MPI_Win_wait on a window from MPI_Win_allocate
+ *   st   stream-triggered active RMA: MPIX_Win_post_stream,
+ *        MPI_Win_start(group, MPIX_MODE_STREAM, win), MPI_Put,
+ *        MPIX_Win_complete_stream, MPIX_Win_wait_stream, all on a host stream
+ *
+ * Grid: the ranks are factored into px x py x pz (as even as possible,
+ * px >= py >= pz), rank = (x * py + y) * pz + z. Periodic by default (every
+ * rank has 26 neighbour directions; on a 2x2x2 grid they are the 7 other
+ * ranks, each reached through several directions); -n makes it non-periodic
+ * (a rank on the border has fewer neighbours).
+ *
+ * Message sizes: -s gives the bytes of a face; an edge carries
+ * ceil(sqrt(face doubles)) doubles and a corner one double, as the faces,
+ * edges and corners of a block of spectral elements (n^2, n, 1 points).
+ *
+ * Loops (per repeat): outer loop creates and frees the window (rma, st) or
+ * the buffers and request arrays (p2p); middle loop re-initialises the data
+ * and runs the inner loop; inner loop runs the communication steps, and only
+ * the inner loop is timed. Each step, as in Figure 9 of the paper:
+ *
+ *   p2p  Irecv all; launch increment; synchronize stream; Isend all;
+ *        Waitall; launch compare; synchronize stream
+ *   rma  post; launch increment; synchronize stream; start; put all;
+ *        complete; wait; launch compare; synchronize stream
+ *   st   post_stream; launch increment; start(MODE_STREAM); put all;
+ *        complete_stream; wait_stream; launch compare   (nothing blocks;
+ *        the stream is synchronized once, after the inner loop)
+ *
+ * "increment" adds 1 to every element this rank sends; "compare" checks
+ * every received element against the value its sender must have sent in
+ * this step and counts mismatches. Both run on a host stream
+ * (MPIX_Host_stream_launch) in every variant. Any mismatch, or a compare
+ * that did not run, aborts the program.
+ *
+ * Output lines (besides '#' comments):
+ *   faces VARIANT FACE_BYTES median_us min_us max_us iters
+ *       time per inner step, the slowest rank's, median over repeats
+ *   cpu VARIANT FACE_BYTES mpi_us launch_us sync_us
+ *       per step on rank 0: time the CPU spent in MPI calls, in
+ *       MPIX_Host_stream_launch, in MPIX_Host_stream_synchronize (medians)
+ *   exec VARIANT FACE_BYTES stream_cpu_us main_cpu_us sleeps preemptions kernels_us
+ *       per step on rank 0: CPU time of the host stream's thread and of the
+ *       main thread, the stream thread's voluntary context switches (sleeps,
+ *       each ended by a wake-up) and involuntary ones (preemptions, yields),
+ *       wall time inside the increment and compare kernels
+ *   st FACE_BYTES post_us start_us put_us complete_us wait_us launch_us
+ *       enqueue_us sync_us first_kernel_us exec_us tail_us
+ *       ST breakdown on rank 0 (medians over repeats), see README: per step,
+ *       except first_kernel_us and tail_us, which are per inner loop
+ *   ststats FACE_BYTES epochs signal copy wait
+ *       per step on rank 0, from MPIX_Win_get_stream_stats: stream epochs
+ *       closed and merged launches by kind
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
+/* The st variant needs MPIX_MODE_STREAM in mpi.h; -DFACES_NO_ST leaves it out. */
+#if defined(MPIX_MODE_STREAM) && !defined(FACES_NO_ST)
+#define FACES_ST 1
+#endif
+
+#define NDIR 27 /* direction index (dx+1)*9 + (dy+1)*3 + (dz+1); 13 is the rank itself */
+#define SELF_DIR 13
+#define MAX_REPEATS 101
+#define MAX_SIZES 64
+
+enum variant { V_P2P, V_RMA, V_ST, NVARIANTS };
+static const char *variant_name[NVARIANTS] = {"p2p", "rma", "st"};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int world_rank, world_size;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "faces: error (rank %d): ", world_rank);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1);
+}
+
+#define CHECK_MPI(call)                                                        \
+  do {                                                                         \
+    int err_ = (call);                                                         \
+    if (err_ != MPI_SUCCESS) {                                                 \
+      char msg_[MPI_MAX_ERROR_STRING];                                         \
+      int len_ = 0;                                                            \
+      MPI_Error_string(err_, msg_, &len_);                                     \
+      fail("%s failed: %s", #call, msg_);                                      \
+    }                                                                          \
+  } while (0)
+
+/* ---- grid ----------------------------------------------------------------- */
+
+struct grid {
+  int dims[3], coords[3], periodic;
+  int nb[NDIR];           /* neighbour rank per direction, -1 if none */
+  long len[NDIR];         /* doubles per direction (same both ways) */
+  long off[NDIR];         /* offset of the region in the send / receive buffers */
+  long total;             /* doubles in either buffer */
+  int npeers, peers[NDIR]; /* distinct neighbour ranks, ascending */
+};
+
+/* Splits n into three factors as even as possible (smallest largest factor,
+ * then smallest middle one), largest first. */
+static void factor3(int n, int dims[3]) {
+  int best[3] = {n, 1, 1};
+  for (int a = 1; a <= n; ++a) {
+    if (n % a) continue;
+    for (int b = 1; b <= a && a * b <= n; ++b) {
+      if ((n / a) % b) continue;
+      int c = n / a / b;
+      if (c > b) continue;
+      if (a < best[0] || (a == best[0] && b < best[1])) best[0] = a, best[1] = b, best[2] = c;
+    }
+  }
+  memcpy(dims, best, sizeof best);
+}
+
+static int opposite(int d) { return NDIR - 1 - d; }
+static int dir_kind(int d) { /* 1 face, 2 edge, 3 corner */
+  int dx = d / 9 - 1, dy = d / 3 % 3 - 1, dz = d % 3 - 1;
+  return (dx != 0) + (dy != 0) + (dz != 0);
+}
+
+static void grid_setup(struct grid *g, long face_bytes, int periodic) {
+  memset(g, 0, sizeof *g);
+  g->periodic = periodic;
+  factor3(world_size, g->dims);
+  int r = world_rank;
+  g->coords[2] = r % g->dims[2];
+  g->coords[1] = r / g->dims[2] % g->dims[1];
+  g->coords[0] = r / g->dims[2] / g->dims[1];
+  long face = face_bytes / (long)sizeof(double);
+  if (face < 1) face = 1;
+  long edge = (long)ceil(sqrt((double)face));
+  long len_of_kind[4] = {0, face, edge, 1};
+  int seen[4096] = {0}; /* ranks seen as peers (bitmap would be smaller; ranks are few) */
+  if (world_size > 4096) fail("at most 4096 ranks");
+  for (int d = 0; d < NDIR; ++d) {
+    g->nb[d] = -1;
+    if (d == SELF_DIR) continue;
+    int delta[3] = {d / 9 - 1, d / 3 % 3 - 1, d % 3 - 1}, c[3], ok = 1;
+    for (int k = 0; k < 3; ++k) {
+      c[k] = g->coords[k] + delta[k];
+      if (c[k] < 0 || c[k] >= g->dims[k]) {
+        if (!periodic) ok = 0;
+        c[k] = (c[k] + g->dims[k]) % g->dims[k];
+      }
+    }
+    if (!ok) continue;
+    g->nb[d] = (c[0] * g->dims[1] + c[1]) * g->dims[2] + c[2];
+    if (!seen[g->nb[d]]) seen[g->nb[d]] = 1, ++g->npeers;
+  }
+  /* Every direction has a region (also those without a neighbour), so that
+   * all ranks share one layout and a target displacement is known locally. */
+  for (int d = 0; d < NDIR; ++d) {
+    g->len[d] = d == SELF_DIR ? 0 : len_of_kind[dir_kind(d)];
+    g->off[d] = g->total;
+    g->total += g->len[d];
+  }
+  int k = 0;
+  for (int r2 = 0; r2 < world_size; ++r2)
+    if (seen[r2]) g->peers[k++] = r2;
+}
+
+/* ---- data and kernels ----------------------------------------------------- */
+
+/* Value of element i that rank `r` sends in direction d, before any increment,
+ * in middle iteration `mid`. Exact in a double for any realistic run. */
+static double base_value(long mid, int r, int d, long i) {
+  return (double)((((mid % 1024) * 4096 + r) * NDIR + d) * 65536 + i);
+}
+
+struct kstate {              /* shared by the kernels of one rank; touched only on the stream */
+  const struct grid *g;
+  double *src, *dst;         /* send buffer, receive buffer (window memory for rma, st) */
+  long mid;                  /* middle iteration (set by the CPU while the stream is idle) */
+  long steps;                /* compares run in this middle iteration */
+  long increments;
+  long errors;
+  char first_error[256];
+  double t_first, t_last;    /* start of the first kernel, end of the last (stream clock) */
+  double t_kernels;          /* time spent in the two kernels */
+};
+
+static void increment_kernel(void *arg) {
+  struct kstate *s = arg;
+  double t0 = now();
+  if (s->t_first == 0) s->t_first = t0;
+  double *p = s->src;
+  long n = s->g->total;
+  for (long i = 0; i < n; ++i) p[i] += 1.0;
+  ++s->increments;
+  s->t_last = now();
+  s->t_kernels += s->t_last - t0;
+}
+
+static void compare_kernel(void *arg) {
+  struct kstate *s = arg;
+  double t0 = now();
+  if (s->t_first == 0) s->t_first = t0;
+  const struct grid *g = s->g;
+  long step = s->steps + 1; /* the sender incremented step times */
+  for (int d = 0; d < NDIR; ++d) {
+    int from = g->nb[d];
+    if (from < 0) continue;
+    /* Region d holds what the neighbour in direction d sent in its direction opposite(d). */
+    const double *p = s->dst + g->off[d];
+    for (long i = 0; i < g->len[d]; ++i) {
+      double want = base_value(s->mid, from, opposite(d), i) + (double)step;
+      if (p[i] != want) {
+        if (s->errors++ == 0)
+          snprintf(s->first_error, sizeof s->first_error,
+                   "step %ld, middle %ld: region %d (from rank %d) element %ld is %.17g, expected %.17g",
+                   step, s->mid, d, from, i, p[i], want);
+      }
+    }
+  }
+  s->steps = step;
+  s->t_last = now();
+  s->t_kernels += s->t_last - t0;
+}
+
+static void init_data(struct kstate *s, long mid) {
+  const struct grid *g = s->g;
+  for (int d = 0; d < NDIR; ++d)
+    for (long i = 0; i < g->len[d]; ++i) s->src[g->off[d] + i] = base_value(mid, world_rank, d, i);
+  for (long i = 0; i < g->total; ++i) s->dst[i] = -1.0;
+  s->mid = mid;
+  s->steps = 0;
+  s->increments = 0;
+  s->t_first = s->t_last = 0;
+  s->t_kernels = 0;
+}
+
+static void check_data(const struct kstate *s, long inner) {
+  if (s->errors) fail("compare kernel found %ld wrong elements; first: %s", s->errors, s->first_error);
+  if (s->steps != inner || s->increments != inner)
+    fail("after the inner loop the stream ran %ld increments and %ld compares, expected %ld",
+         s->increments, s->steps, inner);
+}
+
+/* ---- timing accumulators -------------------------------------------------- */
+
+enum { T_INNER, T_MPI, T_LAUNCH, T_SYNC, T_POST, T_START, T_PUT, T_COMPLETE, T_WAIT, T_ENQ,
+       T_STSYNC, T_FIRST, T_EXEC, T_TAIL, T_STREAM_CPU, T_MAIN_CPU, T_VOL, T_INVOL, T_EPOCHS,
+       T_SIGNAL, T_COPY, T_WAITK, T_KERNELS, NT };
+struct timers { double t[NT]; };
+
+#define TIMED(tm, slot, call)                                                  \
+  do {                                                                         \
+    double t0_ = now();                                                        \
+    CHECK_MPI(call);                                                           \
+    (tm)->t[slot] += now() - t0_;                                              \
+  } while (0)
+
+/* ---- the stream's executor thread, seen from outside -------------------- */
+
+struct executor_id {
+  pid_t tid;
+  pthread_t thread;
+};
+
+static void whoami_kernel(void *arg) {
+  struct executor_id *e = arg;
+  e->tid = (pid_t)syscall(SYS_gettid);
+  e->thread = pthread_self();
+}
+
+static double thread_cpu(pthread_t t) {
+  clockid_t cid;
+  struct timespec ts;
+  if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0) return 0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Context switches of a thread of this process: voluntary ones are sleeps
+ * (each ended by a wake-up), involuntary ones preemptions and yields. */
+static void thread_switches(pid_t tid, long *vol, long *invol) {
+  char path[64], line[128];
+  *vol = *invol = 0;
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "voluntary_ctxt_switches:", 24)) *vol = atol(line + 24);
+    else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27)) *invol = atol(line + 27);
+  }
+  fclose(f);
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+struct opts {
+  int variants[NVARIANTS], nvariants;
+  long sizes[MAX_SIZES];
+  int nsizes;
+  long outer, middle, inner;
+  int repeats, warmup, periodic;
+  int corrupt; /* self-test: rank 0 sends zeros instead of its first region */
+};
+
+static void usage(void) {
+  if (world_rank == 0)
+    fprintf(stderr,
+            "usage: faces [-v p2p|rma|st|all] [-s FACE_BYTES,...] [-o OUTER] [-m MIDDLE] [-i INNER]\n"
+            "             [-r REPEATS] [-w WARMUP] [-n] [-q] [-X]\n"
+            "  -v  variant(s), comma separated; all = p2p,rma,st (default all)\n"
+            "  -s  bytes per face, K/M suffixes (default 8,64,512,4K,16K,64K)\n"
+            "  -o/-m/-i  outer (window/request lifetimes), middle (re-initialisations),\n"
+            "      inner (communication steps) loop counts (default 2, 4, 50)\n"
+            "  -r  repeats of the whole loop nest, median reported (default 5)\n"
+            "  -w  untimed repeats before the timed ones (default 1)\n"
+            "  -n  non-periodic grid (default periodic)\n"
+            "  -X  self-test of the verification: rank 0 sends zeros in one direction;\n"
+            "      every variant must then fail with a compare error\n"
+            "  -q  quick: -o 1 -m 2 -i 20 -r 3\n");
+}
+
+static int parse_list(const char *s, long *out, int max) {
+  int n = 0;
+  while (*s && n < max) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s) return -1;
+    if (*end == 'K' || *end == 'k') v *= 1024, ++end;
+    else if (*end == 'M' || *end == 'm') v *= 1048576, ++end;
+    if (v < 1) return -1;
+    out[n++] = v;
+    if (*end == ',') ++end;
+    else if (*end) return -1;
+    s = end;
+  }
+  return n;
+}
+
+static void parse_opts(struct opts *o, int argc, char **argv) {
+  static const long default_sizes[] = {8, 64, 512, 4096, 16384, 65536};
+  memset(o, 0, sizeof *o);
+  o->outer = 2, o->middle = 4, o->inner = 50, o->repeats = 5, o->warmup = 1, o->periodic = 1;
+  memcpy(o->sizes, default_sizes, sizeof default_sizes);
+  o->nsizes = (int)(sizeof default_sizes / sizeof *default_sizes);
+  const char *vlist = "all";
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "-n")) o->periodic = 0;
+    else if (!strcmp(a, "-X")) o->corrupt = 1;
+    else if (!strcmp(a, "-q")) o->outer = 1, o->middle = 2, o->inner = 20, o->repeats = 3;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); MPI_Finalize(); exit(0); }
+    else if (v && !strcmp(a, "-v")) vlist = v, ++i;
+    else if (v && !strcmp(a, "-s")) {
+      o->nsizes = parse_list(v, o->sizes, MAX_SIZES), ++i;
+      if (o->nsizes < 1) { usage(); fail("bad size list '%s'", v); }
+    } else if (v && (!strcmp(a, "-o") || !strcmp(a, "-m") || !strcmp(a, "-i") || !strcmp(a, "-r") ||
+                      !strcmp(a, "-w"))) {
+      long n = atol(v);
+      ++i;
+      if (a[1] == 'w') {
+        if (n < 0) { usage(); fail("-w wants a number >= 0"); }
+        o->warmup = (int)n;
+        continue;
+      }
+      if (n < 1) { usage(); fail("%s wants a positive number", a); }
+      if (a[1] == 'o') o->outer = n;
+      else if (a[1] == 'm') o->middle = n;
+      else if (a[1] == 'i') o->inner = n;
+      else {
+        if (n > MAX_REPEATS) fail("-r wants at most %d", MAX_REPEATS);
+        o->repeats = (int)n;
+      }
+    } else { usage(); fail("unknown option '%s'", a); }
+  }
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", vlist);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    if (!strcmp(tok, "all")) {
+      for (int k = 0; k < NVARIANTS; ++k) o->variants[o->nvariants++] = k;
+      continue;
+    }
+    int found = -1;
+    for (int k = 0; k < NVARIANTS; ++k)
+      if (!strcmp(tok, variant_name[k])) found = k;
+    if (found < 0 || o->nvariants >= NVARIANTS) { usage(); fail("unknown variant '%s'", tok); }
+    o->variants[o->nvariants++] = found;
+  }
+}
+
+/* ---- the three variants --------------------------------------------------- */
+
+struct run_ctx {
+  const struct opts *o;
+  struct grid g;
+  MPI_Group group;             /* the distinct neighbours */
+  MPIX_Host_stream stream;
+  struct kstate ks;
+  struct timers tm;
+  struct executor_id exec;     /* the host stream's thread */
+  double *zeros;               /* for -X */
+  int corrupt_dir;             /* for -X: the direction rank 0 sends zeros in, or -1 */
+};
+
+struct probe { double stream_cpu, main_cpu; long vol, invol; };
+
+static void probe_read(const struct run_ctx *c, struct probe *p) {
+  p->stream_cpu = thread_cpu(c->exec.thread);
+  p->main_cpu = thread_cpu(pthread_self());
+  thread_switches(c->exec.tid, &p->vol, &p->invol);
+}
+
+static void probe_end(struct run_ctx *c, const struct probe *before) {
+  struct probe after;
+  probe_read(c, &after);
+  c->tm.t[T_STREAM_CPU] += after.stream_cpu - before->stream_cpu;
+  c->tm.t[T_MAIN_CPU] += after.main_cpu - before->main_cpu;
+  c->tm.t[T_VOL] += (double)(after.vol - before->vol);
+  c->tm.t[T_INVOL] += (double)(after.invol - before->invol);
+  c->tm.t[T_KERNELS] += c->ks.t_kernels;
+}
+
+static const double *send_region(const struct run_ctx *c, const double *src, int d) {
+  return d == c->corrupt_dir ? c->zeros : src + c->g.off[d];
+}
+
+static void stream_sync(struct run_ctx *c) {
+  TIMED(&c->tm, T_SYNC, MPIX_Host_stream_synchronize(c->stream));
+}
+static void stream_launch(struct run_ctx *c, void (*fn)(void *)) {
+  TIMED(&c->tm, T_LAUNCH, MPIX_Host_stream_launch(c->stream, fn, &c->ks));
+}
+
+static void run_p2p(struct run_ctx *c) {
+  const struct grid *g = &c->g;
+  const struct opts *o = c->o;
+  for (long out = 0; out < o->outer; ++out) {
+    double *src, *dst;
+    CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(g->total * sizeof(double)), MPI_INFO_NULL, &src));
+    CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(g->total * sizeof(double)), MPI_INFO_NULL, &dst));
+    MPI_Request *reqs = malloc(2 * NDIR * sizeof *reqs);
+    c->ks.src = src, c->ks.dst = dst;
+    for (long mid = 0; mid < o->middle; ++mid) {
+      init_data(&c->ks, out * o->middle + mid);
+      struct probe pr;
+      MPI_Barrier(MPI_COMM_WORLD);
+      probe_read(c, &pr);
+      double t0 = now();
+      for (long it = 0; it < o->inner; ++it) {
+        int n = 0;
+        double tm0 = now();
+        for (int d = 0; d < NDIR; ++d)
+          if (g->nb[d] >= 0)
+            CHECK_MPI(MPI_Irecv(dst + g->off[d], (int)g->len[d], MPI_DOUBLE, g->nb[d], d,
+                                MPI_COMM_WORLD, &reqs[n++]));
+        c->tm.t[T_MPI] += now() - tm0;
+        stream_launch(c, increment_kernel);
+        stream_sync(c);
+        tm0 = now();
+        for (int d = 0; d < NDIR; ++d)
+          if (g->nb[d] >= 0)
+            CHECK_MPI(MPI_Isend(send_region(c, src, d), (int)g->len[d], MPI_DOUBLE, g->nb[d], opposite(d),
+                                MPI_COMM_WORLD, &reqs[n++]));
+        CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+        c->tm.t[T_MPI] += now() - tm0;
+        stream_launch(c, compare_kernel);
+        stream_sync(c);
+      }
+      c->tm.t[T_INNER] += now() - t0;
+      probe_end(c, &pr);
+      check_data(&c->ks, o->inner);
+    }
+    free(reqs);
+    CHECK_MPI(MPI_Free_mem(dst));
+    CHECK_MPI(MPI_Free_mem(src));
+  }
+}
+
+/* Puts of one step: every direction's region to the neighbour's opposite region. */
+static void put_all(struct run_ctx *c, const double *src, MPI_Win win) {
+  const struct grid *g = &c->g;
+  for (int d = 0; d < NDIR; ++d)
+    if (g->nb[d] >= 0)
+      CHECK_MPI(MPI_Put(send_region(c, src, d), (int)g->len[d], MPI_DOUBLE, g->nb[d],
+                        (MPI_Aint)g->off[opposite(d)], (int)g->len[d], MPI_DOUBLE, win));
+}
+
+static void run_rma(struct run_ctx *c, int st) {
+  const struct grid *g = &c->g;
+  const struct opts *o = c->o;
+  struct timers *tm = &c->tm;
+#ifndef FACES_ST
+  if (st) fail("this build has no stream-triggered RMA (MPIX_MODE_STREAM is not in mpi.h)");
+#endif
+  for (long out = 0; out < o->outer; ++out) {
+    double *src, *dst;
+    MPI_Win win;
+    CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(g->total * sizeof(double)), MPI_INFO_NULL, &src));
+    CHECK_MPI(MPI_Win_allocate((MPI_Aint)(g->total * sizeof(double)), (int)sizeof(double),
+                               MPI_INFO_NULL, MPI_COMM_WORLD, &dst, &win));
+    c->ks.src = src, c->ks.dst = dst;
+    for (long mid = 0; mid < o->middle; ++mid) {
+      init_data(&c->ks, out * o->middle + mid);
+      struct probe pr;
+      MPI_Barrier(MPI_COMM_WORLD);
+      probe_read(c, &pr);
+      double t0 = now();
+      if (!st) {
+        for (long it = 0; it < o->inner; ++it) {
+          double tm0 = now();
+          CHECK_MPI(MPI_Win_post(c->group, 0, win));
+          tm->t[T_MPI] += now() - tm0;
+          stream_launch(c, increment_kernel);
+          stream_sync(c);
+          tm0 = now();
+          CHECK_MPI(MPI_Win_start(c->group, 0, win));
+          put_all(c, src, win);
+          CHECK_MPI(MPI_Win_complete(win));
+          CHECK_MPI(MPI_Win_wait(win));
+          tm->t[T_MPI] += now() - tm0;
+          stream_launch(c, compare_kernel);
+          stream_sync(c);
+        }
+      } else {
+#ifdef FACES_ST
+        void *stream = (void *)c->stream;
+        for (long it = 0; it < o->inner; ++it) {
+          TIMED(tm, T_POST, MPIX_Win_post_stream(c->group, win, stream));
+          stream_launch(c, increment_kernel);
+          TIMED(tm, T_START, MPI_Win_start(c->group, MPIX_MODE_STREAM, win));
+          double tp = now();
+          put_all(c, src, win);
+          tm->t[T_PUT] += now() - tp;
+          TIMED(tm, T_COMPLETE, MPIX_Win_complete_stream(win, stream));
+          TIMED(tm, T_WAIT, MPIX_Win_wait_stream(win, stream));
+          stream_launch(c, compare_kernel);
+        }
+        double t_enq = now();
+        tm->t[T_ENQ] += t_enq - t0;
+        stream_sync(c);
+        double t_end = now();
+        tm->t[T_STSYNC] += t_end - t_enq;
+        tm->t[T_FIRST] += c->ks.t_first - t0;
+        tm->t[T_EXEC] += c->ks.t_last - c->ks.t_first;
+        tm->t[T_TAIL] += t_end - c->ks.t_last;
+#endif
+      }
+      c->tm.t[T_INNER] += now() - t0;
+      probe_end(c, &pr);
+      check_data(&c->ks, o->inner);
+    }
+#ifdef FACES_ST
+    if (st) {
+      long long epochs, sig, copy, wait, pending;
+      CHECK_MPI(MPIX_Win_get_stream_stats(win, &epochs, &sig, &copy, &wait));
+      CHECK_MPI(MPIX_Win_get_stream_pending(win, &pending));
+      if (pending != 0) fail("%lld stream epochs still pending after the stream was synchronized", pending);
+      tm->t[T_EPOCHS] += (double)epochs, tm->t[T_SIGNAL] += (double)sig;
+      tm->t[T_COPY] += (double)copy, tm->t[T_WAITK] += (double)wait;
+    }
+#endif
+    CHECK_MPI(MPI_Win_free(&win));
+    CHECK_MPI(MPI_Free_mem(src));
+  }
+  if (st) tm->t[T_MPI] = tm->t[T_POST] + tm->t[T_START] + tm->t[T_PUT] + tm->t[T_COMPLETE] + tm->t[T_WAIT];
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+#ifdef FACES_ST
+/* Library stream statistics, when the library has them (see README). */
+#define FACES_HAVE_ST 1
+#else
+#define FACES_HAVE_ST 0
+#endif
+
+struct result {
+  double med, min, max;       /* seconds per step, slowest rank */
+  double t[NT];               /* rank 0, per step, medians over repeats */
+  long steps;
+};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static struct result run_variant(struct run_ctx *c, int variant, long face_bytes) {
+  const struct opts *o = c->o;
+  struct result res;
+  double per[MAX_REPEATS], parts[NT][MAX_REPEATS];
+  long steps = o->outer * o->middle * o->inner;
+  grid_setup(&c->g, face_bytes, o->periodic);
+  c->ks.g = &c->g;
+  c->ks.errors = 0;
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  CHECK_MPI(MPI_Group_incl(world, c->g.npeers, c->g.peers, &c->group));
+  MPI_Group_free(&world);
+  c->zeros = calloc((size_t)c->g.total + 1, sizeof(double));
+  c->corrupt_dir = -1;
+  if (o->corrupt && world_rank == 0)
+    for (int d = 0; d < NDIR && c->corrupt_dir < 0; ++d)
+      if (c->g.nb[d] >= 0) c->corrupt_dir = d;
+  for (int r = -o->warmup; r < o->repeats; ++r) {
+    memset(&c->tm, 0, sizeof c->tm);
+    switch (variant) {
+      case V_P2P: run_p2p(c); break;
+      case V_RMA: run_rma(c, 0); break;
+      case V_ST: run_rma(c, 1); break;
+    }
+    if (r < 0) continue;
+    double mine = c->tm.t[T_INNER] / (double)steps, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    per[r] = slowest;
+    for (int k = 0; k < NT; ++k)
+      parts[k][r] = c->tm.t[k] / (double)(k == T_FIRST || k == T_TAIL ? o->outer * o->middle : steps);
+  }
+  MPI_Group_free(&c->group);
+  free(c->zeros);
+  res.min = res.max = per[0];
+  for (int r = 1; r < o->repeats; ++r) {
+    if (per[r] < res.min) res.min = per[r];
+    if (per[r] > res.max) res.max = per[r];
+  }
+  res.med = median(per, o->repeats);
+  for (int k = 0; k < NT; ++k) res.t[k] = median(parts[k], o->repeats);
+  res.steps = steps;
+  return res;
+}
+
+static void print_table(const struct opts *o, const int *dims, struct result (*res)[NVARIANTS], const int *have) {
+  printf("\n== Faces, %d ranks (%dx%dx%d, %s): time per step, us (slowest rank, median of %d repeats) ==\n",
+         world_size, dims[0], dims[1], dims[2], o->periodic ? "periodic" : "non-periodic", o->repeats);
+  printf("%10s %10s %10s %10s %8s %8s\n", "face B", "p2p", "rma", "st", "st/rma", "st/p2p");
+  for (int s = 0; s < o->nsizes; ++s) {
+    char cell[NVARIANTS][16], r1[16] = "-", r2[16] = "-";
+    for (int v = 0; v < NVARIANTS; ++v) {
+      if (have[v]) snprintf(cell[v], sizeof cell[v], "%.1f", res[s][v].med * 1e6);
+      else snprintf(cell[v], sizeof cell[v], "-");
+    }
+    if (have[V_ST] && have[V_RMA]) snprintf(r1, sizeof r1, "%.2f", res[s][V_ST].med / res[s][V_RMA].med);
+    if (have[V_ST] && have[V_P2P]) snprintf(r2, sizeof r2, "%.2f", res[s][V_ST].med / res[s][V_P2P].med);
+    printf("%10ld %10s %10s %10s %8s %8s\n", o->sizes[s], cell[0], cell[1], cell[2], r1, r2);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  struct opts o;
+  parse_opts(&o, argc, argv);
+
+  struct run_ctx c;
+  memset(&c, 0, sizeof c);
+  c.o = &o;
+  CHECK_MPI(MPIX_Host_stream_create(&c.stream));
+  CHECK_MPI(MPIX_Host_stream_launch(c.stream, whoami_kernel, &c.exec));
+  CHECK_MPI(MPIX_Host_stream_synchronize(c.stream));
+
+  grid_setup(&c.g, o.sizes[0], o.periodic);
+  if (world_rank == 0) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    char *nl = strchr(version, '\n');
+    if (nl) *nl = '\0';
+    printf("# faces: library \"%s\"\n", version);
+    printf("# faces: %d ranks as %dx%dx%d, %s; rank 0 has %d distinct neighbours\n", world_size,
+           c.g.dims[0], c.g.dims[1], c.g.dims[2], o.periodic ? "periodic (26 directions)" : "non-periodic",
+           c.g.npeers);
+    printf("# faces: loops outer %ld x middle %ld x inner %ld, %d repeats; st variant %s\n", o.outer,
+           o.middle, o.inner, o.repeats, FACES_HAVE_ST ? "built" : "not built (no MPIX_MODE_STREAM, or FACES_NO_ST)");
+    fflush(stdout);
+  }
+
+  static struct result res[MAX_SIZES][NVARIANTS];
+  int have[NVARIANTS] = {0};
+  for (int s = 0; s < o.nsizes; ++s) {
+    for (int k = 0; k < o.nvariants; ++k) {
+      int v = o.variants[k];
+      if (v == V_ST && !FACES_HAVE_ST) {
+        if (world_rank == 0 && s == 0) printf("# faces: st skipped: not built\n");
+        continue;
+      }
+      res[s][v] = run_variant(&c, v, o.sizes[s]);
+      have[v] = 1;
+      if (world_rank == 0) {
+        struct result *r = &res[s][v];
+        printf("faces %s %ld %.3f %.3f %.3f %ld\n", variant_name[v], o.sizes[s], r->med * 1e6,
+               r->min * 1e6, r->max * 1e6, r->steps);
+        printf("cpu %s %ld %.3f %.3f %.3f\n", variant_name[v], o.sizes[s], r->t[T_MPI] * 1e6,
+               r->t[T_LAUNCH] * 1e6, r->t[T_SYNC] * 1e6);
+        printf("exec %s %ld %.3f %.3f %.3f %.3f %.3f\n", variant_name[v], o.sizes[s], r->t[T_STREAM_CPU] * 1e6,
+               r->t[T_MAIN_CPU] * 1e6, r->t[T_VOL], r->t[T_INVOL], r->t[T_KERNELS] * 1e6);
+        if (v == V_ST) {
+          printf("ststats_names face_B epochs signal copy wait\n");
+          printf("ststats %ld %.3f %.3f %.3f %.3f\n", o.sizes[s], r->t[T_EPOCHS], r->t[T_SIGNAL], r->t[T_COPY],
+                 r->t[T_WAITK]);
+        }
+        if (v == V_ST)
+          printf("st %ld %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", o.sizes[s],
+                 r->t[T_POST] * 1e6, r->t[T_START] * 1e6, r->t[T_PUT] * 1e6, r->t[T_COMPLETE] * 1e6,
+                 r->t[T_WAIT] * 1e6, r->t[T_LAUNCH] * 1e6, r->t[T_ENQ] * 1e6, r->t[T_STSYNC] * 1e6,
+                 r->t[T_FIRST] * 1e6, r->t[T_EXEC] * 1e6, r->t[T_TAIL] * 1e6);
+        fflush(stdout);
+      }
+    }
+  }
+  if (world_rank == 0 && o.nvariants > 1) print_table(&o, c.g.dims, res, have);
+  CHECK_MPI(MPIX_Host_stream_free(&c.stream));
+  if (world_rank == 0) printf("# faces: done\n");
+  MPI_Finalize();
+  return 0;
+}

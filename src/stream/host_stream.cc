@@ -51,7 +51,7 @@ int HostStream::create(std::shared_ptr<HostStream>* out) {
   if (stream == nullptr)
     return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
   const Settings& config = settings();
-  if (int err = stream->executor_.start(config.spin_us, config.poll_sleep_us); err != MPI_SUCCESS)
+  if (int err = stream->executor_.start(effective_spin_us(), config.poll_sleep_us); err != MPI_SUCCESS)
     return err;
   *out = std::move(stream);
   return MPI_SUCCESS;

@@ -1,5 +1,7 @@
 #include "stream/settings.h"
 
+#include <unistd.h>
+
 #include "util/param.h"
 
 namespace stmpi::stream {
@@ -11,9 +13,10 @@ const util::Param kParams[] = {
     {"backend", util::Param::Type::kString, &g_settings.backend, "auto",
      "stream backend for GPU stream handles: auto (a GPU backend whose runtime finds a device, "
      "else host), host, hip or cuda; MPIX_Host_stream works with every choice"},
-    {"spin_us", util::Param::Type::kInt, &g_settings.spin_us, "20",
+    {"spin_us", util::Param::Type::kInt, &g_settings.spin_us, "-1",
      "microseconds an idle host-stream executor or a waiting operation busy-polls before it "
-     "sleeps (idle: until work arrives) or backs off (wait: yield, then short sleeps)"},
+     "sleeps (idle: until work arrives) or backs off (wait: yield, then short sleeps); -1: 20 "
+     "when each rank and an executor per rank can have a core, else 0"},
     {"poll_sleep_us", util::Param::Type::kInt, &g_settings.poll_sleep_us, "50",
      "longest sleep, in microseconds, between two polls of a host-stream wait operation"},
 };
@@ -22,6 +25,16 @@ const util::ParamRegistration kRegistration{&kTable};
 
 }  // namespace
 
+int g_ranks_on_node = 1;
+
 const Settings& settings() { return g_settings; }
+
+void set_ranks_on_node(int ranks) { g_ranks_on_node = ranks > 0 ? ranks : 1; }
+
+int effective_spin_us() {
+  if (g_settings.spin_us >= 0) return g_settings.spin_us;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return 2L * g_ranks_on_node <= cores ? 20 : 0;
+}
 
 }  // namespace stmpi::stream

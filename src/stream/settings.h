@@ -9,10 +9,17 @@ namespace stmpi::stream {
 
 struct Settings {
   std::string backend = "auto";  // auto | host | hip | cuda
-  int spin_us = 20;              // busy polling before a yield or a sleep
+  int spin_us = -1;              // busy polling before a yield or a sleep; -1: automatic
   int poll_sleep_us = 50;        // longest sleep between two polls of a wait
 };
 
 const Settings& settings();
+
+// MPI_Init reports how many ranks share this node, for the automatic spin.
+void set_ranks_on_node(int ranks);
+// The spin in microseconds: the setting, or, when automatic, 20 when every
+// rank and one executor per rank can each have a core, else 0 (spinning
+// executors would take the cores their ranks need).
+int effective_spin_us();
 
 }  // namespace stmpi::stream

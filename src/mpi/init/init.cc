@@ -22,6 +22,7 @@
 #include "mpi/init/state.h"
 #include "mpi/rma/rma.h"
 #include "pmi/client.h"
+#include "stream/settings.h"
 #include "util/param.h"
 
 namespace stmpi::mpi {
@@ -80,6 +81,7 @@ int initialize(int required, int* provided) {
     return err;
   }
   mpi::comm_init_world(pmi.rank(), pmi.size());
+  stream::set_ranks_on_node(dev::world_size());  // every rank is on this node for now
   g_state.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                           : required;

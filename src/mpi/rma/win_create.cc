@@ -173,7 +173,7 @@ void build_targets(Win& win, const std::vector<Announcement>& all) {
 }
 
 int create_window(Comm& comm, const CreateArgs& args, Win** out) {
-  dev::rma::set_yield(&wait_yield, &g_polls_before_yield);
+  dev::rma::set_yield(&wait_yield, wait_polls());
   const int local_error = check_arguments(args);
   auto* win = new Win;
   win->flavor = args.flavor;

@@ -22,8 +22,9 @@
 #   --bind core|none      process binding, the same for all (default core)
 #   --pingpong-args "A"   extra arguments for pingpong (see pingpong.c)
 #   --match-args "A"      extra arguments for match_depth (see match_depth.c)
-#   --wait-idle PCT       before each run, wait (at most 300 s) until the CPUs
-#                         were at least PCT % idle over 2 s (for shared machines)
+#   --wait-idle PCT[,S]   before each run, wait (at most S seconds, default 300)
+#                         until the CPUs were at least PCT % idle over 2 s
+#                         (for shared machines)
 #   --workdir DIR         where binaries and raw outputs go (default: a new
 #                         directory under ${TMPDIR:-/tmp}); it is kept
 #   -h, --help
@@ -70,7 +71,10 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 [[ "$bind" == core || "$bind" == none ]] || die "--bind wants core or none"
-[[ -z "$wait_idle" || "$wait_idle" =~ ^[0-9]+$ ]] || die "--wait-idle wants a percentage"
+wait_max=300
+if [[ "$wait_idle" == *,* ]]; then wait_max=${wait_idle#*,}; wait_idle=${wait_idle%%,*}; fi
+[[ -z "$wait_idle" || ( "$wait_idle" =~ ^[0-9]+$ && "$wait_max" =~ ^[0-9]+$ ) ]] ||
+  die "--wait-idle wants a percentage and optionally ,seconds"
 [[ -z "$repeats" ]] && repeats=$((quick ? 3 : 5))
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats wants a positive number"
 run_timeout=${STMPI_BENCH_TIMEOUT:-$((quick ? 300 : 600))}
@@ -177,8 +181,8 @@ wait_for_idle() {
   while :; do
     pct=$(idle_percent)
     [[ $pct -ge $wait_idle ]] && break
-    if (( $(date +%s) - start >= 300 )); then
-      echo "# wait-idle: CPUs only ${pct}% idle after 300 s; running anyway" >&2
+    if (( $(date +%s) - start >= wait_max )); then
+      echo "# wait-idle: CPUs only ${pct}% idle after ${wait_max} s; running anyway" >&2
       break
     fi
   done
@@ -201,7 +205,7 @@ launch() {  # impl exe args...
 echo "# STMPI benchmarks: $(date '+%F %T'), $(uname -n), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: test/bench/run.sh $orig_args" | sed 's/ *$//'
 [[ " ${impls[*]} " == *" stmpi "* ]] && echo "# STMPI: $stmpi_desc"
-echo "# implementations: ${impls[*]}; benchmarks: ${bench_list[*]}; $repeats repeats; binding: $bind; time limit per run ${run_timeout}s$([[ -n "$wait_idle" ]] && echo "; each run waits for ${wait_idle}% idle CPUs")"
+echo "# implementations: ${impls[*]}; benchmarks: ${bench_list[*]}; $repeats repeats; binding: $bind; time limit per run ${run_timeout}s$([[ -n "$wait_idle" ]] && echo "; each run waits up to ${wait_max}s for ${wait_idle}% idle CPUs")"
 echo "# raw outputs: $workdir/out"
 
 failures=()
@@ -276,7 +280,7 @@ function cell(impl, kind, key) { return median(vals[impl, kind SUBSEP key]) }
 function maxspread(kind, key,   i, s, best) {
   best = ""
   for (i = 1; i <= ni; i++) { s = spread(vals[imp[i], kind SUBSEP key]); if (s != "" && (best == "" || s > best)) best = s }
-  return best == "" ? "-" : sprintf("%.0f%%", best)
+  return best == "" ? "-" : (best >= 1000 ? ">999%" : sprintf("%.0f%%", best))
 }
 function header(first, second, what,   i, line) {
   line = sprintf("%-18s%s", first, second)

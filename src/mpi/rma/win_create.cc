@@ -92,7 +92,7 @@ int int_min_allreduce(int value, Comm& comm, int* result) {
                          comm);
 }
 
-// Drops a window that failed before it reached the user.
+// Drops a window: its communicator, error handler and segment mapping.
 void discard(Win* win) {
   if (win->comm != nullptr) {
     MPI_Comm handle = win->comm->handle;
@@ -101,6 +101,12 @@ void discard(Win* win) {
   if (win->errhandler != nullptr) errhandler_release(win->errhandler);
   delete win;
 }
+
+struct Discard {
+  void operator()(Win* win) const { discard(win); }
+};
+// A window under construction; released to the handle table on success.
+using WinUnderConstruction = std::unique_ptr<Win, Discard>;
 
 // Maps the window segment on every process. Returns an error everywhere if
 // it failed anywhere.
@@ -175,14 +181,11 @@ void build_targets(Win& win, const std::vector<Announcement>& all) {
 int create_window(Comm& comm, const CreateArgs& args, Win** out) {
   dev::rma::set_yield(&wait_yield, wait_polls());
   const int local_error = check_arguments(args);
-  auto* win = new Win;
+  WinUnderConstruction win(new Win);
   win->flavor = args.flavor;
   apply_hints(*win, local_error == MPI_SUCCESS ? args.info : MPI_INFO_NULL);
   MPI_Comm dup = MPI_COMM_NULL;
-  if (int err = impl::comm_dup(comm, &dup)) {
-    discard(win);
-    return err;
-  }
+  if (int err = impl::comm_dup(comm, &dup)) return err;
   win->comm = comm_get(dup);
   win->rank = win->comm->rank;
   win->nranks = win->comm->size;
@@ -201,13 +204,10 @@ int create_window(Comm& comm, const CreateArgs& args, Win** out) {
   std::vector<Announcement> all(static_cast<std::size_t>(win->nranks));
   Datatype& bytes = *datatype_get(MPI_BYTE);
   if (int err = coll::allgather(&mine, sizeof mine, &bytes, all.data(), sizeof mine, bytes,
-                                *win->comm)) {
-    discard(win);
+                                *win->comm))
     return err;
-  }
   for (int r = 0; r < win->nranks; ++r) {
     if (all[r].error == 0) continue;
-    discard(win);
     if (local_error != MPI_SUCCESS) return local_error;
     return make_error(static_cast<int>(all[r].error),
                       "window creation failed: rank %d of the communicator passed bad arguments", r);
@@ -219,10 +219,7 @@ int create_window(Comm& comm, const CreateArgs& args, Win** out) {
   const bool contiguous = args.flavor == MPI_WIN_FLAVOR_SHARED && all[0].noncontig == 0;
   const int slots = args.flavor == MPI_WIN_FLAVOR_DYNAMIC ? settings().attach_slots : 0;
   win->layout = WindowLayout(data, contiguous, slots);
-  if (int err = map_segment(*win, all)) {
-    discard(win);
-    return err;
-  }
+  if (int err = map_segment(*win, all)) return err;
   build_targets(*win, all);
   win->bytes = args.size;
   win->disp_unit = static_cast<int>(args.disp_unit);
@@ -234,8 +231,8 @@ int create_window(Comm& comm, const CreateArgs& args, Win** out) {
   dev::rma::am_register_window(win->id, win->targets[win->rank].memory.acc_lock);
   // Nobody may reach this process's window before it is registered.
   dev::rma::segment_barrier(win->segment.base(), win->nranks);
-  win->handle = win_table().add(win);
-  *out = win;
+  win->handle = win_table().add(win.get());
+  *out = win.release();
   return MPI_SUCCESS;
 }
 

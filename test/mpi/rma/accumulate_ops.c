@@ -19,7 +19,7 @@
 #define K 5          /* elements per accumulate */
 #define SLOT 512     /* bytes per (type) slot in the window */
 
-enum kind { SINT, UINT, REAL, CPLX, BOOL, BYTE, PAIR };
+enum kind { SINT, UINT, REAL, CPLX, BOOL, FLOG, BYTE, PAIR };
 
 struct type_case {
   MPI_Datatype type;
@@ -40,7 +40,14 @@ static const struct type_case types[] = {
     T(MPI_UINT64_T, UINT, 8), T(MPI_AINT, SINT, 8), T(MPI_COUNT, SINT, 8), T(MPI_OFFSET, SINT, 8),
     T(MPI_FLOAT, REAL, 4), T(MPI_DOUBLE, REAL, 8), T(MPI_LONG_DOUBLE, REAL, 16),
     T(MPI_C_FLOAT_COMPLEX, CPLX, 8), T(MPI_C_DOUBLE_COMPLEX, CPLX, 16), T(MPI_C_BOOL, BOOL, 1),
-    T(MPI_BYTE, BYTE, 1),
+    T(MPI_BYTE, BYTE, 1), T(MPI_WCHAR, UINT, 4), T(MPI_CXX_BOOL, BOOL, 1),
+    /* Fortran types (the multi-language types are the same kernels) */
+    T(MPI_INTEGER, SINT, 4), T(MPI_INTEGER8, SINT, 8), T(MPI_REAL, REAL, 4), T(MPI_REAL8, REAL, 8),
+    T(MPI_DOUBLE_PRECISION, REAL, 8), T(MPI_COMPLEX, CPLX, 8), T(MPI_DOUBLE_COMPLEX, CPLX, 16),
+    T(MPI_LOGICAL, FLOG, 4), {MPI_2INTEGER, "MPI_2INTEGER", PAIR, 4, 4},
+    {MPI_2REAL, "MPI_2REAL", PAIR, 4, 4},
+    {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", PAIR, 8, 8},
+    {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", PAIR, 16, 16},
     {MPI_2INT, "MPI_2INT", PAIR, 4, 4},
     {MPI_FLOAT_INT, "MPI_FLOAT_INT", PAIR, 4, 4},
     {MPI_DOUBLE_INT, "MPI_DOUBLE_INT", PAIR, 8, 8},
@@ -83,13 +90,22 @@ static void set(const struct type_case *t, MPI_Aint extent, void *buf, int i, in
     case BOOL:
       *(bool *)p = v % 2;
       break;
+    case FLOG:
+      *(int *)p = v % 2;
+      break;
     case PAIR:
       if (t->type == MPI_FLOAT_INT) *(float *)p = (float)(v % 4);
       else if (t->type == MPI_DOUBLE_INT) *(double *)p = v % 4;
       else if (t->type == MPI_SHORT_INT) *(short *)p = (short)(v % 4);
       else if (t->type == MPI_LONG_INT) *(long *)p = v % 4;
+      else if (t->type == MPI_LONG_DOUBLE_INT) *(long double *)p = v % 4;
+      else if (t->type == MPI_2REAL) *(float *)p = (float)(v % 4);
+      else if (t->type == MPI_2DOUBLE_PRECISION) *(double *)p = v % 4;
       else *(int *)p = v % 4;
-      *(int *)(p + t->pair_int) = v; /* index */
+      /* index: an int, except in the Fortran pairs, where it has the value's type */
+      if (t->type == MPI_2REAL) *(float *)(p + t->pair_int) = (float)v;
+      else if (t->type == MPI_2DOUBLE_PRECISION) *(double *)(p + t->pair_int) = v;
+      else *(int *)(p + t->pair_int) = v;
       break;
   }
 }
@@ -102,7 +118,12 @@ static int same(const struct type_case *t, MPI_Aint extent, const void *a, const
       return memcmp(x, y, t->size) == 0;
     case BOOL:
       return (*(const bool *)x != 0) == (*(const bool *)y != 0);
+    case FLOG:
+      return (*(const int *)x != 0) == (*(const int *)y != 0);
     case PAIR:
+      if (t->type == MPI_LONG_DOUBLE_INT)
+        return *(const long double *)x == *(const long double *)y && *(const int *)(x + 16) == *(const int *)(y + 16);
+      if (t->type == MPI_2DOUBLE_PRECISION) return memcmp(x, y, 16) == 0;
       return memcmp(x, y, t->size) == 0 && *(const int *)(x + t->pair_int) == *(const int *)(y + t->pair_int);
     default:
       return memcmp(x, y, t->size) == 0;

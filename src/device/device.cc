@@ -70,7 +70,10 @@ inline RequestDev* request_of(uint64_t id) { return reinterpret_cast<RequestDev*
 bool try_push(int peer, const WireHeader& header, const void* payload) {
   char* cell = g.shm.cell_for(peer);
   if (cell == nullptr) return false;
-  std::memcpy(cell, &header, sizeof header);
+  // The ready byte must reach the cell as 0; publish() sets it last.
+  WireHeader unpublished = header;
+  unpublished.ready = 0;
+  std::memcpy(cell, &unpublished, sizeof unpublished);
   if (header.payload_bytes != 0) std::memcpy(cell + sizeof header, payload, header.payload_bytes);
   g.shm.publish(peer);
   return true;

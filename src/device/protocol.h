@@ -3,6 +3,7 @@
 // progress.cc give them meaning.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace stmpi::dev {
@@ -22,7 +23,8 @@ enum class MsgKind : uint8_t {
 
 struct WireHeader {
   MsgKind kind;
-  uint8_t pad[3];
+  uint8_t ready;           // the ring's ready flag (shm::kReadyOffset); 0 when written
+  uint8_t pad[2];
   uint32_t payload_bytes;  // bytes following this header in the cell
   uint32_t context_id;
   int32_t source;          // sender's rank in the communicator
@@ -34,5 +36,6 @@ struct WireHeader {
   uint64_t address;        // kRts: sender buffer; kData: offset of the chunk
 };
 static_assert(sizeof(WireHeader) == 56);
+static_assert(offsetof(WireHeader, ready) == 1);
 
 }  // namespace stmpi::dev

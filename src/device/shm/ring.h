@@ -1,7 +1,10 @@
 // A single-producer single-consumer ring of fixed-size cells in shared
-// memory: one per ordered pair of local ranks. The producer owns `head`,
-// the consumer owns `tail`; each caches the other's index so the common
-// case touches only its own cache line plus the cell.
+// memory: one per ordered pair of local ranks. Each cell carries a ready
+// byte (at kReadyOffset, inside the message header): the producer sets it
+// last, the consumer polls it and clears it. A small message therefore
+// costs the receiver one cache line, the cell itself; the consumer's
+// `tail` is read by the producer only when its cached copy says the ring
+// is full.
 #pragma once
 
 #include <atomic>
@@ -10,8 +13,11 @@
 
 namespace stmpi::dev::shm {
 
+// Byte offset of the ready flag in every cell.
+inline constexpr std::size_t kReadyOffset = 1;
+
 struct alignas(64) RingControl {
-  std::atomic<uint64_t> head{0};  // next cell the producer writes
+  std::atomic<uint64_t> head{0};  // next cell the producer writes (its own bookkeeping)
   char pad0[64 - sizeof(std::atomic<uint64_t>)];
   std::atomic<uint64_t> tail{0};  // next cell the consumer reads
   char pad1[64 - sizeof(std::atomic<uint64_t>)];
@@ -33,23 +39,23 @@ class RingView {
     }
     return cells_ + (head & mask_) * cell_size_;
   }
+  // Marks the cell from producer_cell() filled; its header and payload
+  // must be written before (the ready byte of the written header is 0).
   void producer_publish() {
-    control_->head.store(control_->head.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_release);
+    const uint64_t head = control_->head.load(std::memory_order_relaxed);
+    ready_flag(cells_ + (head & mask_) * cell_size_).store(1, std::memory_order_release);
+    control_->head.store(head + 1, std::memory_order_relaxed);
   }
 
   // Consumer: the oldest filled cell or nullptr when the ring is empty.
   char* consumer_cell() {
-    const uint64_t tail = control_->tail.load(std::memory_order_relaxed);
-    if (tail == cached_head_) {
-      cached_head_ = control_->head.load(std::memory_order_acquire);
-      if (tail == cached_head_) return nullptr;
-    }
-    return cells_ + (tail & mask_) * cell_size_;
+    char* cell = cells_ + (tail_ & mask_) * cell_size_;
+    return ready_flag(cell).load(std::memory_order_acquire) != 0 ? cell : nullptr;
   }
   void consumer_release() {
-    control_->tail.store(control_->tail.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_release);
+    ready_flag(cells_ + (tail_ & mask_) * cell_size_).store(0, std::memory_order_relaxed);
+    ++tail_;
+    control_->tail.store(tail_, std::memory_order_release);
   }
 
   uint32_t cell_size() const { return cell_size_; }
@@ -60,7 +66,11 @@ class RingView {
   uint64_t mask_ = 0;
   uint32_t cell_size_ = 0;
   uint64_t cached_tail_ = 0;
-  uint64_t cached_head_ = 0;
+  uint64_t tail_ = 0;  // consumer's copy of control_->tail
+
+  static std::atomic_ref<uint8_t> ready_flag(char* cell) {
+    return std::atomic_ref<uint8_t>(*reinterpret_cast<uint8_t*>(cell + kReadyOffset));
+  }
 };
 
 }  // namespace stmpi::dev::shm

@@ -20,6 +20,8 @@ class Client;
 
 namespace stmpi::dev::shm {
 
+static_assert(offsetof(WireHeader, ready) == kReadyOffset, "the ring's ready flag is in the header");
+
 enum class PullResult { kDone, kUnsupported, kFailed };
 
 class ShmMod final {

@@ -597,8 +597,7 @@ static void run_rma(struct run_ctx *c, int st) {
 /* ---- driver ---------------------------------------------------------------- */
 
 #ifdef FACES_ST
-/* Library stream statistics, when the library has them (see README). */
-#define FACES_HAVE_ST 1
+#define FACES_HAVE_ST 1 /* the st variant is built */
 #else
 #define FACES_HAVE_ST 0
 #endif

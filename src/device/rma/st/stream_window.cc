@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <new>
 
 #include <mpi.h>
@@ -77,10 +78,13 @@ uint64_t StreamWindow::retired(int slot) const {
   return std::atomic_ref<uint64_t>(retire_words_[slot]).load(std::memory_order_acquire);
 }
 
+// Constant time per retired plan: a plan behind an unfinished one (possible
+// only when a window's epochs use several streams) waits its turn here.
 int StreamWindow::reclaim() {
   int failure = MPI_SUCCESS;
-  auto executed = [&](std::unique_ptr<AccessPlan>& plan) {
-    if (!reached(retired(plan->slot), plan->seq)) return false;
+  while (!in_flight_.empty()) {
+    std::unique_ptr<AccessPlan>& plan = in_flight_.front();
+    if (!reached(retired(plan->slot), plan->seq)) break;
     if (const int err = plan->failure.load(std::memory_order_relaxed);
         err != MPI_SUCCESS && failure == MPI_SUCCESS)
       failure = err;
@@ -88,9 +92,8 @@ int StreamWindow::reclaim() {
       plan->clear();
       spare_.push_back(std::move(plan));
     }
-    return true;
-  };
-  std::erase_if(in_flight_, executed);
+    in_flight_.pop_front();
+  }
   return failure;
 }
 
@@ -99,10 +102,17 @@ int StreamWindow::throttle() {
   const auto limit = static_cast<std::size_t>(std::max(1, settings().max_pending_epochs));
   if (in_flight_.size() < limit) return MPI_SUCCESS;
   ++stats_.throttled;
+  // The stream is behind by `limit` epochs: it needs the CPU more than this
+  // thread does, so after a short spin sleep between checks.
   SpinWait pause;
   int err = MPI_SUCCESS;
-  while (in_flight_.size() >= limit && err == MPI_SUCCESS) {
-    pause.pause();
+  for (int round = 0; in_flight_.size() >= limit && err == MPI_SUCCESS; ++round) {
+    if (round < 100) {
+      pause.pause();
+    } else {
+      const timespec nap{0, 20'000};
+      nanosleep(&nap, nullptr);
+    }
     err = reclaim();
   }
   return err;

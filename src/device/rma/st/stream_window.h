@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <vector>
@@ -105,7 +106,9 @@ class StreamWindow {
   bool exposure_open_ = false;
   ExposurePlan exposure_;
   std::unique_ptr<AccessPlan> access_;                  // the open access epoch
-  std::vector<std::unique_ptr<AccessPlan>> in_flight_;  // enqueued, not yet executed
+  // Enqueued, not yet known executed, in enqueue order. Plans retire in
+  // order on each stream, so reclaim() only looks at the oldest.
+  std::deque<std::unique_ptr<AccessPlan>> in_flight_;
   std::vector<std::unique_ptr<AccessPlan>> spare_;      // recycled
   StreamStats stats_;
 };

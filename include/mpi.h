@@ -612,6 +612,7 @@ typedef struct STMPI_T_event_instance_s     *MPI_T_event_instance;
 /* ---------------------------------------------------------------------- */
 
 #include "mpi_proto.h"
+#include "pmpi_proto.h"
 #include "mpix.h"
 
 #ifdef __cplusplus

@@ -40,6 +40,7 @@ check-bindings:
 	fi; \
 	$(PYTHON3) $(top_srcdir)/maint/gen_bindings.py --spec $(top_srcdir)/maint/api.spec --out "$$tmp"; \
 	diff -u $(top_srcdir)/include/mpi_proto.h "$$tmp/include/mpi_proto.h"; \
+	diff -u $(top_srcdir)/include/pmpi_proto.h "$$tmp/include/pmpi_proto.h"; \
 	diff -ru -x '.*' -x '*.o' -x '*.lo' $(top_srcdir)/src/binding/gen "$$tmp/src/binding/gen"; \
 	echo "check-bindings: generated files are up to date"; \
 	echo '#include <mpi.h>' | $(CC) -x c -std=c99 -Wall -Wextra -pedantic -fsyntax-only \
@@ -48,6 +49,8 @@ check-bindings:
 	if test -f "$(STMPI_MPICH_INCLUDE)/mpi.h"; then \
 	  $(CC) -x c -std=c99 -Wall -Wextra -fsyntax-only -I"$(STMPI_MPICH_INCLUDE)" \
 	    -include mpi.h $(top_srcdir)/include/mpi_proto.h; \
+	  $(CC) -x c -std=c99 -Wall -Wextra -fsyntax-only -I"$(STMPI_MPICH_INCLUDE)" \
+	    -include mpi.h $(top_srcdir)/include/pmpi_proto.h; \
 	  echo "check-bindings: prototypes match MPICH's"; \
 	else \
 	  echo "check-bindings: $(STMPI_MPICH_INCLUDE)/mpi.h not found; ABI check skipped"; \

@@ -24,9 +24,18 @@ const char* epoch_description(const Win& win) {
   const WinEpochs& e = win.epoch;
   if (e.lock_all) return "a passive-target epoch (MPI_Win_lock_all)";
   if (e.locks_held != 0) return "a passive-target epoch (MPI_Win_lock)";
-  if (e.started && e.posted) return "PSCW access and exposure epochs (MPI_Win_start, MPI_Win_post)";
-  if (e.started) return "a PSCW access epoch (MPI_Win_start)";
-  if (e.posted) return "a PSCW exposure epoch (MPI_Win_post)";
+  if (e.started && e.posted) {
+    if (e.stream_access && e.stream_exposure)
+      return "stream access and exposure epochs (MPI_Win_start with MPIX_MODE_STREAM, "
+             "MPIX_Win_post_stream)";
+    return "PSCW access and exposure epochs (MPI_Win_start, MPI_Win_post)";
+  }
+  if (e.started)
+    return e.stream_access ? "a stream access epoch (MPI_Win_start with MPIX_MODE_STREAM)"
+                           : "a PSCW access epoch (MPI_Win_start)";
+  if (e.posted)
+    return e.stream_exposure ? "a stream exposure epoch (MPIX_Win_post_stream)"
+                             : "a PSCW exposure epoch (MPI_Win_post)";
   if (e.fence) return "a fence epoch";
   return "no epoch";
 }

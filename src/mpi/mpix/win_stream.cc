@@ -14,6 +14,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
+#include "mpi/rma/rma_internal.h"
 #include "mpi/rma/target.h"
 #include "mpi/rma/win.h"
 #include "stream/registry.h"
@@ -70,21 +71,6 @@ int stream_window(Win& win, StreamWindow** out) {
     win.stream = std::move(created);
   }
   *out = win.stream.get();
-  return MPI_SUCCESS;
-}
-
-// The window ranks of a group's members (MPI_ERR_GROUP for a process
-// outside the window).
-int ranks_of(const Win& win, const Group& group, const char* function, std::vector<int>* ranks) {
-  ranks->clear();
-  for (int i = 0; i < group.size(); ++i) {
-    const int r = win.comm->group->rank_of_world(group.world_ranks[i]);
-    if (r == MPI_UNDEFINED)
-      return make_error(MPI_ERR_GROUP,
-                        "%s: group member %d (world rank %d) is not a process of the window",
-                        function, i, group.world_ranks[i]);
-    ranks->push_back(r);
-  }
   return MPI_SUCCESS;
 }
 
@@ -160,7 +146,7 @@ int win_post_stream(Group& group, Win& win, void* stream_handle) {
   std::shared_ptr<stream::Stream> stream;
   if (int err = resolve_stream(stream_handle, &stream)) return err;
   std::vector<int> origins;
-  if (int err = ranks_of(win, group, kFunction, &origins)) return err;
+  if (int err = rma::ranks_of(win, group, kFunction, &origins)) return err;
   StreamWindow* sw = nullptr;
   if (int err = stream_window(win, &sw)) return err;
   if (int err = sw->post(origins, stream)) return err;

@@ -6,7 +6,9 @@
 
 #include "device/rma/spin_wait.h"
 #include "device/rma/window_segment.h"
+#include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
+#include "mpi/group/group.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 
@@ -18,6 +20,19 @@ int check_rank(const Win& win, int rank, const char* arg) {
   if (rank >= 0 && rank < win.nranks) return MPI_SUCCESS;
   return make_error(MPI_ERR_RANK, "%s=%d is not a valid rank (the window has %d processes)", arg,
                     rank, win.nranks);
+}
+
+int ranks_of(const Win& win, const Group& group, const char* function, std::vector<int>* ranks) {
+  ranks->clear();
+  for (int i = 0; i < group.size(); ++i) {
+    const int r = win.comm->group->rank_of_world(group.world_ranks[i]);
+    if (r == MPI_UNDEFINED)
+      return make_error(MPI_ERR_GROUP,
+                        "%s: group member %d (world rank %d) is not a process of the window",
+                        function, i, group.world_ranks[i]);
+    ranks->push_back(r);
+  }
+  return MPI_SUCCESS;
 }
 
 const char* epoch_description(const Win& win) {

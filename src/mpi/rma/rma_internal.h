@@ -1,7 +1,9 @@
-// Helpers shared by the files of src/mpi/rma (not used elsewhere).
+// Helpers shared by the files of src/mpi/rma and its stream extension
+// (src/mpi/mpix); not used elsewhere.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <mpi.h>
 
@@ -9,6 +11,7 @@
 #include "device/rma/window_segment.h"
 
 namespace stmpi::mpi {
+struct Group;
 struct Win;
 }
 
@@ -37,6 +40,10 @@ void wait_for_post(Win& win, int target);
 [[nodiscard]] int check_rank(const Win& win, int rank, const char* arg);
 // Which synchronization epochs are open, for error messages.
 const char* epoch_description(const Win& win);
+// The window ranks of a group's members (PSCW and stream epochs);
+// MPI_ERR_GROUP, naming `function`, for a process not in the window.
+[[nodiscard]] int ranks_of(const Win& win, const Group& group, const char* function,
+                           std::vector<int>* ranks);
 
 // stats.cc: counters of freed windows join the process totals.
 void stats_add_freed(const dev::rma::lock::LockStats& stats);

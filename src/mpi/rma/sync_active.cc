@@ -43,21 +43,6 @@ int check_assert(int assert, int allowed, const char* function) {
                     assert, static_cast<unsigned>(assert & ~allowed));
 }
 
-// The window ranks of a group's members; MPI_ERR_GROUP for a process that
-// is not in the window.
-int ranks_of(const Win& win, const Group& group, const char* function, std::vector<int>* ranks) {
-  ranks->clear();
-  for (int i = 0; i < group.size(); ++i) {
-    const int r = win.comm->group->rank_of_world(group.world_ranks[i]);
-    if (r == MPI_UNDEFINED)
-      return make_error(MPI_ERR_GROUP,
-                        "%s: group member %d (world rank %d) is not a process of the window",
-                        function, i, group.world_ranks[i]);
-    ranks->push_back(r);
-  }
-  return MPI_SUCCESS;
-}
-
 // Passive and active access epochs must not overlap; a fence epoch that
 // nothing has used yet simply ends.
 int leave_unused_fence(Win& win, const char* function) {

@@ -4,5 +4,6 @@ libmpi_la_SOURCES += \
 	src/util/launcher_env.cc
 noinst_HEADERS += \
 	src/pmi/client.h \
+	src/pmi/wire_escape.h \
 	src/util/launcher_env.h
 EXTRA_DIST += src/pmi/README.md

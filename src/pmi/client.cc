@@ -1,4 +1,5 @@
 #include "pmi/client.h"
+#include "pmi/wire_escape.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -46,51 +47,6 @@ bool parse_int(std::string_view text, int* out) {
   if (ec != std::errc() || end != text.data() + text.size()) return false;
   *out = value;
   return true;
-}
-
-bool literal_byte(unsigned char c, bool first) {
-  return c > ' ' && c < 0x7f && c != '%' && !(first && c == '#');
-}
-
-std::string escape(std::string_view value) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(value.size());
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    auto c = static_cast<unsigned char>(value[i]);
-    if (literal_byte(c, i == 0)) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xf]);
-    }
-  }
-  return out;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-// Values put by other PMI users (e.g. Hydra's PMI_process_mapping) are not escaped; a '%' that
-// does not start a valid escape is kept as it is.
-std::string unescape(std::string_view wire) {
-  std::string out;
-  out.reserve(wire.size());
-  for (std::size_t i = 0; i < wire.size(); ++i) {
-    if (wire[i] == '%' && i + 2 < wire.size() && hex_digit(wire[i + 1]) >= 0 &&
-        hex_digit(wire[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex_digit(wire[i + 1]) * 16 + hex_digit(wire[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(wire[i]);
-    }
-  }
-  return out;
 }
 
 // '#' is reserved for the keys that hold the pieces of long values.
@@ -291,7 +247,7 @@ int Client::put(const std::string& key, const std::string& value) {
     local_store_[key] = value;
     return 0;
   }
-  std::string wire = escape(value);
+  std::string wire = wire_escape(value);
   std::size_t piece = value_limit_ - 1;
   if (wire.size() <= piece) return put_wire(key, wire);
 
@@ -345,7 +301,7 @@ int Client::get(const std::string& key, std::string* value) {
     }
     wire = std::move(joined);
   }
-  *value = unescape(wire);
+  *value = wire_unescape(wire);
   return 0;
 }
 
@@ -399,7 +355,7 @@ void Client::abort(int exit_code, const std::string& message) {
     std::string line = "cmd=abort exitcode=" + std::to_string(exit_code);
     // Only a server that prints the message gets it: others may limit the line length.
     if (server_prints_abort_ && !message.empty()) {
-      line += " message=" + escape(message.substr(0, 512));
+      line += " message=" + wire_escape(message.substr(0, 512));
     } else {
       // Hydra tears the job down on abort without draining the ranks' pipes: give it time to
       // forward the message printed above.

@@ -7,7 +7,11 @@
 #include <cerrno>
 #include <charconv>
 
+#include "pmi/wire_escape.h"
+
 namespace stmpi::tools::mpiexec {
+
+using pmi::wire_unescape;
 
 namespace {
 
@@ -30,26 +34,12 @@ std::optional<std::string_view> field(std::string_view line, std::string_view ke
   return std::nullopt;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-// The STMPI client sends the abort message %XX-escaped; other clients send none.
+// The STMPI client sends the abort message %XX-escaped; other clients send
+// none. Line breaks become spaces: the report is one line.
 std::string unescape_message(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
-        hex_digit(text[i + 2]) >= 0) {
-      char c = static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
-      out.push_back(c == '\n' || c == '\r' ? ' ' : c);
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
+  std::string out = wire_unescape(text);
+  for (char& c : out)
+    if (c == '\n' || c == '\r') c = ' ';
   return out;
 }
 

@@ -128,23 +128,7 @@ if [[ $st_built -eq 0 ]]; then
   build -DFACES_NO_ST || { cat "$workdir/build.log" >&2; die "building faces failed"; }
 fi
 
-idle_percent() {
-  local a b total=0 i
-  read -r -a a < <(grep '^cpu ' /proc/stat)
-  sleep 2
-  read -r -a b < <(grep '^cpu ' /proc/stat)
-  for ((i = 1; i < ${#a[@]}; i++)); do total=$((total + b[i] - a[i])); done
-  echo $((total > 0 ? (b[4] - a[4] + b[5] - a[5]) * 100 / total : 100))
-}
-wait_for_idle() {
-  [[ -z "$wait_idle" ]] && return
-  local start=$(date +%s) pct
-  while :; do
-    pct=$(idle_percent)
-    [[ $pct -ge $wait_idle ]] && break
-    (( $(date +%s) - start >= 300 )) && { echo "# wait-idle: CPUs only ${pct}% idle after 300 s; running anyway" >&2; break; }
-  done
-}
+source "$here/bench_lib.sh"  # idle_percent, wait_for_idle
 
 cpus=$(nproc)
 b=$bind

@@ -164,30 +164,7 @@ if [[ " ${impls[*]} " == *" stmpi "* && -z "$prefix" ]]; then
 fi
 
 # ---- run --------------------------------------------------------------------
-idle_percent() {  # CPU idle percentage over the next 2 seconds
-  local a b
-  read -r -a a < <(grep '^cpu ' /proc/stat)
-  sleep 2
-  read -r -a b < <(grep '^cpu ' /proc/stat)
-  local total=0 i
-  for ((i = 1; i < ${#a[@]}; i++)); do total=$((total + b[i] - a[i])); done
-  local idle=$((b[4] - a[4] + b[5] - a[5]))
-  echo $((total > 0 ? idle * 100 / total : 100))
-}
-waited_total=0
-wait_for_idle() {
-  [[ -z "$wait_idle" ]] && return
-  local start=$(date +%s) pct
-  while :; do
-    pct=$(idle_percent)
-    [[ $pct -ge $wait_idle ]] && break
-    if (( $(date +%s) - start >= wait_max )); then
-      echo "# wait-idle: CPUs only ${pct}% idle after ${wait_max} s; running anyway" >&2
-      break
-    fi
-  done
-  waited_total=$((waited_total + $(date +%s) - start))
-}
+source "$here/bench_lib.sh"  # idle_percent, wait_for_idle
 
 launch() {  # impl exe args...
   local impl=$1; shift

@@ -32,7 +32,8 @@ std::thread::id g_main_thread;
 
 const util::Param kProgressParams[] = {
     {"polls_before_yield", util::Param::Type::kInt, &g_polls_before_yield, "1000",
-     "polls a blocking wait makes before yielding the CPU (lower: kinder to oversubscribed cores)"},
+     "polls a blocking wait makes before yielding the CPU (lower: kinder to oversubscribed cores)",
+     0, INT_MAX},
 };
 const util::ParamTable kProgressTable{"progress", kProgressParams};
 const util::ParamRegistration kProgressRegistration{&kProgressTable};

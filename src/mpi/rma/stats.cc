@@ -28,10 +28,11 @@ const util::Param kParams[] = {
      "reach other processes' private window memory (MPI_Win_create, dynamic windows) by single "
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
     {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "256",
-     "memory regions one process may attach to a dynamic window at a time"},
+     "memory regions one process may attach to a dynamic window at a time", 1, 1 << 16},
     {"polls_before_yield", util::Param::Type::kInt, &g_settings.polls_before_yield, "0",
      "polls of an RMA wait (lock grant, PSCW post, fence, reply) before it yields the CPU; 0: "
-     "STMPI_PROGRESS_POLLS_BEFORE_YIELD when every rank has a CPU, 20 when ranks outnumber CPUs"},
+     "STMPI_PROGRESS_POLLS_BEFORE_YIELD when every rank has a CPU, 20 when ranks outnumber CPUs",
+     0, INT_MAX},
 };
 const util::ParamTable kTable{"rma", kParams};
 const util::ParamRegistration kRegistration{&kTable};

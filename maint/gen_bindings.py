@@ -36,6 +36,11 @@ ERROR_HANDLE_KINDS = ('COMMUNICATOR', 'WINDOW')
 # the operation is MPI_NO_OP (MPI 4.1 section 12.3.4).
 NO_OP_ORIGIN = {'MPI_Get_accumulate', 'MPI_Rget_accumulate'}
 
+# One-sided atomics whose buffers each hold one element of `datatype`; the
+# origin buffer of MPI_Fetch_and_op is ignored with MPI_NO_OP.
+ONE_ELEMENT = {'MPI_Fetch_and_op': {'origin_addr': 'op != MPI_NO_OP'},
+               'MPI_Compare_and_swap': {}}
+
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
                    'ARRAY_LENGTH_NNI'}
@@ -514,6 +519,12 @@ def wrapper_checks(f):
     # Buffers last: their check needs the datatype.
     if is_collective(f):
         lines.extend(collective_buffer_checks(f, conditions))
+    elif f.name in ONE_ELEMENT:
+        datatype = next(p for p in f.params if p.kind == 'DATATYPE')
+        for buf in (p for p in f.params if p.kind == 'BUFFER'):
+            check = f'call.buffer({buf.name}, 1, {object_var(datatype)}, "{buf.name}");'
+            condition = ONE_ELEMENT[f.name].get(buf.name)
+            lines.append(f'if ({condition}) {check}' if condition else check)
     else:
         for buf_name, (count, datatype) in buffer_partners(f).items():
             if count is not None and datatype is not None:

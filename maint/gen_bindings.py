@@ -36,6 +36,11 @@ ERROR_HANDLE_KINDS = ('COMMUNICATOR', 'WINDOW')
 # the operation is MPI_NO_OP (MPI 4.1 section 12.3.4).
 NO_OP_ORIGIN = {'MPI_Get_accumulate', 'MPI_Rget_accumulate'}
 
+# One-sided atomics whose buffers each hold one element of `datatype`; the
+# origin buffer of MPI_Fetch_and_op is ignored with MPI_NO_OP.
+ONE_ELEMENT = {'MPI_Fetch_and_op': {'origin_addr': 'op != MPI_NO_OP'},
+               'MPI_Compare_and_swap': {}}
+
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
                    'ARRAY_LENGTH_NNI'}
@@ -44,6 +49,38 @@ ELEMENT_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYD
 # Arguments that may legally be NULL (MPI_Init's argc/argv) or are data.
 NO_POINTER_CHECK_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST', 'BUFFER', 'FUNCTION',
                           'POLYFUNCTION', 'EXTRA_STATE'}
+
+# Where a collective accepts MPI_IN_PLACE (MPI 4.1, chapter 6 and section
+# 8.6), by family: the function name without MPI_, without the I of the
+# nonblocking form, _init of the persistent form and _c, in lower case.
+#   'any'   every process may pass it (Allreduce's sendbuf)
+#   'root'  only the root (Gather's and Reduce's sendbuf, Scatter's recvbuf)
+# A buffer not listed here (Bcast's buffer, every recvbuf but Scatter's,
+# Reduce_local's, all neighborhood buffers) must not be MPI_IN_PLACE:
+# MPI_ERR_BUFFER. A new collective whose standard text allows MPI_IN_PLACE
+# needs its line here; one that does not needs nothing.
+IN_PLACE = {
+    'gather': {'sendbuf': 'root'},
+    'gatherv': {'sendbuf': 'root'},
+    'scatter': {'recvbuf': 'root'},
+    'scatterv': {'recvbuf': 'root'},
+    'allgather': {'sendbuf': 'any'},
+    'allgatherv': {'sendbuf': 'any'},
+    'alltoall': {'sendbuf': 'any'},
+    'alltoallv': {'sendbuf': 'any'},
+    'alltoallw': {'sendbuf': 'any'},
+    'reduce': {'sendbuf': 'root'},
+    'allreduce': {'sendbuf': 'any'},
+    'reduce_scatter': {'sendbuf': 'any'},
+    'reduce_scatter_block': {'sendbuf': 'any'},
+    'scan': {'sendbuf': 'any'},
+    'exscan': {'sendbuf': 'any'},
+}
+
+# Collective buffers whose element count is one entry of a counts array,
+# the calling process's (Reduce_scatter's recvbuf gets recvcounts[rank]);
+# with every other counts array a buffer holds the data of all entries.
+OWN_COUNT_ENTRY = {('reduce_scatter', 'recvbuf')}
 
 CHAPTER_TITLES = {
     'env': 'Environment, error handling, memory',
@@ -216,43 +253,95 @@ def buffer_partners(f):
 
 
 def is_collective(f):
-    return f.chapter == 'coll'
+    """A function of the collective chapter that moves data (MPI_Reduce_local
+    included: it has no communicator, but its buffers follow the same
+    rules)."""
+    return f.chapter == 'coll' and f.has_kind('BUFFER')
+
+
+def family(f):
+    """The collective family: MPI_Iallreduce_c and MPI_Allreduce_init are
+    'allreduce'."""
+    name = f.name[len('MPI_'):].lower().removesuffix('_c').removesuffix('_init')
+    if name.startswith('i') and f.has_kind('REQUEST'):
+        name = name[1:]
+    return name
+
+
+def is_neighborhood(f):
+    return family(f).startswith('neighbor_')
+
+
+def in_place_rule(f, p):
+    """'any', 'root' or None (MPI_IN_PLACE is an error) for buffer `p`."""
+    return IN_PLACE.get(family(f), {}).get(p.name)
+
+
+def collective_partners(f):
+    """For each BUFFER of a collective, its count (scalar or array) and its
+    datatype (scalar or array): the first of each after the buffer, looking
+    past the following buffers when none comes before them (Reduce's sendbuf
+    shares count and datatype with recvbuf)."""
+    partners = {}
+    for i, p in enumerate(f.params):
+        if p.kind != 'BUFFER':
+            continue
+        count = datatype = None
+        for stop_at_buffer in (True, False):
+            for q in f.params[i + 1:]:
+                if q.kind == 'BUFFER' and stop_at_buffer:
+                    break
+                if count is None and q.kind in ELEMENT_COUNT_KINDS and q.direction == 'in':
+                    count = q
+                if datatype is None and q.kind == 'DATATYPE' and q.direction == 'in':
+                    datatype = q
+            if count is not None or datatype is not None:
+                break
+        partners[p.name] = (count, datatype)
+    return partners
 
 
 def significance(f):
     """Conditions under which a collective's argument is significant, as C++
     expressions by parameter name. The standard lets a caller pass anything
-    for an argument that is significant only at the root, and for the count
-    and datatype that go with a buffer replaced by MPI_IN_PLACE. Only
-    collectives with a send and a receive datatype have such a side: the
-    buffer that is not root-only in a rooted collective (Gather's sendbuf,
-    Scatter's recvbuf), else the send buffer (Allgather)."""
+    for an argument that is significant only at the root, and for the
+    counts, displacements and datatypes that go with a buffer replaced by
+    MPI_IN_PLACE. Only collectives whose buffers each have their own
+    datatype have such a side (Gather, Scatter, Allgather, Alltoall and their
+    v and w forms); Reduce's count and datatype serve both buffers."""
     conditions = {}
     if f.name.removesuffix('_c') in NO_OP_ORIGIN:
         return {'origin_count': 'op != MPI_NO_OP', 'origin_datatype': 'op != MPI_NO_OP'}
-    if not is_collective(f):
+    if not is_collective(f) or first_comm(f) is None:
         return conditions
-    if sum(1 for p in f.params if p.kind == 'DATATYPE' and p.is_value) < 2:
+    if sum(1 for p in f.params if p.kind == 'DATATYPE' and p.direction == 'in') < 2:
         return conditions
     root = f.param('root')
-    buffers = [p for p in f.params if p.kind == 'BUFFER']
-    if any(b.root_only for b in buffers):
-        in_place = [b for b in buffers if not b.root_only]
-    else:
-        in_place = [b for b in buffers if b.direction == 'in']
-    for buf_name, (count, datatype) in buffer_partners(f).items():
-        buf = f.param(buf_name)
-        for q in (count, datatype):
-            if q is None:
-                continue
+    comm = first_comm(f)
+    for buf in (p for p in f.params if p.kind == 'BUFFER'):
+        for q in buffer_side(f, buf):
             terms = []
             if q.root_only and root is not None:
-                terms.append(f'comm_obj->rank == {root.name}')
-            if buf in in_place:
+                terms.append(f'{object_var(comm)}->rank == {root.name}')
+            if in_place_rule(f, buf) is not None:
                 terms.append(f'{buf.name} != MPI_IN_PLACE')
             if terms:
                 conditions[q.name] = ' && '.join(terms)
     return conditions
+
+
+def buffer_side(f, buf):
+    """The counts, displacements and datatype that follow buffer `buf` up to
+    the next buffer or the root."""
+    i = f.params.index(buf)
+    side = []
+    for q in f.params[i + 1:]:
+        if q.kind == 'BUFFER' or q.kind == 'RANK' or q.kind == 'COMMUNICATOR':
+            break
+        if q.direction == 'in' and (q.kind in ELEMENT_COUNT_KINDS or q.kind == 'DATATYPE'
+                                    or q.kind.startswith('POLYDISPLACEMENT')):
+            side.append(q)
+    return side
 
 
 def first_comm(f):
@@ -313,7 +402,9 @@ def scalar_checks(f, p, comm):
         return []  # an attribute value is any pointer-sized value, NULL included
     if p.array is not None:
         length = length_param(f, p)
-        return [f'call.array({name}, {length.name}, "{name}");'] if length is not None else []
+        if length is not None:
+            return [f'call.array({name}, {length.name}, "{name}");']
+        return collective_array_checks(f, p, comm)
     if p.kind == 'STATUS':
         # An output status may be MPI_STATUS_IGNORE; a status that is read may not.
         if p.direction == 'out':
@@ -324,6 +415,75 @@ def scalar_checks(f, p, comm):
     if p.kind in HANDLE_OBJECTS and p.direction == 'inout':
         return [f'call.{HANDLE_OBJECTS[p.kind][1]}_inout({name}, "{name}");']
     return [f'call.not_null({name}, "{name}");']
+
+
+def collective_array_checks(f, p, comm):
+    """An array of a collective with one entry per process of the
+    communicator: counts (not NULL, none negative), displacements (not
+    NULL), datatypes (each valid and committed). Neighborhood collectives
+    have one entry per neighbor: the implementation checks those."""
+    if not is_collective(f) or comm is None or is_neighborhood(f) or p.direction != 'in':
+        return []
+    method = 'counts' if p.kind in ELEMENT_COUNT_KINDS else \
+        'datatypes' if p.kind == 'DATATYPE' else 'per_process_array'
+    return [f'call.{method}({p.name}, {object_var(comm)}, "{p.name}");']
+
+
+def collective_buffer_checks(f, conditions):
+    """MPI_IN_PLACE where the standard does not allow it, and a NULL buffer
+    with data to move, for each buffer of a collective (MPI_ERR_BUFFER).
+    A buffer significant only at the root is checked only there; the NULL
+    check needs the buffer's count and datatype and runs where they are
+    significant."""
+    lines = []
+    comm = first_comm(f)
+    root = f.param('root')
+    partners = collective_partners(f)
+    for buf in (p for p in f.params if p.kind == 'BUFFER'):
+        name = buf.name
+        checks = []
+        rule = in_place_rule(f, buf)
+        if rule is None:
+            checks.append(f'call.not_in_place({name}, "{name}");')
+        elif rule == 'root' and root is not None and comm is not None:
+            checks.append(f'call.in_place_at_root({name}, "{name}", {object_var(comm)}, '
+                          f'{root.name});')
+        count, datatype = partners[name]
+        null_check = None
+        if count is not None and datatype is not None:
+            type_obj = object_var(datatype) if datatype.is_value else 'nullptr'
+            types = 'nullptr' if datatype.is_value else datatype.name
+            if count.is_value:
+                null_check = f'call.buffer({name}, {count.name}, {type_obj}, "{name}");'
+            elif comm is not None and (family(f), name) in OWN_COUNT_ENTRY:
+                null_check = (f'call.buffer_own_count({name}, {count.name}, {object_var(comm)}, '
+                              f'{type_obj}, "{name}");')
+            elif comm is not None and not is_neighborhood(f):
+                null_check = (f'call.buffer_counts({name}, {count.name}, {object_var(comm)}, '
+                              f'{type_obj}, {types}, "{name}");')
+        root_block = buf.root_only and root is not None and comm is not None
+        at_root = f'{object_var(comm)}->rank == {root.name}' if root_block else None
+        if null_check is not None:
+            terms = []
+            for q in (count, datatype):
+                for term in conditions.get(q.name, '').split(' && '):
+                    if term and term != at_root and term not in terms:
+                        terms.append(term)
+            if not terms:
+                checks.append(null_check)
+            elif len(f'  if ({" && ".join(terms)}) {null_check}') <= MAX_LINE:
+                checks.append(f'if ({" && ".join(terms)}) {null_check}')
+            else:
+                checks.extend([f'if ({" && ".join(terms)}) {{', '  ' + null_check, '}'])
+        if not checks:
+            continue
+        if root_block:
+            lines.append(f'if (!call.failed() && {at_root}) {{')
+            lines.extend('  ' + c for c in checks)
+            lines.append('}')
+        else:
+            lines.extend(checks)
+    return lines
 
 
 def wrapper_checks(f):
@@ -356,9 +516,16 @@ def wrapper_checks(f):
             else:
                 lines.extend('  ' + line for line in scalar_checks(f, p, comm))
         lines.append('}')
-    # Buffers last: their check needs the datatype. Collectives leave them to
-    # the implementation (MPI_IN_PLACE, root-only buffers).
-    if not is_collective(f):
+    # Buffers last: their check needs the datatype.
+    if is_collective(f):
+        lines.extend(collective_buffer_checks(f, conditions))
+    elif f.name in ONE_ELEMENT:
+        datatype = next(p for p in f.params if p.kind == 'DATATYPE')
+        for buf in (p for p in f.params if p.kind == 'BUFFER'):
+            check = f'call.buffer({buf.name}, 1, {object_var(datatype)}, "{buf.name}");'
+            condition = ONE_ELEMENT[f.name].get(buf.name)
+            lines.append(f'if ({condition}) {check}' if condition else check)
+    else:
         for buf_name, (count, datatype) in buffer_partners(f).items():
             if count is not None and datatype is not None:
                 check = f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, "{buf_name}");'

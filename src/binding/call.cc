@@ -131,6 +131,40 @@ void Call::fail_buffer(MPI_Count count, const char* arg) {
                                   arg, static_cast<long long>(count));
 }
 
+void Call::fail_count_overflow(MPI_Count count, const mpi::Datatype* type, const char* arg) {
+  code_ = mpi::errhan::make_error(
+      MPI_ERR_COUNT,
+      "%s holds %lld elements of %s (size %lld, extent %lld bytes): more bytes than MPI_Count holds",
+      arg, static_cast<long long>(count), mpi::datatype_name(type->handle),
+      static_cast<long long>(type->size), static_cast<long long>(type->extent));
+}
+
+void Call::fail_in_place(const char* arg, int root, int rank) {
+  if (root < 0)
+    code_ = mpi::errhan::make_error(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which %s does not accept",
+                                    arg, function_);
+  else
+    code_ = mpi::errhan::make_error(
+        MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which %s accepts only at the root (rank %d); this is rank %d",
+        arg, function_, root, rank);
+}
+
+void Call::fail_count_at(MPI_Count value, const char* arg, int index) {
+  code_ = mpi::errhan::make_error(MPI_ERR_COUNT, "%s[%d]=%lld must be non-negative", arg, index,
+                                  static_cast<long long>(value));
+}
+
+void Call::fail_datatype_at(MPI_Datatype handle, const char* arg, int index, bool exists) {
+  if (exists)
+    code_ = mpi::errhan::make_error(MPI_ERR_TYPE, "%s[%d]=0x%x has not been committed", arg, index,
+                                    static_cast<unsigned>(handle));
+  else if (handle == MPI_DATATYPE_NULL)
+    code_ = mpi::errhan::make_error(MPI_ERR_TYPE, "%s[%d] is MPI_DATATYPE_NULL", arg, index);
+  else
+    code_ = mpi::errhan::make_error(MPI_ERR_TYPE, "%s[%d]=0x%x is not a valid datatype", arg, index,
+                                    static_cast<unsigned>(handle));
+}
+
 void Call::fail_null(const char* arg) {
   code_ = mpi::errhan::make_error(MPI_ERR_ARG, "%s pointer is NULL", arg);
 }

@@ -161,12 +161,71 @@ class Call {
     if (value == MPI_ANY_TAG && kind == TagKind::kRecv) return;
     fail_tag(value, arg, kind);
   }
-  // A NULL buffer cannot hold count > 0 elements of a predefined datatype
-  // (with a derived datatype, NULL is MPI_BOTTOM and the displacements are
-  // absolute addresses).
+  // `count` elements of `type` must span a byte size and an address range
+  // that MPI_Count and MPI_Aint hold (MPI_ERR_COUNT: 2^62 doubles are not a
+  // 0-byte message). A NULL buffer cannot hold count > 0 elements of a
+  // predefined datatype (with a derived datatype, NULL is MPI_BOTTOM and
+  // the displacements are absolute addresses).
   void buffer(const void* buf, MPI_Count count, const mpi::Datatype* type, const char* arg) {
-    if (failed() || buf != nullptr || count == 0) [[likely]] return;
-    if (type->predefined) fail_buffer(count, arg);
+    if (failed() || count == 0) [[unlikely]] return;
+    MPI_Count bytes;
+    MPI_Aint span;
+    if (__builtin_mul_overflow(count, type->size, &bytes) ||
+        __builtin_mul_overflow(count, type->extent, &span)) [[unlikely]]
+      return fail_count_overflow(count, type, arg);
+    if (buf == nullptr && type->predefined) [[unlikely]] fail_buffer(count, arg);
+  }
+
+  // Collective buffers (MPI_ERR_BUFFER). MPI_IN_PLACE where the function
+  // does not take it, or takes it only at the root.
+  void not_in_place(const void* buf, const char* arg) {
+    if (failed() || buf != MPI_IN_PLACE) [[likely]] return;
+    fail_in_place(arg, -1, -1);
+  }
+  void in_place_at_root(const void* buf, const char* arg, const mpi::Comm* comm, int root) {
+    if (failed() || buf != MPI_IN_PLACE || comm->rank == root) [[likely]] return;
+    fail_in_place(arg, root, comm->rank);
+  }
+  // A NULL buffer for counts[i] elements to or from process i (v and w
+  // collectives: one datatype, or one per process in `types`).
+  template <class Count>
+  void buffer_counts(const void* buf, const Count* counts, const mpi::Comm* comm,
+                     const mpi::Datatype* type, const MPI_Datatype* types, const char* arg) {
+    if (failed() || buf != nullptr || counts == nullptr) [[likely]] return;
+    for (int i = 0; i < comm->size; ++i) {
+      if (counts[i] <= 0) continue;
+      const mpi::Datatype* t = type != nullptr ? type : mpi::datatype_get(types[i]);
+      if (t != nullptr && t->predefined) return fail_buffer(counts[i], arg);
+    }
+  }
+  // A NULL buffer for this process's entry of counts (Reduce_scatter's recvbuf).
+  template <class Count>
+  void buffer_own_count(const void* buf, const Count* counts, const mpi::Comm* comm,
+                        const mpi::Datatype* type, const char* arg) {
+    if (failed() || buf != nullptr || counts == nullptr) [[likely]] return;
+    buffer(buf, counts[comm->rank], type, arg);
+  }
+  // Arrays with one entry per process of `comm`: not NULL; counts not
+  // negative (MPI_ERR_COUNT); datatypes valid and committed (MPI_ERR_TYPE).
+  void per_process_array(const void* array, const mpi::Comm* comm, const char* arg) {
+    if (failed()) [[unlikely]] return;
+    if (array == nullptr && comm->size > 0) [[unlikely]] fail_array(comm->size, arg);
+  }
+  template <class Count>
+  void counts(const Count* counts, const mpi::Comm* comm, const char* arg) {
+    per_process_array(counts, comm, arg);
+    if (failed()) [[unlikely]] return;
+    for (int i = 0; i < comm->size; ++i)
+      if (counts[i] < 0) [[unlikely]] return fail_count_at(counts[i], arg, i);
+  }
+  void datatypes(const MPI_Datatype* types, const mpi::Comm* comm, const char* arg) {
+    per_process_array(types, comm, arg);
+    if (failed()) [[unlikely]] return;
+    for (int i = 0; i < comm->size; ++i) {
+      const mpi::Datatype* type = mpi::datatype_get(types[i]);
+      if (type == nullptr || !type->committed) [[unlikely]]
+        return fail_datatype_at(types[i], arg, i, type != nullptr);
+    }
   }
 
   // Output arguments (and inputs passed by address) must not be NULL.
@@ -208,6 +267,12 @@ class Call {
   void fail_rank(int value, const char* arg, int size, RankKind kind) __attribute__((cold));
   void fail_tag(int value, const char* arg, TagKind kind) __attribute__((cold));
   void fail_buffer(MPI_Count count, const char* arg) __attribute__((cold));
+  void fail_count_overflow(MPI_Count count, const mpi::Datatype* type, const char* arg)
+      __attribute__((cold));
+  void fail_in_place(const char* arg, int root, int rank) __attribute__((cold));
+  void fail_count_at(MPI_Count value, const char* arg, int index) __attribute__((cold));
+  void fail_datatype_at(MPI_Datatype handle, const char* arg, int index, bool exists)
+      __attribute__((cold));
   void fail_null(const char* arg) __attribute__((cold));
   void fail_status_ignore(const char* arg) __attribute__((cold));
   void fail_array(MPI_Count length, const char* arg) __attribute__((cold));

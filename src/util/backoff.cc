@@ -19,7 +19,8 @@ const Param kParams[] = {
     {"polls_before_yield", Param::Type::kInt, &g_param, "0",
      "polls a blocking wait (requests, probes, RMA synchronization, locks) makes before yielding "
      "the CPU; 0: automatic, 1000 when every rank of the node has a CPU, 20 when ranks outnumber "
-     "CPUs"},
+     "CPUs",
+     0, 1 << 30},
 };
 const ParamTable kTable{"progress", kParams};
 const ParamRegistration kRegistration{&kTable};

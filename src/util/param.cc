@@ -1,6 +1,8 @@
 #include "util/param.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -14,19 +16,31 @@ std::vector<const ParamTable*>& registry() {
   return tables;
 }
 
-bool parse_size(const char* text, std::size_t* out) {
+// Both parsers accept only what fits: a value that strtoll/strtoull clamps
+// or a suffix that shifts bits out is malformed, never wrapped.
+bool parse_size(const char* text, unsigned long long* out) {
   char* end = nullptr;
   errno = 0;
   unsigned long long value = std::strtoull(text, &end, 10);
   if (errno != 0 || end == text || text[0] == '-') return false;
+  int shift = 0;
   switch (std::tolower(static_cast<unsigned char>(*end))) {
-    case 'k': value <<= 10; ++end; break;
-    case 'm': value <<= 20; ++end; break;
-    case 'g': value <<= 30; ++end; break;
+    case 'k': shift = 10; ++end; break;
+    case 'm': shift = 20; ++end; break;
+    case 'g': shift = 30; ++end; break;
     default: break;
   }
-  if (*end != '\0') return false;
-  *out = static_cast<std::size_t>(value);
+  if (*end != '\0' || value > (ULLONG_MAX >> shift)) return false;
+  *out = value << shift;
+  return true;
+}
+
+bool parse_int(const char* text, long long* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0') return false;
+  *out = value;
   return true;
 }
 
@@ -44,25 +58,65 @@ bool parse_bool(const char* text, bool* out) {
   return false;
 }
 
-bool assign(const Param& param, const char* text) {
+// The range of a parameter: the table's, narrowed to what its field holds.
+long long range_min(const Param& param) {
+  const long long type_min = param.type == Param::Type::kInt ? INT_MIN : 0;
+  return std::max(param.min, type_min);
+}
+long long range_max(const Param& param) {
+  const long long type_max = param.type == Param::Type::kInt ? INT_MAX : LLONG_MAX;
+  return std::min(param.max, type_max);
+}
+
+// "16K" for 16384: sizes are printed with the largest exact suffix.
+std::string size_text(long long value) {
+  static const char kSuffix[] = {'G', 'M', 'K'};
+  for (int i = 0; i < 3; ++i) {
+    const int shift = 30 - 10 * i;
+    if (value > 0 && value % (1ll << shift) == 0)
+      return std::to_string(value >> shift) + kSuffix[i];
+  }
+  return std::to_string(value);
+}
+
+enum class Assigned { kOk, kMalformed, kOutOfRange };
+
+Assigned assign(const Param& param, const char* text) {
   switch (param.type) {
     case Param::Type::kInt: {
-      char* end = nullptr;
-      errno = 0;
-      const long value = std::strtol(text, &end, 10);
-      if (errno != 0 || end == text || *end != '\0') return false;
+      long long value = 0;
+      if (!parse_int(text, &value)) return Assigned::kMalformed;
+      if (value < range_min(param) || value > range_max(param)) return Assigned::kOutOfRange;
       *static_cast<int*>(param.field) = static_cast<int>(value);
-      return true;
+      return Assigned::kOk;
     }
-    case Param::Type::kSize:
-      return parse_size(text, static_cast<std::size_t*>(param.field));
+    case Param::Type::kSize: {
+      unsigned long long value = 0;
+      if (!parse_size(text, &value)) return Assigned::kMalformed;
+      if (value > static_cast<unsigned long long>(range_max(param)) ||
+          static_cast<long long>(value) < range_min(param))
+        return Assigned::kOutOfRange;
+      *static_cast<std::size_t*>(param.field) = static_cast<std::size_t>(value);
+      return Assigned::kOk;
+    }
     case Param::Type::kBool:
-      return parse_bool(text, static_cast<bool*>(param.field));
+      return parse_bool(text, static_cast<bool*>(param.field)) ? Assigned::kOk
+                                                                 : Assigned::kMalformed;
     case Param::Type::kString:
       *static_cast<std::string*>(param.field) = text;
-      return true;
+      return Assigned::kOk;
   }
-  return false;
+  return Assigned::kMalformed;
+}
+
+const char* kind_text(const Param& param) {
+  switch (param.type) {
+    case Param::Type::kInt: return "an integer";
+    case Param::Type::kSize: return "a size in bytes (suffix K, M or G allowed)";
+    case Param::Type::kBool: return "yes/no, true/false, on/off or 1/0";
+    case Param::Type::kString: return "a string";
+  }
+  return "";
 }
 
 }  // namespace
@@ -79,16 +133,31 @@ std::string env_name(const char* module, const char* name) {
   return result;
 }
 
+std::string range_text(const Param& param) {
+  if (param.type == Param::Type::kInt)
+    return std::to_string(range_min(param)) + ".." + std::to_string(range_max(param));
+  if (param.type == Param::Type::kSize)
+    return size_text(range_min(param)) + ".." + size_text(range_max(param));
+  return "";
+}
+
 bool load_all(std::string* error) {
   for (const ParamTable* table : registry()) {
     for (const Param& param : table->params) {
       (void)assign(param, param.default_value);
       const std::string var = env_name(table->module, param.name);
       const char* text = std::getenv(var.c_str());  // the one place settings come from
-      if (text != nullptr && !assign(param, text)) {
-        *error = var + "=" + text + " is not a valid value";
-        return false;
-      }
+      if (text == nullptr) continue;
+      const Assigned result = assign(param, text);
+      if (result == Assigned::kOk) continue;
+      *error = var + "=" + text;
+      if (result == Assigned::kOutOfRange)
+        *error += " is out of range: allowed " + range_text(param);
+      else
+        *error += std::string(" is not valid: expected ") + kind_text(param) +
+                  (range_text(param).empty() ? "" : " in " + range_text(param));
+      (void)assign(param, param.default_value);
+      return false;
     }
   }
   return true;

@@ -1,10 +1,13 @@
 // Runtime parameters. Each module declares its parameters once, in one
-// table (name, field, default, description); `load_all` fills the fields
-// from STMPI_<MODULE>_<NAME> environment variables at init and the info
-// tool prints every table. No other code reads the environment for
-// settings.
+// table (name, field, default, description, allowed range); `load_all`
+// fills the fields from STMPI_<MODULE>_<NAME> environment variables at init
+// and the info tool prints every table. No other code reads the environment
+// for settings. A value outside the range (or outside the field's type, when
+// the table gives no range) is an init error naming the variable, the value
+// and the range; nothing wraps.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -18,7 +21,15 @@ struct Param {
   void* field;              // int*, std::size_t*, bool* or std::string*
   const char* default_value;
   const char* description;
+  // Allowed values of kInt and kSize parameters, bounds included; the
+  // defaults stand for the field type's own range.
+  long long min = LLONG_MIN;
+  long long max = LLONG_MAX;
 };
+
+// "2..1024", "256..1M", "0..2147483647": the range a parameter accepts,
+// in the units its values are written in (empty for bools and strings).
+std::string range_text(const Param& param);
 
 struct ParamTable {
   const char* module;       // lower case, e.g. "shm"

@@ -1040,3 +1040,227 @@ TEST_F(DatatypeTest, UserOps) {
 
 }  // namespace
 }  // namespace stmpi
+
+// ------------------------------------------- bounds with negative extents
+
+namespace stmpi {
+namespace {
+
+// Bounds computed from the constructor arguments by visiting every instance
+// of every component (MPI 4.1, section 5.1: lb is the lowest lower bound and
+// ub the highest upper bound over the type map; a resized type's bounds are
+// the ones it was given, whatever its extent's sign): an independent
+// reference for LayoutBuilder's closed-form bounds.
+struct RefBounds {
+  bool entries = false, data = false;
+  MPI_Aint lb = 0, ub = 0, true_lb = 0, true_ub = 0, alignment = 1;
+};
+
+void ref_merge(RefBounds& into, const RefBounds& part, MPI_Aint disp) {
+  into.alignment = std::max(into.alignment, part.alignment);
+  if (part.entries) {
+    into.lb = into.entries ? std::min(into.lb, disp + part.lb) : disp + part.lb;
+    into.ub = into.entries ? std::max(into.ub, disp + part.ub) : disp + part.ub;
+    into.entries = true;
+  }
+  if (part.data) {
+    into.true_lb = into.data ? std::min(into.true_lb, disp + part.true_lb) : disp + part.true_lb;
+    into.true_ub = into.data ? std::max(into.true_ub, disp + part.true_ub) : disp + part.true_ub;
+    into.data = true;
+  }
+}
+
+RefBounds ref_bounds(const Datatype& t) {
+  RefBounds r;
+  if (t.predefined) {
+    r.entries = r.data = t.size > 0;
+    r.lb = r.true_lb = t.lb;
+    r.ub = r.true_ub = t.lb + t.extent;
+    r.alignment = t.layout.alignment;
+    return r;
+  }
+  const mpi::TypeContents& c = t.contents;
+  const bool big = c.large_counts;
+  auto in = [&](size_t i) { return big ? c.counts[i] : MPI_Count{c.ints[i]}; };
+  auto addr = [&](size_t i) { return c.aints[i]; };
+  const Datatype* old = c.types.empty() ? nullptr : c.types[0];
+  // `n` adjacent instances of `type` at disp.
+  auto sub = [&](const Datatype* type, MPI_Aint disp, MPI_Count n) {
+    const RefBounds part = ref_bounds(*type);
+    for (MPI_Count j = 0; j < n; ++j) ref_merge(r, part, disp + j * type->extent);
+  };
+  switch (c.combiner) {
+    case MPI_COMBINER_CONTIGUOUS: sub(old, 0, in(0)); break;
+    case MPI_COMBINER_VECTOR:
+      for (MPI_Count i = 0; i < in(0); ++i) sub(old, i * in(2) * old->extent, in(1));
+      break;
+    case MPI_COMBINER_HVECTOR:
+      for (MPI_Count i = 0; i < in(0); ++i) sub(old, i * addr(0), in(1));
+      break;
+    case MPI_COMBINER_INDEXED:
+      for (MPI_Count i = 0; i < in(0); ++i) sub(old, in(1 + in(0) + i) * old->extent, in(1 + i));
+      break;
+    case MPI_COMBINER_HINDEXED:
+      for (MPI_Count i = 0; i < in(0); ++i) sub(old, addr(i), in(1 + i));
+      break;
+    case MPI_COMBINER_INDEXED_BLOCK:
+      for (MPI_Count i = 0; i < in(0); ++i) sub(old, in(2 + i) * old->extent, in(1));
+      break;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+      for (MPI_Count i = 0; i < in(0); ++i) sub(old, addr(i), in(1));
+      break;
+    case MPI_COMBINER_STRUCT: {
+      bool same = true;
+      for (MPI_Count i = 0; i < in(0); ++i) {
+        sub(c.types[i], addr(i), in(1 + i));
+        same = same && c.types[i] == c.types[0];
+      }
+      // C struct padding: the span is rounded up to the strictest alignment.
+      const MPI_Aint span = r.ub - r.lb;
+      if (!same && r.entries && span > 0 && span % r.alignment != 0)
+        r.ub += r.alignment - span % r.alignment;
+      break;
+    }
+    case MPI_COMBINER_RESIZED: {
+      const RefBounds part = ref_bounds(*old);
+      r = part;
+      r.entries = true;
+      r.lb = addr(0);
+      r.ub = addr(0) + addr(1);
+      break;
+    }
+    case MPI_COMBINER_DUP: r = ref_bounds(*old); break;
+    default: ADD_FAILURE() << "combiner " << c.combiner;
+  }
+  return r;
+}
+
+void expect_bounds_match_reference(const Datatype& t) {
+  const RefBounds r = ref_bounds(t);
+  EXPECT_EQ(t.lb, r.lb);
+  EXPECT_EQ(t.extent, r.ub - r.lb) << "lb " << t.lb << ", ub " << r.ub;
+  EXPECT_EQ(t.true_lb, r.data ? r.true_lb : 0);
+  EXPECT_EQ(t.true_extent, r.data ? r.true_ub - r.true_lb : 0);
+}
+
+TEST_F(DatatypeTest, NegativeExtentsFromTheIssue) {
+  MPI_Datatype minus3_9, six_minus9, v1, v2, empty, marker, s;
+  ASSERT_EQ(impl::type_create_resized(type(MPI_INT), -3, 9, &minus3_9), MPI_SUCCESS);
+  ASSERT_EQ(impl::type_create_resized(type(MPI_INT), 6, -9, &six_minus9), MPI_SUCCESS);
+  keep(minus3_9);
+  keep(six_minus9);
+  // Instances at 0 and -9 (stride -1 extents of 9): lower bounds -3 and
+  // -12, upper bounds 6 and -3.
+  ASSERT_EQ(impl::type_vector(2, 1, -1, type(minus3_9), &v1), MPI_SUCCESS);
+  expect_shape(keep(v1), 8, -12, 18, -9, 13);
+  // Instances at 0 and 9 (stride -1 extents of -9): lbs 6, 15; ubs -3, 6.
+  ASSERT_EQ(impl::type_vector(2, 1, -1, type(six_minus9), &v2), MPI_SUCCESS);
+  expect_shape(keep(v2), 8, 6, 0, 0, 13);
+  expect_bounds_match_reference(type(v1));
+  expect_bounds_match_reference(type(v2));
+  // A struct of zero-size types resized to a negative extent.
+  ASSERT_EQ(impl::type_contiguous(0, type(MPI_INT), &empty), MPI_SUCCESS);
+  keep(empty);
+  ASSERT_EQ(impl::type_create_resized(type(empty), 0, -10, &marker), MPI_SUCCESS);
+  keep(marker);
+  const int lens[2] = {1, 1};
+  const MPI_Aint displs[2] = {0, 0};
+  const MPI_Datatype types[2] = {marker, marker};
+  ASSERT_EQ(impl::type_create_struct(2, lens, displs, types, &s), MPI_SUCCESS);
+  expect_shape(keep(s), 0, 0, -10, 0, 0);
+}
+
+TEST_F(DatatypeTest, RandomNegativeBoundsMatchReference) {
+  for (unsigned seed = 1; seed <= 600; ++seed) {
+    SCOPED_TRACE(seed);
+    RandomTypes random(seed);
+    std::vector<MPI_Datatype> made;
+    // Leaves: basic types, an empty type, resized basic and empty types
+    // with negative lower bounds and negative extents.
+    MPI_Datatype leaves[6] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
+    ASSERT_EQ(impl::type_contiguous(0, type(MPI_INT), &leaves[3]), MPI_SUCCESS);
+    ASSERT_EQ(impl::type_create_resized(type(MPI_INT), random.pick(17) - 8,
+                                        random.pick(41) - 20, &leaves[4]), MPI_SUCCESS);
+    ASSERT_EQ(impl::type_create_resized(type(leaves[3]), random.pick(17) - 8,
+                                        random.pick(41) - 20, &leaves[5]), MPI_SUCCESS);
+    for (int i = 3; i < 6; ++i) made.push_back(leaves[i]);
+    MPI_Datatype current = leaves[random.pick(6)];
+    for (int depth = 0; depth < 3; ++depth) {
+      Datatype& old = type(current);
+      const int count = 1 + random.pick(3);
+      std::vector<int> lens(3), displs(3);
+      std::vector<MPI_Aint> hdispls(3);
+      std::vector<MPI_Datatype> types(3);
+      for (int i = 0; i < 3; ++i) {
+        lens[i] = random.pick(3);
+        displs[i] = random.pick(9) - 4;
+        hdispls[i] = random.pick(97) - 48;
+        types[i] = random.pick(2) ? current : leaves[random.pick(6)];
+      }
+      MPI_Datatype h = MPI_DATATYPE_NULL;
+      int rc = MPI_SUCCESS;
+      switch (random.pick(9)) {
+        case 0: rc = impl::type_contiguous(count, old, &h); break;
+        case 1: rc = impl::type_vector(count, 1 + random.pick(3), random.pick(7) - 3, old, &h); break;
+        case 2:
+          rc = impl::type_create_hvector(count, 1 + random.pick(3), random.pick(65) - 32, old, &h);
+          break;
+        case 3: rc = impl::type_indexed(count, lens.data(), displs.data(), old, &h); break;
+        case 4: rc = impl::type_create_hindexed(count, lens.data(), hdispls.data(), old, &h); break;
+        case 5:
+          rc = impl::type_create_indexed_block(count, random.pick(3), displs.data(), old, &h);
+          break;
+        case 6:
+          rc = impl::type_create_hindexed_block(count, random.pick(3), hdispls.data(), old, &h);
+          break;
+        case 7:
+          rc = impl::type_create_struct(count, lens.data(), hdispls.data(), types.data(), &h);
+          break;
+        default:
+          rc = impl::type_create_resized(old, random.pick(33) - 16, random.pick(41) - 20, &h);
+          break;
+      }
+      ASSERT_EQ(rc, MPI_SUCCESS);
+      made.push_back(h);
+      expect_bounds_match_reference(type(h));
+      current = h;
+    }
+    for (MPI_Datatype& h : made) EXPECT_EQ(impl::type_free(&h), MPI_SUCCESS);
+  }
+}
+
+TEST_F(DatatypeTest, SizeAndBoundsOverflowAreErrors) {
+  MPI_Datatype big = MPI_DATATYPE_NULL, h = MPI_DATATYPE_NULL;
+  // 2^40 doubles fit (8 TiB); 2^40 of those do not.
+  ASSERT_EQ(impl::type_contiguous_c(MPI_Count{1} << 40, type(MPI_DOUBLE), &big), MPI_SUCCESS);
+  keep(big);
+  EXPECT_EQ(type(big).size, MPI_Count{1} << 43);
+  int small_size = 0;
+  MPI_Count size = 0;
+  EXPECT_EQ(impl::type_size(type(big), &small_size), MPI_SUCCESS);
+  EXPECT_EQ(small_size, MPI_UNDEFINED);
+  EXPECT_EQ(impl::type_size_c(type(big), &size), MPI_SUCCESS);
+  EXPECT_EQ(size, MPI_Count{1} << 43);
+  EXPECT_EQ(impl::type_size_x(type(big), &size), MPI_SUCCESS);
+  EXPECT_EQ(size, MPI_Count{1} << 43);
+  EXPECT_EQ(error_class(impl::type_contiguous_c(MPI_Count{1} << 40, type(big), &h)), MPI_ERR_COUNT);
+  EXPECT_EQ(h, MPI_DATATYPE_NULL);
+  EXPECT_EQ(error_class(impl::type_vector_c(4, 1, MPI_Count{1} << 61, type(MPI_DOUBLE), &h)),
+            MPI_ERR_ARG);
+  EXPECT_EQ(error_class(impl::type_create_hvector_c(3, 1, INT64_MAX / 2, type(MPI_INT), &h)),
+            MPI_ERR_ARG);
+  const MPI_Count lens[2] = {1, 1}, displs[2] = {0, MPI_Count{1} << 61};
+  EXPECT_EQ(error_class(impl::type_indexed_c(2, lens, displs, type(MPI_DOUBLE), &h)), MPI_ERR_ARG);
+  const MPI_Count hdispls[2] = {INT64_MIN + 1, INT64_MAX - 1};
+  EXPECT_EQ(error_class(impl::type_create_hindexed_c(2, lens, hdispls, type(MPI_INT), &h)),
+            MPI_ERR_ARG);
+  EXPECT_EQ(error_class(impl::type_create_resized_c(type(MPI_INT), INT64_MAX - 2, 8, &h)),
+            MPI_ERR_ARG);
+  EXPECT_EQ(h, MPI_DATATYPE_NULL);
+  MPI_Count packed = 0;
+  EXPECT_EQ(error_class(impl::pack_size_c(MPI_Count{1} << 30, type(big), comm_, &packed)),
+            MPI_ERR_COUNT);
+}
+
+}  // namespace
+}  // namespace stmpi

@@ -30,6 +30,8 @@ extern "C" STMPI_API int PMPI_Bcast(void* buffer, int count, MPI_Datatype dataty
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.not_in_place(buffer, "buffer");
+  call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
   return call.finish(impl::bcast(buffer, count, *datatype_obj, root, *comm_obj));
 }
@@ -42,6 +44,8 @@ extern "C" STMPI_API int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatyp
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.not_in_place(buffer, "buffer");
+  call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
   return call.finish(impl::bcast_c(buffer, count, *datatype_obj, root, *comm_obj));
 }
@@ -56,6 +60,12 @@ extern "C" STMPI_API int PMPI_Reduce(const void* sendbuf, void* recvbuf, int cou
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  if (!call.failed() && comm_obj->rank == root) {
+    call.not_in_place(recvbuf, "recvbuf");
+    call.buffer(recvbuf, count, datatype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::reduce(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
       *comm_obj));
@@ -70,6 +80,12 @@ extern "C" STMPI_API int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_C
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  if (!call.failed() && comm_obj->rank == root) {
+    call.not_in_place(recvbuf, "recvbuf");
+    call.buffer(recvbuf, count, datatype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::reduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
       *comm_obj));
@@ -84,6 +100,9 @@ extern "C" STMPI_API int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int 
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
+  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allreduce(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
 }
@@ -97,6 +116,9 @@ extern "C" STMPI_API int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MP
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
+  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allreduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
 }
@@ -117,6 +139,12 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
   if (!call.failed() && comm_obj->rank == root) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (!call.failed() && comm_obj->rank == root) {
+    call.not_in_place(recvbuf, "recvbuf");
+    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -140,6 +168,12 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
+  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (!call.failed() && comm_obj->rank == root) {
+    call.not_in_place(recvbuf, "recvbuf");
+    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));
@@ -162,6 +196,12 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
+  if (!call.failed() && comm_obj->rank == root) {
+    call.not_in_place(sendbuf, "sendbuf");
+    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::scatter(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));
@@ -185,6 +225,12 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
+  if (!call.failed() && comm_obj->rank == root) {
+    call.not_in_place(sendbuf, "sendbuf");
+    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));
@@ -203,6 +249,9 @@ extern "C" STMPI_API int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allgather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -222,6 +271,9 @@ extern "C" STMPI_API int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcou
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -240,6 +292,9 @@ extern "C" STMPI_API int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_D
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::alltoall(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -259,6 +314,9 @@ extern "C" STMPI_API int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcoun
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
+  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -272,6 +330,10 @@ extern "C" STMPI_API int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, in
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
+  call.not_in_place(inbuf, "inbuf");
+  call.buffer(inbuf, count, datatype_obj, "inbuf");
+  call.not_in_place(inoutbuf, "inoutbuf");
+  call.buffer(inoutbuf, count, datatype_obj, "inoutbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::reduce_local(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
 }
@@ -284,6 +346,10 @@ extern "C" STMPI_API int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, 
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
+  call.not_in_place(inbuf, "inbuf");
+  call.buffer(inbuf, count, datatype_obj, "inbuf");
+  call.not_in_place(inoutbuf, "inoutbuf");
+  call.buffer(inoutbuf, count, datatype_obj, "inoutbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::reduce_local_c(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
 }

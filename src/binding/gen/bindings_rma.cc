@@ -443,6 +443,8 @@ extern "C" STMPI_API int PMPI_Fetch_and_op(const void* origin_addr, void* result
   mpi::Win* win_obj = call.win(win, "win");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
+  if (op != MPI_NO_OP) call.buffer(origin_addr, 1, datatype_obj, "origin_addr");
+  call.buffer(result_addr, 1, datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::fetch_and_op(origin_addr, result_addr, *datatype_obj, target_rank,
       target_disp, *op_obj, *win_obj));
@@ -455,6 +457,9 @@ extern "C" STMPI_API int PMPI_Compare_and_swap(const void* origin_addr, const vo
   Call call("MPI_Compare_and_swap");
   mpi::Win* win_obj = call.win(win, "win");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.buffer(origin_addr, 1, datatype_obj, "origin_addr");
+  call.buffer(compare_addr, 1, datatype_obj, "compare_addr");
+  call.buffer(result_addr, 1, datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::compare_and_swap(origin_addr, compare_addr, result_addr, *datatype_obj,
       target_rank, target_disp, *win_obj));

@@ -27,9 +27,11 @@ struct Settings {
 
 const util::Param kParams[] = {
     {"cell_size", util::Param::Type::kSize, &g_settings.cell_size, "16K",
-     "bytes per ring cell; messages up to this size minus 72 bytes (ready flag and header) go eagerly"},
+     "bytes per ring cell (a multiple of 64); messages up to this size minus 72 bytes (ready flag "
+     "and header) go eagerly",
+     256, 1 << 20},
     {"cells", util::Param::Type::kInt, &g_settings.cells, "32",
-     "cells per ring (a power of two); one ring per ordered pair of local ranks"},
+     "cells per ring (a power of two); one ring per ordered pair of local ranks", 2, 1024},
     {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
      "pull large messages with one copy (Linux CMA); 'no' streams them through the rings"},
 };

@@ -73,16 +73,28 @@ void LayoutBuilder::add(const Datatype& old, MPI_Aint disp, MPI_Count blocklen, 
   if (blocklen <= 0 || count <= 0) return;
   const TypeLayout& from = old.layout;
 
-  // Bounds: the lowest and highest of lb and ub over all instances.
+  // Instance (j, k) of old starts at disp + j*extent + k*stride and puts
+  // its lower bound at that + old.lb and its upper bound at that + old.lb +
+  // old.extent (below the lower bound when the extent is negative). The new
+  // bounds are the lowest lower bound and the highest upper bound.
+  MPI_Aint within = 0, across = 0, lo = 0, hi = 0, n = 0, bytes = 0, elements = 0;
+  MPI_Aint first_lo = 0, first_hi = 0;
+  if (__builtin_mul_overflow(blocklen - 1, old.extent, &within) ||
+      __builtin_mul_overflow(count - 1, stride, &across) ||
+      __builtin_add_overflow(disp, old.lb, &first_lo) ||
+      __builtin_add_overflow(first_lo, old.extent, &first_hi) ||
+      __builtin_add_overflow(first_lo, std::min<MPI_Aint>(0, within), &lo) ||
+      __builtin_add_overflow(lo, std::min<MPI_Aint>(0, across), &lo) ||
+      __builtin_add_overflow(first_hi, std::max<MPI_Aint>(0, within), &hi) ||
+      __builtin_add_overflow(hi, std::max<MPI_Aint>(0, across), &hi))
+    bounds_overflow_ = true;
+  if (__builtin_mul_overflow(blocklen, count, &n) || __builtin_mul_overflow(n, old.size, &bytes) ||
+      __builtin_add_overflow(size_, bytes, &size_) ||
+      __builtin_mul_overflow(n, from.element_count, &elements))
+    size_overflow_ = true;
+  if (bounds_overflow_ || size_overflow_) return;
+
   if (from.has_entries) {
-    const MPI_Aint old_lo = std::min(old.lb, old.lb + old.extent);
-    const MPI_Aint old_hi = std::max(old.lb, old.lb + old.extent);
-    const MPI_Aint within = (blocklen - 1) * old.extent;
-    const MPI_Aint across = (count - 1) * stride;
-    const MPI_Aint lo =
-        disp + std::min<MPI_Aint>(0, within) + std::min<MPI_Aint>(0, across) + old_lo;
-    const MPI_Aint hi =
-        disp + std::max<MPI_Aint>(0, within) + std::max<MPI_Aint>(0, across) + old_hi;
     if (from.lb_marker) {
       marker_lb_ = have_marker_lb_ ? std::min(marker_lb_, lo) : lo;
       have_marker_lb_ = true;
@@ -106,9 +118,7 @@ void LayoutBuilder::add(const Datatype& old, MPI_Aint disp, MPI_Count blocklen, 
   layout_.lb_marker |= from.lb_marker;
   layout_.ub_marker |= from.ub_marker;
 
-  const MPI_Count n = blocklen * count;
-  size_ += n * old.size;
-  layout_.element_count += n * from.element_count;
+  layout_.element_count += elements;
   layout_.alignment = std::max(layout_.alignment, from.alignment);
   if (old.size > 0) {
     if (from.base_type == 0) mixed_base_ = true;
@@ -206,7 +216,8 @@ void LayoutBuilder::finish(Datatype& type, bool pad_extent) {
     const MPI_Aint from = have_lb_ ? lb_ : lb;
     ub = from + round_up(ub - from, layout_.alignment);
   }
-  const MPI_Aint extent = ub - lb;
+  MPI_Aint extent = 0;
+  if (__builtin_sub_overflow(ub, lb, &extent)) bounds_overflow_ = true;
   if (mixed_base_) {
     layout_.base_type = 0;
     layout_.base_count = 0;

@@ -22,6 +22,11 @@ class LayoutBuilder {
   // MPI_UB marker fixes the bounds.
   void finish(Datatype& type, bool pad_extent);
 
+  // An instance's size, or a bound or extent, does not fit in MPI_Count /
+  // MPI_Aint: the type cannot be built (known after finish).
+  bool size_overflow() const { return size_overflow_; }
+  bool bounds_overflow() const { return bounds_overflow_; }
+
  private:
   void add_blocks(const Datatype& old, MPI_Aint disp, MPI_Count n);
   void append_signature(const TypeLayout& old, MPI_Count n);
@@ -31,6 +36,7 @@ class LayoutBuilder {
   TypeLayout layout_;
   MPI_Count size_ = 0;
   bool mixed_base_ = false;
+  bool size_overflow_ = false, bounds_overflow_ = false;
   bool have_lb_ = false, have_ub_ = false, have_marker_lb_ = false, have_marker_ub_ = false;
   MPI_Aint lb_ = 0, ub_ = 0;                // over entries that carry no marker
   MPI_Aint marker_lb_ = 0, marker_ub_ = 0;  // over entries that carry one

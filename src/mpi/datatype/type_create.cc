@@ -2,6 +2,7 @@
 // _indexed, _create_hindexed, _create_indexed_block, _create_hindexed_block,
 // _create_struct, _create_resized, _dup, and their _c variants.
 #include <new>
+#include <optional>
 #include <utility>
 
 #include <mpi.h>
@@ -40,6 +41,15 @@ int check_newtype(const MPI_Datatype* newtype) {
   return MPI_SUCCESS;
 }
 
+int overflow_error(bool size) {
+  if (size)
+    return make_error(MPI_ERR_COUNT,
+                      "the new datatype would hold more bytes than MPI_Count holds (2^63 - 1)");
+  return make_error(MPI_ERR_ARG,
+                    "the new datatype's bounds or extent would not fit in MPI_Aint "
+                    "(displacements, strides or extents too large)");
+}
+
 // Registers a type with the layout of `builder`, records how it was made
 // and retains its components.
 int make_type(LayoutBuilder& builder, bool pad_extent, TypeContents contents,
@@ -47,6 +57,10 @@ int make_type(LayoutBuilder& builder, bool pad_extent, TypeContents contents,
   auto* type = new (std::nothrow) Datatype;
   if (type == nullptr) return make_error(MPI_ERR_NO_MEM, "out of memory creating a datatype");
   builder.finish(*type, pad_extent);
+  if (builder.size_overflow() || builder.bounds_overflow()) {
+    delete type;
+    return overflow_error(builder.size_overflow());
+  }
   for (Datatype* component : contents.types) mpi::datatype_retain(component);
   type->contents = std::move(contents);
   *newtype = mpi::datatype_register(type);
@@ -58,6 +72,14 @@ TypeContents contents_of(int combiner, Datatype& old) {
   contents.combiner = combiner;
   contents.types = {&old};
   return contents;
+}
+
+// A displacement in units of `unit` bytes; nullopt when it overflows.
+template <class Disp>
+std::optional<MPI_Aint> scaled(Disp disp, MPI_Aint unit) {
+  MPI_Aint bytes = 0;
+  if (__builtin_mul_overflow(static_cast<MPI_Aint>(disp), unit, &bytes)) return std::nullopt;
+  return bytes;
 }
 
 // `count` blocks; block i holds blocklen_at(i) instances of `old` at byte
@@ -72,7 +94,9 @@ int build_blocks(MPI_Count count, const char* blocklens_name, BlocklenAt blockle
       return make_error(MPI_ERR_COUNT, "%s[%lld] = %lld must not be negative", blocklens_name,
                         static_cast<long long>(i), static_cast<long long>(blocklen));
     }
-    builder.add(old, disp_at(i), blocklen);
+    const std::optional<MPI_Aint> disp = disp_at(i);
+    if (!disp) return overflow_error(false);
+    builder.add(old, *disp, blocklen);
   }
   return make_type(builder, false, std::move(contents), newtype);
 }
@@ -107,8 +131,7 @@ int build_indexed(MPI_Count count, const Len blocklens[], const Disp displs[], M
   if (int err = check_newtype(newtype)) return err;
   return build_blocks(
       count, "array_of_blocklengths", [&](MPI_Count i) { return MPI_Count{blocklens[i]}; },
-      [&](MPI_Count i) { return static_cast<MPI_Aint>(displs[i]) * unit; }, old,
-      std::move(contents), newtype);
+      [&](MPI_Count i) { return scaled(displs[i], unit); }, old, std::move(contents), newtype);
 }
 
 template <class Disp>
@@ -120,8 +143,7 @@ int build_indexed_block(MPI_Count count, MPI_Count blocklength, const Disp displ
   if (int err = check_newtype(newtype)) return err;
   return build_blocks(
       count, "blocklength", [&](MPI_Count) { return blocklength; },
-      [&](MPI_Count i) { return static_cast<MPI_Aint>(displs[i]) * unit; }, old,
-      std::move(contents), newtype);
+      [&](MPI_Count i) { return scaled(displs[i], unit); }, old, std::move(contents), newtype);
 }
 
 template <class Len, class Disp>
@@ -168,6 +190,10 @@ void copy_shape(const Datatype& from, Datatype& to) {
 int build_resized(Datatype& old, MPI_Aint lb, MPI_Aint extent, TypeContents contents,
                   MPI_Datatype* newtype) {
   if (int err = check_newtype(newtype)) return err;
+  MPI_Aint ub = 0;
+  if (__builtin_add_overflow(lb, extent, &ub))
+    return make_error(MPI_ERR_ARG, "lb = %lld plus extent = %lld does not fit in MPI_Aint",
+                      static_cast<long long>(lb), static_cast<long long>(extent));
   auto* type = new (std::nothrow) Datatype;
   if (type == nullptr) return make_error(MPI_ERR_NO_MEM, "out of memory creating a datatype");
   copy_shape(old, *type);
@@ -202,8 +228,10 @@ int type_vector(int count, int blocklength, int stride, mpi::Datatype& oldtype,
                 MPI_Datatype* newtype) {
   TypeContents contents = contents_of(MPI_COMBINER_VECTOR, oldtype);
   contents.ints = {count, blocklength, stride};
-  return build_vector(count, blocklength, MPI_Aint{stride} * oldtype.extent, oldtype,
-                      std::move(contents), newtype);
+  MPI_Aint stride_bytes = 0;
+  if (__builtin_mul_overflow(MPI_Aint{stride}, oldtype.extent, &stride_bytes))
+    return overflow_error(false);
+  return build_vector(count, blocklength, stride_bytes, oldtype, std::move(contents), newtype);
 }
 
 int type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
@@ -211,8 +239,9 @@ int type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
   TypeContents contents = contents_of(MPI_COMBINER_VECTOR, oldtype);
   contents.large_counts = true;
   contents.counts = {count, blocklength, stride};
-  return build_vector(count, blocklength, stride * oldtype.extent, oldtype, std::move(contents),
-                      newtype);
+  MPI_Aint stride_bytes = 0;
+  if (__builtin_mul_overflow(stride, oldtype.extent, &stride_bytes)) return overflow_error(false);
+  return build_vector(count, blocklength, stride_bytes, oldtype, std::move(contents), newtype);
 }
 
 int type_create_hvector(int count, int blocklength, MPI_Aint stride, mpi::Datatype& oldtype,

@@ -226,7 +226,9 @@ int pack_size_c(MPI_Count incount, mpi::Datatype& datatype, mpi::Comm&, MPI_Coun
   if (int err = not_negative(incount, "incount", MPI_ERR_COUNT)) return err;
   if (int err = not_null(size, "size")) return err;
   // Packed data is the raw bytes of the type map: the exact size, no header.
-  *size = incount * datatype.size;
+  if (__builtin_mul_overflow(incount, datatype.size, size))
+    return make_error(MPI_ERR_COUNT, "incount = %lld of %s is more bytes than MPI_Count holds",
+                      static_cast<long long>(incount), mpi::datatype_name(datatype.handle));
   return MPI_SUCCESS;
 }
 

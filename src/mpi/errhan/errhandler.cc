@@ -28,6 +28,23 @@ struct UserErrors {
   std::map<int, std::string> strings;
 } g_user_errors;
 
+// A code this library could have returned: a predefined class, a code of
+// one (with a message slot), or a class or code added by the user.
+bool known_code(int code) {
+  if (code < 0) return false;
+  const int error_class = errhan::error_class_of(code);
+  if (error_class & errhan::kUserClassBit) {
+    if (error_class < errhan::kFirstUserClass || error_class > g_user_errors.last_class) return false;
+  } else if (std::strcmp(errhan::class_string(error_class), "Unknown error class") == 0) {
+    return false;
+  }
+  if (code & errhan::kUserCodeBit) {
+    const int serial = (code & ~(errhan::kUserClassBit | errhan::kUserCodeBit)) >> errhan::kSlotShift;
+    return serial >= 1 && serial <= g_user_errors.codes;
+  }
+  return true;
+}
+
 }  // namespace
 
 HandleTable<Errhandler, ObjectKind::kErrhandler>& errhandler_table() { return g_errhandlers; }
@@ -144,6 +161,8 @@ int errhandler_free(MPI_Errhandler* errhandler) {
 }
 
 int error_string(int errorcode, char* string, int* resultlen) {
+  if (!mpi::known_code(errorcode))
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code", errorcode);
   std::string text;
   auto user = mpi::g_user_errors.strings.find(errorcode);
   if (user != mpi::g_user_errors.strings.end()) text = user->second;
@@ -156,7 +175,7 @@ int error_string(int errorcode, char* string, int* resultlen) {
 }
 
 int error_class(int errorcode, int* errorclass) {
-  if (errorcode < 0)
+  if (!mpi::known_code(errorcode))
     return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code", errorcode);
   // User-added codes carry their class in the same low bits.
   *errorclass = mpi::errhan::error_class_of(errorcode);

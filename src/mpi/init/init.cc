@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 
 #include "binding/call.h"
 #include "binding/gen/impl.h"
@@ -166,6 +167,17 @@ double wtick() {
   return static_cast<double>(resolution.tv_sec) + 1e-9 * static_cast<double>(resolution.tv_nsec);
 }
 
+namespace {
+
+// Blocks handed out by MPI_Alloc_mem, so that MPI_Free_mem can refuse any
+// other pointer instead of passing it to free(). Guarded by the global lock.
+std::unordered_set<void*>& allocated_memory() {
+  static auto* blocks = new std::unordered_set<void*>;
+  return *blocks;
+}
+
+}  // namespace
+
 int alloc_mem(MPI_Aint size, MPI_Info /*info*/, void* baseptr) {
   if (size < 0)
     return mpi::errhan::make_error(MPI_ERR_SIZE, "size=%ld must be non-negative", static_cast<long>(size));
@@ -173,10 +185,14 @@ int alloc_mem(MPI_Aint size, MPI_Info /*info*/, void* baseptr) {
   if (memory == nullptr)
     return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot allocate %ld bytes", static_cast<long>(size));
   *static_cast<void**>(baseptr) = memory;
+  allocated_memory().insert(memory);
   return MPI_SUCCESS;
 }
 
 int free_mem(void* base) {
+  if (base == nullptr) return MPI_SUCCESS;
+  if (allocated_memory().erase(base) == 0)
+    return mpi::errhan::make_error(MPI_ERR_BASE, "base=%p was not returned by MPI_Alloc_mem", base);
   std::free(base);
   return MPI_SUCCESS;
 }

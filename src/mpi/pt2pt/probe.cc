@@ -18,14 +18,13 @@ void fill_probe_status(MPI_Status* status, const dev::ProbeInfo& info) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = info.source;
   status->MPI_TAG = info.tag;
-  status->MPI_ERROR = MPI_SUCCESS;
   mpi::status_set_bytes(status, static_cast<MPI_Count>(info.bytes));
   mpi::status_set_cancelled(status, false);
 }
 
 void fill_proc_null_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
-  mpi::status_set_empty(status);
+  mpi::status_set_empty_keep_error(status);
   status->MPI_SOURCE = MPI_PROC_NULL;
 }
 

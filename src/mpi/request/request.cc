@@ -126,9 +126,7 @@ void request_wait(Request* req) {
 
 int request_retire(Request* req, MPI_Status* status) {
   const int error = req->status.MPI_ERROR;
-  if (status != MPI_STATUS_IGNORE) {
-    *status = req->status;
-  }
+  if (status != MPI_STATUS_IGNORE) status_copy_out(status, req->status);
   switch (req->kind) {
     case Request::Kind::kPrequestSend:
     case Request::Kind::kPrequestRecv:
@@ -170,6 +168,18 @@ void status_set_cancelled(MPI_Status* status, bool cancelled) {
 }
 
 bool status_cancelled(const MPI_Status* status) { return status->count_hi_and_cancelled & 1; }
+
+void status_copy_out(MPI_Status* user, const MPI_Status& from) {
+  const int kept = user->MPI_ERROR;
+  *user = from;
+  user->MPI_ERROR = kept;
+}
+
+void status_set_empty_keep_error(MPI_Status* status) {
+  const int kept = status->MPI_ERROR;
+  status_set_empty(status);
+  status->MPI_ERROR = kept;
+}
 
 void status_set_empty(MPI_Status* status) {
   status->MPI_SOURCE = MPI_ANY_SOURCE;

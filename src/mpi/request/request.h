@@ -86,8 +86,9 @@ void request_free(Request* req);
 bool request_test(Request* req);
 // Blocks (spinning, then yielding the CPU and the global lock) until complete.
 void request_wait(Request* req);
-// Copies the status out and releases the request unless it is persistent.
-// Returns the operation's error code (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...).
+// Copies the status out (MPI_ERROR excepted, see status_copy_out) and
+// releases the request unless it is persistent. Returns the operation's
+// error code (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...).
 int request_retire(Request* req, MPI_Status* status);
 // Requests the user freed while active, released once they complete.
 void request_detach(Request* req);
@@ -99,5 +100,11 @@ MPI_Count status_bytes(const MPI_Status* status);
 void status_set_cancelled(MPI_Status* status, bool cancelled);
 bool status_cancelled(const MPI_Status* status);
 void status_set_empty(MPI_Status* status);
+// A user's status: MPI sets its MPI_ERROR field only in calls that complete
+// several requests and return MPI_ERR_IN_STATUS (MPI 4.1, section 3.2.5);
+// every other call leaves the caller's value there. These write every other
+// field.
+void status_copy_out(MPI_Status* user, const MPI_Status& from);
+void status_set_empty_keep_error(MPI_Status* status);
 
 }  // namespace stmpi::mpi

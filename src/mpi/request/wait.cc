@@ -32,7 +32,18 @@ int resolve(MPI_Request handle, Request** req) {
 }
 
 void set_empty(MPI_Status* status) {
-  if (status != MPI_STATUS_IGNORE) mpi::status_set_empty(status);
+  if (status != MPI_STATUS_IGNORE) mpi::status_set_empty_keep_error(status);
+}
+
+// A multiple-completion call that returns MPI_ERR_IN_STATUS: the error
+// field of each status it filled says how that request ended.
+int in_status(const std::vector<int>& errors, MPI_Status statuses[]) {
+  bool any_error = false;
+  for (int err : errors) any_error = any_error || err != MPI_SUCCESS;
+  if (!any_error) return MPI_SUCCESS;
+  if (statuses != MPI_STATUSES_IGNORE)
+    for (std::size_t i = 0; i < errors.size(); ++i) statuses[i].MPI_ERROR = errors[i];
+  return MPI_ERR_IN_STATUS;
 }
 
 // Retires a complete request and nulls the user's handle unless persistent.
@@ -118,7 +129,7 @@ int test(MPI_Request* request, int* flag, MPI_Status* status) {
 int waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   std::vector<Request*> reqs;
   if (int err = validate_array(count, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
-  bool any_error = false;
+  std::vector<int> errors(count, MPI_SUCCESS);
   for (int i = 0; i < count; ++i) {
     MPI_Status* status = status_at(array_of_statuses, i);
     if (reqs[i] == nullptr) {
@@ -126,10 +137,9 @@ int waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_stat
       continue;
     }
     mpi::request_wait(reqs[i]);
-    const int err = retire(&array_of_requests[i], reqs[i], status);
-    if (err != MPI_SUCCESS) any_error = true;
+    errors[i] = retire(&array_of_requests[i], reqs[i], status);
   }
-  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+  return in_status(errors, array_of_statuses);
 }
 
 int testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
@@ -143,16 +153,16 @@ int testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status ar
     }
   }
   *flag = 1;
-  bool any_error = false;
+  std::vector<int> errors(count, MPI_SUCCESS);
   for (int i = 0; i < count; ++i) {
     MPI_Status* status = status_at(array_of_statuses, i);
     if (reqs[i] == nullptr) {
       set_empty(status);
       continue;
     }
-    if (retire(&array_of_requests[i], reqs[i], status) != MPI_SUCCESS) any_error = true;
+    errors[i] = retire(&array_of_requests[i], reqs[i], status);
   }
-  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+  return in_status(errors, array_of_statuses);
 }
 
 int waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
@@ -195,17 +205,17 @@ int collect_some(int incount, MPI_Request requests[], std::vector<Request*>& req
                  int indices[], MPI_Status statuses[], bool* all_inactive) {
   *outcount = 0;
   *all_inactive = true;
-  bool any_error = false;
+  std::vector<int> errors;
   for (int i = 0; i < incount; ++i) {
     if (reqs[i] == nullptr) continue;
     *all_inactive = false;
     if (!mpi::request_test(reqs[i])) continue;
     MPI_Status* status = status_at(statuses, *outcount);
-    if (retire(&requests[i], reqs[i], status) != MPI_SUCCESS) any_error = true;
+    errors.push_back(retire(&requests[i], reqs[i], status));
     indices[(*outcount)++] = i;
   }
   if (*all_inactive) *outcount = MPI_UNDEFINED;
-  return any_error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+  return in_status(errors, statuses);
 }
 
 }  // namespace
@@ -292,7 +302,7 @@ int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   }
   if (!mpi::request_test(req)) dev::progress();
   *flag = mpi::request_test(req) ? 1 : 0;
-  if (*flag && status != MPI_STATUS_IGNORE) *status = req->status;
+  if (*flag && status != MPI_STATUS_IGNORE) mpi::status_copy_out(status, req->status);
   return MPI_SUCCESS;
 }
 

@@ -27,7 +27,7 @@ const util::Param kParams[] = {
      "reach other processes' private window memory (MPI_Win_create, dynamic windows) by single "
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
     {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "256",
-     "memory regions one process may attach to a dynamic window at a time"},
+     "memory regions one process may attach to a dynamic window at a time", 1, 1 << 16},
 };
 const util::ParamTable kTable{"rma", kParams};
 const util::ParamRegistration kRegistration{&kTable};

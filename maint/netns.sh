@@ -18,7 +18,8 @@
 #   Host names: use the addresses (`hosts` prints them). Inside a node, /etc/hosts is
 #   /etc/netns/P-nK/hosts (ip netns exec mounts it there; the real /etc/hosts is never
 #   touched) and maps every node name and this machine's host name to its bridge address.
-#   State: /run/stmpi-netns/P/nodes, one line per node: "namespace address name", and
+#   State: /run/stmpi-netns/P/made lists what up created (down removes exactly that);
+#   /run/stmpi-netns/P/nodes, one line per node: "namespace address name", and
 #   /run/stmpi-netns/P/NS.boot_id, the node's boot id (see maint/netns-launch).
 #
 # Environment:
@@ -53,9 +54,9 @@ subnet_in_use() {
 
 # reachable NAMESPACE|"" ADDRESS: a connection to port 9 (discard; nothing listens) is refused.
 reachable() {
-  local run=() out tries
+  local run=() out
   [[ -n "$1" ]] && run=(ip netns exec "$1")
-  for tries in 1 2 3 4 5; do
+  for _ in 1 2 3 4 5; do
     out=$("${run[@]}" timeout 3 bash -c "exec 3<>/dev/tcp/$2/9" 2>&1)
     [[ $? -eq 0 || "$out" == *"refused"* ]] && return 0
     sleep 1
@@ -64,36 +65,24 @@ reachable() {
   return 1
 }
 
+# Removes exactly what `up` recorded in $statedir/made (newest first), nothing else.
 do_down() {
-  local ns pid found=0
-  if [[ -f "$nodes_file" ]]; then
-    while read -r ns _ _; do
-      [[ -n "$ns" ]] || continue
-      found=1
-      if ip netns list | awk '{print $1}' | grep -qx "$ns"; then
+  local kind name pid
+  [[ -f "$statedir/made" ]] || { rm -rf "$statedir"; rmdir "$statedir_root" 2>/dev/null; return 0; }
+  while read -r kind name; do
+    case "$kind" in
+      netns)
         # Processes still running in the namespace (ranks of a failed job) end first.
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-        ip netns del "$ns" || echo "netns.sh: could not delete namespace $ns" >&2
-      fi
-      rm -rf "/etc/netns/$ns"
-    done <"$nodes_file"
-  fi
-  # Also what a failed `up` made before it wrote the node list.
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$prefix-n[0-9]+$"); do
-    found=1
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-    ip netns del "$ns" 2>/dev/null
-    rm -rf "/etc/netns/$ns"
-  done
-  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' |
-                grep -E "^$prefix-(br|v[0-9]+)$"); do
-    found=1
-    ip link del "$link" 2>/dev/null
-  done
+        for pid in $(ip netns pids "$name" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+        ip netns del "$name" 2>/dev/null ;;
+      link) ip link del "$name" 2>/dev/null ;;   # a veth goes with its peer, a bridge alone
+      dir) rm -rf "$name" ;;
+    esac
+  done < <(tac "$statedir/made")
   rm -rf "$statedir"
   rmdir /etc/netns 2>/dev/null
   rmdir "$statedir_root" 2>/dev/null
-  [[ $found -eq 1 ]] && echo "netns.sh: removed the nodes of prefix '$prefix'"
+  echo "netns.sh: removed the nodes of prefix '$prefix'"
   return 0
 }
 
@@ -101,7 +90,7 @@ do_up() {
   local n=$1 subnet k ns addr bridge=$prefix-br host
   [[ "$n" =~ ^[1-9][0-9]?$ && $n -le 64 ]] || die "up: want a number of nodes 1..64, got '$n'"
   need_root up
-  [[ -e "$nodes_file" ]] && die "nodes of prefix '$prefix' are up already ($nodes_file); run 'down' first or use another STMPI_NETNS_PREFIX"
+  [[ -e "$statedir" ]] && die "nodes of prefix '$prefix' are up already ($statedir); run 'down' first or use another STMPI_NETNS_PREFIX"
   mkdir -p "$statedir_root" || die "cannot create $statedir_root"
   # One `up` at a time picks a subnet.
   exec 9>"$statedir_root/.lock"
@@ -118,11 +107,13 @@ do_up() {
     done
     [[ -n "$subnet" ]] || die "every subnet 10.213.0-255.0/24 is in use; set STMPI_NETNS_SUBNET"
   fi
-  trap 'echo "netns.sh: up failed; removing what it made" >&2; do_down >/dev/null' EXIT
   mkdir -p "$statedir" || die "cannot create $statedir"
+  : >"$statedir/made"
+  trap 'echo "netns.sh: up failed; removing what it made" >&2; do_down >/dev/null' EXIT
   local err
   err=$(ip link add "$bridge" type bridge 2>&1) ||
     die "cannot create the bridge $bridge: $err (needs CAP_NET_ADMIN and bridge support in the kernel)"
+  echo "link $bridge" >>"$statedir/made"
   ip addr add "$subnet.1/24" dev "$bridge" || die "cannot give $bridge the address $subnet.1/24"
   ip link set "$bridge" up || die "cannot bring $bridge up"
   host=$(hostname)
@@ -131,8 +122,10 @@ do_up() {
     ns=$prefix-n$k
     addr=$subnet.$((k + 1))
     err=$(ip netns add "$ns" 2>&1) || die "cannot create the network namespace $ns: $err"
+    echo "netns $ns" >>"$statedir/made"
     ip link add "$prefix-v$k" type veth peer name net0 netns "$ns" 2>/dev/null ||
       die "cannot create the veth pair $prefix-v$k / net0 in $ns"
+    echo "link $prefix-v$k" >>"$statedir/made"
     ip link set "$prefix-v$k" master "$bridge" && ip link set "$prefix-v$k" up ||
       die "cannot attach $prefix-v$k to $bridge"
     ip -n "$ns" link set lo up && ip -n "$ns" addr add "$addr/24" dev net0 &&
@@ -144,7 +137,9 @@ do_up() {
   done
   for ((k = 1; k <= n; k++)); do
     ns=$prefix-n$k
+    [[ -e "/etc/netns/$ns" ]] && die "/etc/netns/$ns exists already (not made by this run)"
     mkdir -p "/etc/netns/$ns" || die "cannot create /etc/netns/$ns"
+    echo "dir /etc/netns/$ns" >>"$statedir/made"
     {
       echo "127.0.0.1 localhost"
       echo "$subnet.1 $host"

@@ -35,7 +35,8 @@ wait_for_idle() {
 # MPI's TCP interfaces). net_launch IMPL NPROCS TIMEOUT PROGRAM ARGS... starts the first
 # ceil(NPROCS/2) ranks on the first host and the rest on the second, unbound (the "nodes" share
 # the machine's CPUs): STMPI and MPICH under mpiexec.hydra, Open MPI under its mpirun (ob1 and
-# the TCP BTL, vader inside a node).
+# the TCP BTL, vader inside a node; one-sided through osc pt2pt, Open MPI's RMA over its
+# point-to-point: its osc rdma finds no RMA-capable BTL over TCP and fails MPI_Win_allocate).
 net_hosts=""
 net_launcher=""
 net_subnet=""
@@ -52,9 +53,10 @@ net_launch() {
       cmd=(mpiexec.hydra -hosts "$hostlist" -launcher ssh -launcher-exec "$net_launcher"
            -bind-to none -n "$np") ;;
     openmpi)
+      # shellcheck disable=SC2054  # the commas belong to the BTL list
       cmd=(mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$net_launcher" -H "$hostlist"
            --bind-to none --mca pml ob1 --mca btl tcp,self,vader --mca btl_tcp_if_include "$net_subnet"
-           --mca oob_tcp_if_include "$net_subnet" -n "$np") ;;
+           --mca oob_tcp_if_include "$net_subnet" --mca osc pt2pt -n "$np") ;;
   esac
   # A run that printed its "# BENCH: done" line and still has not exited $net_exit_grace
   # seconds later (MPICH over UCX's TCP transport can spin in MPI_Finalize) is stopped; its

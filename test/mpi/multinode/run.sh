@@ -117,7 +117,7 @@ mpirun_on() {
       for e in "${envs[@]}"; do genv+=(-x "$e"); done
       timeout -k 5 "$limit" mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$launch" \
         -H "$hostlist" --mca pml ob1 --mca btl tcp,self,vader \
-        --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24" \
+        --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24" --mca osc pt2pt \
         "${genv[@]}" -n "$n" "$@" ;;
   esac </dev/null >"$log" 2>&1
   status=$?

@@ -68,7 +68,7 @@ reachable() {
 # Removes exactly what `up` recorded in $statedir/made (newest first), nothing else.
 do_down() {
   local kind name pid
-  [[ -f "$statedir/made" ]] || { rm -rf "$statedir"; rmdir "$statedir_root" 2>/dev/null; return 0; }
+  [[ -f "$statedir/made" ]] || { rm -rf "$statedir"; return 0; }
   while read -r kind name; do
     case "$kind" in
       netns)
@@ -81,7 +81,11 @@ do_down() {
   done < <(tac "$statedir/made")
   rm -rf "$statedir"
   rmdir /etc/netns 2>/dev/null
-  rmdir "$statedir_root" 2>/dev/null
+  # The lock file goes with the last prefix.
+  if [[ -z "$(find "$statedir_root" -mindepth 1 -maxdepth 1 -type d 2>/dev/null)" ]]; then
+    rm -f "$statedir_root/.lock"
+    rmdir "$statedir_root" 2>/dev/null
+  fi
   echo "netns.sh: removed the nodes of prefix '$prefix'"
   return 0
 }

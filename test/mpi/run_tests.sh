@@ -48,7 +48,7 @@ for list in "$srcdir"/test/mpi/*/testlist; do
       echo "FAIL: $label$id ($nprocs): not run: $not_run"
       continue
     fi
-    log="$outdir/${chapter}_${name}.log"
+    log="$outdir/${label//\//_}${chapter}_${name}.log"
     src="$srcdir/test/mpi/$chapter/$name"
     status=0
     if [[ -f "$src.sh" ]]; then

@@ -224,7 +224,7 @@ if [[ $do_nolocal -eq 1 ]]; then
   # The launcher chapter tests mpiexec and Hydra themselves, not the device.
   chapters=$(cd "$srcdir/test/mpi" && ls -d */testlist | sed 's,/testlist,,' | grep -vx launcher | paste -sd'|')
   lines=$(STMPI_DEVICE_NOLOCAL=yes STMPI_TEST_LABEL=nolocal/ STMPI_TEST_NOT_RUN="$not_run" \
-          STMPI_TEST_OUTDIR="$builddir/test/mpi/out-nolocal" STMPI_TEST_FILTER="^($chapters)/" \
+          STMPI_TEST_FILTER="^($chapters)/" \
           BUILDDIR="$builddir" SRCDIR="$srcdir" bash "$srcdir/test/mpi/run_tests.sh" 2>&1)
   echo "$lines" | grep -v '^mpi tests: '
   count=$(echo "$lines" | grep '^mpi tests: ' | tail -1)

@@ -15,7 +15,7 @@ cd build
 timeout -k 10 2400 make -s check >check.out 2>&1
 status=$?
 cat check.out | grep -E '^(PASS|FAIL|XFAIL|ERROR|SKIP)' || true
-for f in test/unit/*.log test/mpi/run_tests.sh.log; do
+for f in test/unit/*.log test/mpi/run_tests.sh.log test/mpi/multinode/run.sh.log; do
   [ -f "$f" ] && grep -E '^(FAIL|\[  FAILED)' "$f" | head -20
 done
 # Count: GoogleTest cases from the unit logs, MPI programs from the runner.
@@ -28,15 +28,19 @@ for log in test/unit/*_test.log; do
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
 done
-if [ -f test/mpi/run_tests.sh.log ]; then
-  line=$(grep -E '^mpi tests: ' test/mpi/run_tests.sh.log | tail -1)
-  p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
-  f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-  [ -n "$line" ] || { p=0; f=1; }
-  passed=$((passed + p)); failed=$((failed + f))
-else
-  failed=$((failed + 1))
-fi
+# MPI programs on one node, then across nodes (and the suite with STMPI_DEVICE_NOLOCAL=yes).
+for pair in "test/mpi/run_tests.sh.log:mpi tests" "test/mpi/multinode/run.sh.log:multinode tests"; do
+  log=${pair%%:*}
+  if [ -f "$log" ]; then
+    line=$(grep -E "^${pair#*:}: " "$log" | tail -1)
+    p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    [ -n "$line" ] || { p=0; f=1; }
+    passed=$((passed + p)); failed=$((failed + f))
+  else
+    failed=$((failed + 1))
+  fi
+done
 # The generated bindings must match what the generator makes from the spec.
 if make -s check-bindings >check-bindings.out 2>&1; then
   passed=$((passed + 1)); echo "PASS: check-bindings"

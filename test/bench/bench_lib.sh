@@ -28,3 +28,62 @@ wait_for_idle() {
   done
   waited_total=$((waited_total + $(date +%s) - start))
 }
+
+# Runs across nodes (test/bench/net_run.sh sets these through --hosts, --launcher-exec and
+# --subnet of run.sh and rma_run.sh): $net_hosts is a comma list of 2 hosts, $net_launcher an
+# ssh stand-in such as maint/netns-launch, $net_subnet the CIDR of the nodes' network (Open
+# MPI's TCP interfaces). net_launch IMPL NPROCS TIMEOUT PROGRAM ARGS... starts the first
+# ceil(NPROCS/2) ranks on the first host and the rest on the second, unbound (the "nodes" share
+# the machine's CPUs): STMPI and MPICH under mpiexec.hydra, Open MPI under its mpirun (ob1 and
+# the TCP BTL, vader inside a node; one-sided through osc pt2pt, Open MPI's RMA over its
+# point-to-point: its osc rdma finds no RMA-capable BTL over TCP and fails MPI_Win_allocate).
+net_hosts=""
+net_launcher=""
+net_subnet=""
+net_exit_grace=${STMPI_BENCH_EXIT_GRACE:-15}
+net_launch() {
+  local impl=$1 np=$2 limit=$3 h1 h2 a b cmd=()
+  shift 3
+  IFS=, read -r h1 h2 <<<"$net_hosts"
+  a=$(((np + 1) / 2)); b=$((np - a))
+  local hostlist=$h1:$a
+  [[ $b -gt 0 ]] && hostlist+=,$h2:$b
+  case "$impl" in
+    stmpi|mpich)
+      cmd=(mpiexec.hydra -hosts "$hostlist" -launcher ssh -launcher-exec "$net_launcher"
+           -bind-to none -n "$np") ;;
+    openmpi)
+      # shellcheck disable=SC2054  # the commas belong to the BTL list
+      cmd=(mpirun.openmpi --allow-run-as-root --mca plm_rsh_agent "$net_launcher" -H "$hostlist"
+           --bind-to none --mca pml ob1 --mca btl tcp,self,vader --mca btl_tcp_if_include "$net_subnet"
+           --mca oob_tcp_if_include "$net_subnet" --mca osc pt2pt -n "$np") ;;
+  esac
+  # A run that printed its "# BENCH: done" line and still has not exited $net_exit_grace
+  # seconds later (MPICH over UCX's TCP transport can spin in MPI_Finalize) is stopped; its
+  # results count, and the note in its stderr says so.
+  local out pid seen=""
+  out=$(readlink "/proc/$BASHPID/fd/1")
+  timeout -k 5 "$limit" "${cmd[@]}" "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if [[ -z "$seen" && -f "$out" ]] && grep -q '^# [a-z_]*: done' "$out"; then seen=$SECONDS; fi
+    if [[ -n "$seen" ]] && ((SECONDS - seen >= net_exit_grace)); then
+      echo "net_launch: printed its results but did not exit within ${net_exit_grace}s (hung in MPI_Finalize); stopped" >&2
+      kill -TERM "$pid" 2>/dev/null
+      wait "$pid"
+      return 0
+    fi
+    sleep 1
+  done
+  wait "$pid"
+}
+
+# Parses --hosts/--launcher-exec/--subnet for the drivers; returns 1 for other options.
+net_option() {  # option value
+  case "$1" in
+    --hosts) net_hosts=$2 ;;
+    --launcher-exec) net_launcher=$2 ;;
+    --subnet) net_subnet=$2 ;;
+    *) return 1 ;;
+  esac
+}

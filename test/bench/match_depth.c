@@ -370,6 +370,7 @@ int main(int argc, char **argv) {
   MPI_Comm_free(&s.dup);
   MPI_Barrier(MPI_COMM_WORLD);
   if (s.rank == 0) printf("# match_depth: done\n");
+  fflush(stdout); /* seen by drivers that stop a run hung in MPI_Finalize */
   free(s.tags);
   free(s.dreqs);
   free(s.dbufs);

@@ -192,6 +192,7 @@ int main(int argc, char **argv) {
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (p.rank == 0) printf("# pingpong: done\n");
+  fflush(stdout); /* seen by drivers that stop a run hung in MPI_Finalize */
   for (int w = 0; w < window; ++w) free(p.rwin[w]);
   free(p.rwin);
   free(p.reqs);

@@ -245,6 +245,7 @@ int main(int argc, char **argv) {
              r.min * 1e6, r.max * 1e6, r.iters);
   }
   if (c.rank == 0) printf("# rma_lat: done\n");
+  fflush(stdout); /* seen by drivers that stop a run hung in MPI_Finalize */
   MPI_Group_free(&c.peer);
   MPI_Win_free(&c.win);
   MPI_Finalize();

@@ -170,6 +170,7 @@ int main(int argc, char **argv) {
     }
   }
   if (rank == 0) printf("# rma_lock: done\n");
+  fflush(stdout); /* seen by drivers that stop a run hung in MPI_Finalize */
   free(tickets);
   MPI_Win_free(&win);
   MPI_Finalize();

@@ -164,6 +164,7 @@ int main(int argc, char **argv) {
     }
   }
   if (c.rank == 0) printf("# rma_overlap: done\n");
+  fflush(stdout); /* seen by drivers that stop a run hung in MPI_Finalize */
   MPI_Win_free(&c.win);
   MPI_Finalize();
   return 0;

@@ -25,6 +25,10 @@
 #   --overlap-args "A"    extra arguments for rma_overlap
 #   --wait-idle PCT       before each run, wait (at most 300 s) until the CPUs
 #                         were at least PCT % idle over 2 s
+#   --hosts H1,H2         run across 2 nodes (see test/bench/net_run.sh, which sets
+#   --launcher-exec PATH  these): ranks split over H1 and H2 (first half on H1),
+#   --subnet CIDR         started by mpiexec.hydra (STMPI, MPICH) or mpirun (Open
+#                         MPI, TCP on CIDR) through the ssh stand-in PATH, unbound
 #   --workdir DIR         where binaries and raw outputs go (default: a new
 #                         directory under ${TMPDIR:-/tmp}); it is kept
 #   -h, --help
@@ -50,6 +54,8 @@ workdir=""
 wait_idle=""
 orig_args="$*"
 
+source "$here/bench_lib.sh"  # idle_percent, wait_for_idle, net_launch
+
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "rma_run.sh: $*" >&2; exit 2; }
 
@@ -67,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --overlap-args) overlap_args=${2?}; shift ;;
     --wait-idle) wait_idle=${2:?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
+    --hosts|--launcher-exec|--subnet) net_option "$1" "${2:?}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
   esac
@@ -146,11 +153,11 @@ if [[ " ${impls[*]} " == *" stmpi "* ]]; then
 fi
 
 # ---- run --------------------------------------------------------------------
-source "$here/bench_lib.sh"  # idle_percent, wait_for_idle
 
 cpus=$(nproc)
 launch() {  # impl nprocs exe args...
   local impl=$1 np=$2 b=$bind; shift 2
+  if [[ -n "$net_hosts" ]]; then net_launch "$impl" "$np" "$run_timeout" "$@"; return; fi
   [[ $np -gt $cpus ]] && b=none
   case "$impl" in
     stmpi) timeout -k 5 "$run_timeout" "$workdir/stmpi/bin/mpiexec" -n "$np" -bind-to "$b" "$@" ;;
@@ -177,6 +184,7 @@ echo "# STMPI one-sided benchmarks: $(date '+%F %T'), $(uname -n), $cpus CPUs, l
 echo "# command: test/bench/rma_run.sh $orig_args" | sed 's/ *$//'
 [[ " ${impls[*]} " == *" stmpi "* ]] && echo "# STMPI: $stmpi_desc"
 echo "# implementations: ${impls[*]}; runs: ${runs[*]}; $repeats repeats; binding: $bind (none above $cpus ranks); time limit per run ${run_timeout}s"
+[[ -n "$net_hosts" ]] && echo "# across nodes: hosts $net_hosts, launched through $net_launcher, unbound; a run that printed its results and hung in MPI_Finalize is stopped after ${net_exit_grace}s (note in its .err)"
 echo "# raw outputs: $workdir/out"
 
 failures=()

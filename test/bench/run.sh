@@ -25,6 +25,10 @@
 #   --wait-idle PCT[,S]   before each run, wait (at most S seconds, default 300)
 #                         until the CPUs were at least PCT % idle over 2 s
 #                         (for shared machines)
+#   --hosts H1,H2         run across 2 nodes (see test/bench/net_run.sh, which sets
+#   --launcher-exec PATH  these): ranks split over H1 and H2 (first half on H1),
+#   --subnet CIDR         started by mpiexec.hydra (STMPI, MPICH) or mpirun (Open
+#                         MPI, TCP on CIDR) through the ssh stand-in PATH, unbound
 #   --workdir DIR         where binaries and raw outputs go (default: a new
 #                         directory under ${TMPDIR:-/tmp}); it is kept
 #   -h, --help
@@ -49,6 +53,8 @@ workdir=""
 wait_idle=""
 orig_args="$*"
 
+source "$here/bench_lib.sh"  # idle_percent, wait_for_idle, net_launch
+
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -65,6 +71,7 @@ while [[ $# -gt 0 ]]; do
     --match-args) md_args=${2?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
     --wait-idle) wait_idle=${2:?}; shift ;;
+    --hosts|--launcher-exec|--subnet) net_option "$1" "${2:?}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
   esac
@@ -164,10 +171,10 @@ if [[ " ${impls[*]} " == *" stmpi "* && -z "$prefix" ]]; then
 fi
 
 # ---- run --------------------------------------------------------------------
-source "$here/bench_lib.sh"  # idle_percent, wait_for_idle
 
 launch() {  # impl exe args...
   local impl=$1; shift
+  if [[ -n "$net_hosts" ]]; then net_launch "$impl" 2 "$run_timeout" "$@"; return; fi
   case "$impl" in
     stmpi) timeout -k 5 "$run_timeout" "$stmpi_mpiexec" -n 2 -bind-to "$bind" "$@" ;;
     mpich) timeout -k 5 "$run_timeout" mpiexec.hydra -n 2 -bind-to "$bind" "$@" ;;
@@ -183,6 +190,7 @@ echo "# STMPI benchmarks: $(date '+%F %T'), $(uname -n), $(nproc) CPUs, load ave
 echo "# command: test/bench/run.sh $orig_args" | sed 's/ *$//'
 [[ " ${impls[*]} " == *" stmpi "* ]] && echo "# STMPI: $stmpi_desc"
 echo "# implementations: ${impls[*]}; benchmarks: ${bench_list[*]}; $repeats repeats; binding: $bind; time limit per run ${run_timeout}s$([[ -n "$wait_idle" ]] && echo "; each run waits up to ${wait_max}s for ${wait_idle}% idle CPUs")"
+[[ -n "$net_hosts" ]] && echo "# across nodes: hosts $net_hosts, launched through $net_launcher, unbound; a run that printed its results and hung in MPI_Finalize is stopped after ${net_exit_grace}s (note in its .err)"
 echo "# raw outputs: $workdir/out"
 
 failures=()

@@ -4,14 +4,20 @@
 #   name.c is compiled against the build tree's libmpi; name.sh is run as a
 #   script with the environment below. Every run has a time limit.
 # Environment: BUILDDIR (default: .), SRCDIR (default: dir of this script/../..),
-#   STMPI_TEST_FILTER (regex on chapter/name), STMPI_TEST_TIMEOUT (default 60).
+#   STMPI_TEST_FILTER (regex on chapter/name), STMPI_TEST_TIMEOUT (default 60),
+#   STMPI_TEST_OUTDIR (logs and binaries; default BUILDDIR/test/mpi/out),
+#   STMPI_TEST_LABEL (prefix of each PASS/FAIL name, e.g. "nolocal/"),
+#   STMPI_TEST_NOT_RUN (a reason: report every selected test as failed without running it,
+#   for a configuration a gate found missing; never a silent skip).
 set -u
 srcdir=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${BUILDDIR:-$(pwd)}
 builddir=$(cd "$builddir" && pwd)
 filter=${STMPI_TEST_FILTER:-.}
 default_timeout=${STMPI_TEST_TIMEOUT:-60}
-outdir="$builddir/test/mpi/out"
+outdir=${STMPI_TEST_OUTDIR:-$builddir/test/mpi/out}
+label=${STMPI_TEST_LABEL:-}
+not_run=${STMPI_TEST_NOT_RUN:-}
 mkdir -p "$outdir"
 export STMPI_SRCDIR="$srcdir" STMPI_BUILDDIR="$builddir"
 export STMPI_MPIEXEC="$builddir/mpiexec"
@@ -37,7 +43,12 @@ for list in "$srcdir"/test/mpi/*/testlist; do
         args=*) args+=("${word#args=}") ;;
       esac
     done
-    log="$outdir/${chapter}_${name}.log"
+    if [[ -n "$not_run" ]]; then
+      failed=$((failed + 1))
+      echo "FAIL: $label$id ($nprocs): not run: $not_run"
+      continue
+    fi
+    log="$outdir/${label//\//_}${chapter}_${name}.log"
     src="$srcdir/test/mpi/$chapter/$name"
     status=0
     if [[ -f "$src.sh" ]]; then
@@ -57,17 +68,17 @@ for list in "$srcdir"/test/mpi/*/testlist; do
     fi
     if [[ $status -eq 0 ]]; then
       passed=$((passed + 1))
-      echo "PASS: $id ($nprocs)"
+      echo "PASS: $label$id ($nprocs)"
     else
       failed=$((failed + 1))
-      failures+=("$id")
+      failures+=("$label$id")
       case $status in
         124|137) why="timed out after ${timeout_s}s" ;;
         99) why="did not compile" ;;
         98) why="no 'No Errors' line" ;;
         *) why="exit status $status" ;;
       esac
-      echo "FAIL: $id ($nprocs): $why; log: $log"
+      echo "FAIL: $label$id ($nprocs): $why; log: $log"
       tail -n 15 "$log" | sed 's/^/    | /'
     fi
   done < "$list"

@@ -117,6 +117,16 @@ ParseResult parse_options(int argc, char** argv, Options* options, std::string* 
                  "': the timeout must be a number of seconds";
         return ParseResult::error;
       }
+    } else if (name == "hosts" || name == "host" || name == "H" || name == "f" ||
+               name == "hostfile" || name == "machinefile" || name == "launcher" ||
+               name == "launcher-exec" || name == "rmk" || name == "ppn") {
+      // Naming hosts means a job on several nodes: that is Hydra's job, not ours.
+      *error = "'" + std::string(arg) +
+               "': this mpiexec starts processes on this node only and takes no hosts or "
+               "remote launcher; to run across nodes start the program with MPICH's Hydra, "
+               "e.g. mpiexec.hydra -hosts node1,node2 -n 4 ./app (the library speaks PMI-1 to "
+               "it; see \"Running across nodes\" in README.md)";
+      return ParseResult::error;
     } else {
       *error = "unknown option '" + std::string(arg) + "'";
       return ParseResult::error;
@@ -134,6 +144,8 @@ void print_usage(std::FILE* out) {
   std::fputs(
       "Usage: mpiexec [options] [-n N] program [arguments...]\n"
       "Starts N processes of program on this node and serves them the PMI-1 protocol.\n"
+      "It runs one node only: across nodes, launch with MPICH's Hydra (mpiexec.hydra\n"
+      "-hosts node1,node2 ...), which the library speaks PMI-1 to.\n"
       "\n"
       "Options:\n"
       "  -n, -np N               number of processes (default 1)\n"

@@ -218,6 +218,16 @@ run unknown "$MPIEXEC" -frobnicate -n 1 true
 if [ $RC -eq 2 ] && grep -q "unknown option '-frobnicate'" "$WORK/unknown.err"; then pass "unknown option is an error"
 else fail "unknown option is an error" "rc=$RC $(cat "$WORK/unknown.err")"; fi
 
+# One node only: host options are refused with a pointer to Hydra, and nothing starts.
+for opt in "-hosts a,b" "-host a" "--hostfile hf" "-f hf" "-machinefile hf" "-launcher ssh"; do
+  # shellcheck disable=SC2086
+  run hostopt "$MPIEXEC" $opt -n 2 sh -c "echo started"
+  if [ $RC -eq 2 ] && grep -q "this node only" "$WORK/hostopt.err" &&
+     grep -q "mpiexec.hydra" "$WORK/hostopt.err" && ! grep -q started "$WORK/hostopt.out"; then
+    pass "'mpiexec $opt' is an error naming Hydra"
+  else fail "'mpiexec $opt' is an error naming Hydra" "rc=$RC $(cat "$WORK/hostopt.err")"; fi
+done
+
 run missing "$MPIEXEC" -n 2 "stmpi-no-such-program-$$"
 if [ $RC -eq 127 ] && grep -q "not found" "$WORK/missing.err"; then pass "missing program: exit status 127"
 else fail "missing program: exit status 127" "rc=$RC $(cat "$WORK/missing.err")"; fi

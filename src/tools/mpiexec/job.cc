@@ -49,7 +49,7 @@ struct Watched {
 Job::Job(const Options& options)
     : options_(options),
       kvsname_("kvs_" + std::to_string(::getpid()) + "_0"),
-      server_(kvsname_, options.nprocs),
+      server_(kvsname_, options.nprocs, options.kvs_limit),
       ranks_(static_cast<std::size_t>(options.nprocs)) {}
 
 Job::~Job() {
@@ -177,12 +177,15 @@ void Job::event_loop() {
           if (revents & POLLOUT) server_.on_writable(rank);
           if (revents & (POLLIN | POLLHUP | POLLERR)) server_.on_readable(rank);
           handle_aborts();
+          check_unconnected_exit();
           break;
         case Source::out:
           ranks_[rank].out.on_readable();
+          check_output_closed();
           break;
         case Source::err:
           ranks_[rank].err.on_readable();
+          check_output_closed();
           break;
       }
     }
@@ -237,6 +240,17 @@ void Job::handle_signals() {
 }
 
 void Job::handle_aborts() {
+  while (auto error = server_.take_error()) {
+    std::string text = "rank " + std::to_string(error->rank) + " " + error->message;
+    if (!error->fatal) {
+      std::string line = "mpiexec: rank " + std::to_string(error->rank) + ": " + error->message + "\n";
+      (void)write_all(STDERR_FILENO, line.data(), line.size());
+    } else if (!terminating_) {
+      int others = live_ranks_except(error->rank);
+      if (others > 0) text += "; killing " + plural(others, "other rank");
+      begin_termination(text, 1, -1);
+    }
+  }
   while (auto request = server_.take_abort()) {
     if (terminating_) continue;
     int code = request->exit_code & 0xff;
@@ -272,8 +286,26 @@ void Job::on_rank_exit(int rank, int status) {
   if (rank == 0) stdin_.close_sink();
   if (rank == culprit_) print_report();
 
-  if (terminating_ || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
+  if (terminating_) return;
   std::string cause = "rank " + std::to_string(rank) + " (pid " + std::to_string(r.pid) + ") ";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    // Exiting 0 is success only for a rank that finalized, or for a program that does not
+    // use MPI at all (mpiexec -n 2 hostname): its peers would wait for it forever.
+    switch (server_.phase(rank)) {
+      case PmiPhase::finalized:
+        return;
+      case PmiPhase::initialized:
+        cause += "exited with code 0 without calling MPI_Finalize";
+        break;
+      case PmiPhase::unconnected:
+        if (unconnected_exit_ < 0) unconnected_exit_ = rank;
+        check_unconnected_exit();
+        return;
+    }
+    if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
+    begin_termination(cause, 1, rank);
+    return;
+  }
   if (WIFSIGNALED(status)) {
     cause += "killed by signal " + signal_text(WTERMSIG(status));
     if (WCOREDUMP(status)) cause += " (core dumped)";
@@ -282,6 +314,29 @@ void Job::on_rank_exit(int rank, int status) {
   }
   if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
   begin_termination(cause, shell_status(status), rank);
+}
+
+// A rank that exited 0 before MPI_Init (it never spoke PMI) is fine in a job that does not use
+// MPI; once another rank of the job starts MPI, the missing rank is a failure.
+void Job::check_unconnected_exit() {
+  if (terminating_ || unconnected_exit_ < 0 || server_.connected_ranks() == 0) return;
+  std::string cause = "rank " + std::to_string(unconnected_exit_) + " (pid " +
+                      std::to_string(ranks_[unconnected_exit_].pid) +
+                      ") exited with code 0 before MPI_Init while other ranks use MPI";
+  if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
+  begin_termination(cause, 1, -1);
+}
+
+// When mpiexec's stdout or stderr is closed (mpiexec -n 2 yes | head -1), the job's output
+// has nowhere to go: stop the job as a program killed by SIGPIPE would stop, silently.
+void Job::check_output_closed() {
+  if (terminating_) return;
+  for (const Rank& r : ranks_) {
+    if (r.out.target_closed() || r.err.target_closed()) {
+      begin_termination("", 128 + SIGPIPE, -1);
+      return;
+    }
+  }
 }
 
 // Without a working poll() the ranks cannot be served: kill them and wait for them.
@@ -303,7 +358,7 @@ void Job::begin_termination(const std::string& cause, int exit_code, int culprit
   if (terminating_) return;
   terminating_ = true;
   exit_code_ = exit_code;
-  report_ = "mpiexec: " + cause + "\n";
+  report_ = cause.empty() ? std::string() : "mpiexec: " + cause + "\n";
   culprit_ = culprit;
   if (culprit < 0 || !ranks_[culprit].alive) print_report();
   signal_ranks(SIGTERM);

@@ -44,6 +44,8 @@ class Job {
   void check_deadlines();
   void handle_signals();
   void handle_aborts();
+  void check_unconnected_exit();
+  void check_output_closed();
   void reap();
   void on_rank_exit(int rank, int status);
   // Records the first failure, reports it and starts stopping the ranks that are still alive.
@@ -68,6 +70,7 @@ class Job {
   int exit_code_ = 0;
   std::string report_;  // the failure message, until it is printed
   int culprit_ = -1;
+  int unconnected_exit_ = -1;  // first rank that exited 0 without ever speaking PMI
   Clock::time_point kill_deadline_;
   Clock::time_point timeout_deadline_;
 };

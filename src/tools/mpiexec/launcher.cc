@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "config.h"
+#include "util/shm_segment.h"
 
 #ifdef STMPI_HAVE_HWLOC
 #include <hwloc.h>
@@ -245,7 +246,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
 }
 
 int remove_shm_segments(const std::string& kvsname) {
-  std::string prefix = "stmpi-" + kvsname + "-";
+  const std::string prefix = util::shm_segment_prefix(kvsname);
   DIR* dir = ::opendir("/dev/shm");
   if (dir == nullptr) return 0;
   int removed = 0;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -17,6 +18,8 @@ struct Options {
   bool label = false;       // -l: prefix every output line with "[rank] "
   BindPolicy bind = BindPolicy::none;
   int timeout_seconds = 0;           // 0: no timeout
+  // Bytes of keys and values the job may keep in the PMI key-value store (-kvs-limit).
+  std::size_t kvs_limit = std::size_t{64} << 20;
   std::vector<std::string> command;  // program and its arguments
 };
 

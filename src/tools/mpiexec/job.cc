@@ -15,6 +15,24 @@ namespace {
 
 // Time the ranks get between SIGTERM and SIGKILL.
 constexpr auto kill_grace = std::chrono::seconds(2);
+// An abort request waits this long before it is acted on: a rank that aborts because a
+// peer died (its single-copy read failed) must not hide the peer's death, which mpiexec
+// may learn of a moment later.
+constexpr auto abort_grace = std::chrono::milliseconds(150);
+constexpr auto abort_grace_limit = std::chrono::seconds(2);
+
+// A process that is exiting has given up its memory: /proc/PID/statm reads all zeros.
+bool process_dying(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
+  std::FILE* file = std::fopen(path, "r");
+  if (file == nullptr) return false;
+  unsigned long size = 1;
+  unsigned long resident = 1;
+  bool dying = std::fscanf(file, "%lu %lu", &size, &resident) == 2 && size == 0 && resident == 0;
+  std::fclose(file);
+  return dying;
+}
 // Reads allowed when draining the pipes of a rank that has exited.
 constexpr int drain_reads = 1024;
 constexpr int timeout_exit_code = 124;
@@ -204,12 +222,18 @@ int Job::poll_timeout_ms() const {
     deadline = timeout_deadline_;
     have_deadline = true;
   }
+  if (!terminating_ && !pending_aborts_.empty() &&
+      (!have_deadline || pending_aborts_.front().due < deadline)) {
+    deadline = pending_aborts_.front().due;
+    have_deadline = true;
+  }
   if (!have_deadline) return -1;
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
 
 void Job::check_deadlines() {
+  if (!pending_aborts_.empty()) handle_aborts();
   auto now = Clock::now();
   if (!terminating_ && options_.timeout_seconds > 0 && now >= timeout_deadline_) {
     begin_termination("job exceeded the timeout of " + plural(options_.timeout_seconds, "second") +
@@ -241,9 +265,10 @@ void Job::handle_signals() {
 
 void Job::handle_aborts() {
   while (auto error = server_.take_error()) {
-    std::string text = "rank " + std::to_string(error->rank) + " " + error->message;
+    std::string text = "rank " + std::to_string(error->rank) + (error->fatal ? " " : ": ") +
+                       error->message;
     if (!error->fatal) {
-      std::string line = "mpiexec: rank " + std::to_string(error->rank) + ": " + error->message + "\n";
+      std::string line = "mpiexec: " + text + "\n";
       (void)write_all(STDERR_FILENO, line.data(), line.size());
     } else if (!terminating_) {
       int others = live_ranks_except(error->rank);
@@ -251,16 +276,44 @@ void Job::handle_aborts() {
       begin_termination(text, 1, -1);
     }
   }
+  auto now = Clock::now();
   while (auto request = server_.take_abort()) {
-    if (terminating_) continue;
-    int code = request->exit_code & 0xff;
-    std::string cause = "rank " + std::to_string(request->rank) +
-                        " called MPI_Abort(errorcode=" + std::to_string(request->exit_code) +
-                        "): " + request->message;
-    int others = live_ranks_except(request->rank);
-    if (others > 0) cause += "; killing " + plural(others, "other rank");
-    begin_termination(cause, code != 0 ? code : 1, request->rank);
+    pending_aborts_.push_back(PendingAbort{std::move(*request), now + abort_grace, now});
   }
+  while (!pending_aborts_.empty() && (terminating_ || pending_aborts_.front().due <= now)) {
+    PendingAbort& first = pending_aborts_.front();
+    // Under load a killed peer can take a while between losing its memory (which made
+    // the single-copy read fail) and becoming a zombie mpiexec can reap.
+    if (!terminating_ && now < first.received + abort_grace_limit &&
+        other_rank_dying(first.request.rank)) {
+      first.due = now + abort_grace / 4;
+      break;
+    }
+    AbortRequest request = std::move(first.request);
+    pending_aborts_.erase(pending_aborts_.begin());
+    if (terminating_) continue;
+    int code = request.exit_code & 0xff;
+    std::string cause = "rank " + std::to_string(request.rank) +
+                        " called MPI_Abort(errorcode=" + std::to_string(request.exit_code) +
+                        "): " + request.message;
+    int others = live_ranks_except(request.rank);
+    if (others > 0) cause += "; killing " + plural(others, "other rank");
+    begin_termination(cause, code != 0 ? code : 1, request.rank);
+  }
+}
+
+bool Job::other_rank_dying(int rank) const {
+  for (int i = 0; i < static_cast<int>(ranks_.size()); ++i) {
+    if (i != rank && ranks_[i].alive && process_dying(ranks_[i].pid)) return true;
+  }
+  return false;
+}
+
+bool Job::has_pending_abort(int rank) const {
+  for (const PendingAbort& pending : pending_aborts_) {
+    if (pending.request.rank == rank) return true;
+  }
+  return false;
 }
 
 void Job::reap() {
@@ -286,7 +339,8 @@ void Job::on_rank_exit(int rank, int status) {
   if (rank == 0) stdin_.close_sink();
   if (rank == culprit_) print_report();
 
-  if (terminating_) return;
+  // An abort request explains this exit; it is reported when its grace time is over.
+  if (terminating_ || has_pending_abort(rank)) return;
   std::string cause = "rank " + std::to_string(rank) + " (pid " + std::to_string(r.pid) + ") ";
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     // Exiting 0 is success only for a rank that finalized, or for a program that does not

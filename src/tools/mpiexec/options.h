@@ -8,7 +8,9 @@
 
 namespace stmpi::tools::mpiexec {
 
-enum class BindPolicy { none, core, hwthread };
+// automatic (no -bind-to): core when the job has 2 or more ranks and no more ranks than
+// cores, else none.
+enum class BindPolicy { automatic, none, core, hwthread };
 
 struct Options {
   int nprocs = 1;
@@ -16,7 +18,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> env;
   bool inherit_env = true;  // false with -genvnone
   bool label = false;       // -l: prefix every output line with "[rank] "
-  BindPolicy bind = BindPolicy::none;
+  BindPolicy bind = BindPolicy::automatic;
   int timeout_seconds = 0;           // 0: no timeout
   // Bytes of keys and values the job may keep in the PMI key-value store (-kvs-limit).
   std::size_t kvs_limit = std::size_t{64} << 20;

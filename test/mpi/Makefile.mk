@@ -4,4 +4,8 @@
 TESTS += test/mpi/run_tests.sh test/mpi/multinode/run.sh
 EXTRA_DIST += test/mpi/run_tests.sh test/mpi/multinode/run.sh test/mpi/multinode/testlist \
 	test/mpi/multinode/probe.c
-TESTS_ENVIRONMENT = BUILDDIR=$(abs_top_builddir) SRCDIR=$(abs_top_srcdir); export BUILDDIR SRCDIR;
+TESTS_ENVIRONMENT = BUILDDIR=$(abs_top_builddir) SRCDIR=$(abs_top_srcdir) STMPI_TEST_SANITIZE='$(STMPI_SANITIZE_FLAGS)'; export BUILDDIR SRCDIR STMPI_TEST_SANITIZE;
+if STMPI_SANITIZERS
+# Sanitizer reports fail the test; see README "Sanitizer build".
+TESTS_ENVIRONMENT += ASAN_OPTIONS=$${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:halt_on_error=1}; UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}; export ASAN_OPTIONS UBSAN_OPTIONS;
+endif

@@ -22,7 +22,9 @@ mkdir -p "$outdir"
 export STMPI_SRCDIR="$srcdir" STMPI_BUILDDIR="$builddir"
 export STMPI_MPIEXEC="$builddir/mpiexec"
 export STMPI_TEST_CC="${CC:-gcc}"
-export STMPI_TEST_CFLAGS="-O2 -Wall -I$srcdir/include -I$srcdir/test/mpi/util"
+# STMPI_TEST_SANITIZE: the sanitizer flags of a --enable-sanitizers build (the programs must
+# load the same runtimes as the library).
+export STMPI_TEST_CFLAGS="-O2 -Wall ${STMPI_TEST_SANITIZE:+$STMPI_TEST_SANITIZE }-I$srcdir/include -I$srcdir/test/mpi/util"
 export STMPI_TEST_LIBS="-L$builddir/.libs -Wl,-rpath,$builddir/.libs -lmpi -lm"
 passed=0
 failed=0

@@ -7,3 +7,11 @@ test_unit_match_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_match_test_LDADD = -lgtest -lgtest_main -lpthread
 endif
 include test/unit/st.mk
+# util::ShmSegment, built from its source
+if HAVE_GTEST
+check_PROGRAMS += test/unit/shm_segment_test
+TESTS += test/unit/shm_segment_test
+test_unit_shm_segment_test_SOURCES = test/unit/shm_segment_test.cc src/util/shm_segment.cc
+test_unit_shm_segment_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_shm_segment_test_LDADD = -lgtest -lgtest_main -lpthread
+endif

@@ -7,8 +7,8 @@
 //   - and, for MPI_Win_allocate and MPI_Win_allocate_shared, every rank's
 //     window memory.
 // The segment is created zero-filled, which is the initial state of every
-// word in it. Its name is /stmpi-<kvsname>-win<id>; the name is removed as
-// soon as every process has mapped it, so nothing outlives the job.
+// word in it. Its name is /stmpi-<kvsname>-win<id>-<random>; the name is
+// removed as soon as every process has mapped it, so nothing outlives the job.
 //
 // Control block of rank r (offsets in bytes, every part 64-byte aligned):
 //   0                lock word of target r (lock/lock_word.h)
@@ -34,35 +34,13 @@
 #include <string>
 #include <vector>
 
+#include "util/shm_segment.h"
+
 namespace stmpi::dev::rma {
 
-// A named POSIX shared-memory object mapped into this process. Move-only;
-// unmaps on destruction.
-class SharedSegment {
- public:
-  SharedSegment() = default;
-  SharedSegment(SharedSegment&& other) noexcept;
-  SharedSegment& operator=(SharedSegment&& other) noexcept;
-  SharedSegment(const SharedSegment&) = delete;
-  SharedSegment& operator=(const SharedSegment&) = delete;
-  ~SharedSegment();
-
-  // Creates (replacing a leftover of the same name), sizes and maps it.
-  [[nodiscard]] int create(const std::string& name, std::size_t bytes);
-  // Maps an existing object that has at least `bytes` bytes.
-  [[nodiscard]] int open(const std::string& name, std::size_t bytes);
-  // Removes the name; the mapping stays valid. Idempotent.
-  void unlink();
-  void unmap();
-
-  char* base() const { return base_; }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  char* base_ = nullptr;
-  std::size_t bytes_ = 0;
-  std::string name_;  // non-empty while this process owns the name
-};
+// The segment itself: created, named (randomly) and reserved by the one
+// helper for every shared-memory segment of the job.
+using SharedSegment = util::ShmSegment;
 
 // One entry of a rank's attached-region table (MPI_Win_attach).
 struct AttachedRegion {

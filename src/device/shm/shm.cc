@@ -15,6 +15,7 @@
 #include "mpi/errhan/error.h"
 #include "pmi/client.h"
 #include "util/param.h"
+#include "util/shm_segment.h"
 
 namespace stmpi::dev::shm {
 namespace {
@@ -71,49 +72,44 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   const std::size_t header_bytes = round_up(sizeof(SegmentHeader) + nlocal * sizeof(pid_t), 4096);
   const std::size_t ring_bytes = sizeof(RingControl) + std::size_t{cells} * cell_size;
   bytes_ = header_bytes + ring_bytes * nlocal * nlocal;
-  const std::string name = "/stmpi-" + pmi.kvsname() + "-node" + std::to_string(node);
-  const bool creator = me == 0;
-
-  int fd = -1;
-  if (creator) {
-    fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {  // a leftover from a killed job with the same name
-      shm_unlink(name.c_str());
-      fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes_)) != 0) {
-      const int saved = errno;
-      close(fd);
-      shm_unlink(name.c_str());
-      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot size shared segment %s to %zu bytes: %s",
-                                     name.c_str(), bytes_, strerror(saved));
-    }
+  // The node's first rank creates the segment and publishes its (random)
+  // name, or why it failed.
+  const std::string key = "stmpi-shm-node" + std::to_string(node);
+  util::ShmSegment segment;
+  std::string error;
+  bool ok = true;
+  if (me == 0) {
+    ok = segment.create(pmi.kvsname(), "node", bytes_, &error);
+    if (!ok)
+      error += " (" + std::to_string(nlocal * nlocal) +
+               " rings of STMPI_SHM_CELLS cells of STMPI_SHM_CELL_SIZE bytes)";
+    if (pmi.put(key, ok ? segment.name() : "!" + error) != 0)
+      return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI put failed: %s", pmi.error().c_str());
   }
-  if (creator && fd < 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot create shared segment %s: %s",
-                                   name.c_str(), strerror(errno));
   if (pmi.barrier() != 0)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
-  if (!creator) {
-    fd = shm_open(name.c_str(), O_RDWR, 0600);
-    if (fd < 0)
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot open shared segment %s: %s",
-                                     name.c_str(), strerror(errno));
+  if (me != 0) {
+    std::string name;
+    if (pmi.get(key, &name) != 0)
+      return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());
+    if (name.starts_with("!")) {
+      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "the node's first rank failed: %s",
+                                     name.c_str() + 1);
+    }
+    ok = segment.open(name, bytes_, &error);
   }
-  base_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (base_ == MAP_FAILED) {
-    base_ = nullptr;
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot map shared segment (%zu bytes): %s",
-                                   bytes_, strerror(errno));
+  if (!ok) {
+    const int no_space = segment.error_number() == ENOSPC || segment.error_number() == ENOMEM;
+    return mpi::errhan::make_error(no_space ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, "%s", error.c_str());
   }
+  base_ = segment.release_mapping();
   auto* header = static_cast<SegmentHeader*>(base_);
   char* rings = static_cast<char*>(base_) + header_bytes;
   auto ring_at = [&](int from, int to) {
     char* at = rings + ring_bytes * (std::size_t(from) * nlocal + to);
     return RingView(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), cells, cell_size);
   };
-  if (creator) {
+  if (me == 0) {
     header->nranks = static_cast<uint32_t>(nlocal);
     header->cells = cells;
     header->cell_size = cell_size;
@@ -129,7 +125,7 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   if (pmi.barrier() != 0)  // everyone attached and wrote its pid
     return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   // Everyone has it mapped: remove the name now, so nothing can leak.
-  if (creator) shm_unlink(name.c_str());
+  segment.unlink();
 
   out_.assign(world_size, RingView{});
   in_.assign(world_size, RingView{});

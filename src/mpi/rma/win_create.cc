@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -112,18 +113,27 @@ using WinUnderConstruction = std::unique_ptr<Win, Discard>;
 // it failed anywhere.
 int map_segment(Win& win, const std::vector<Announcement>& all) {
   const uint64_t id = all[0].id;
-  const std::string name = "/stmpi-" + pmi::client().kvsname() + "-win" +
-                           std::to_string(id >> 32) + "." + std::to_string(id & 0xffffffffu);
+  const std::string what = "win" + std::to_string(id >> 32) + "." + std::to_string(id & 0xffffffffu);
   Comm& comm = *win.comm;
+  // Rank 0 creates the segment under a random name and sends the others
+  // "N<name>", or "E<why it failed>" so that every process reports the cause.
+  char announcement[1024] = {};
+  std::string error;
+  if (comm.rank == 0) {
+    const bool created =
+        win.segment.create(pmi::client().kvsname(), what, win.layout.total_bytes(), &error);
+    std::snprintf(announcement, sizeof announcement, "%c%s", created ? 'N' : 'E',
+                  created ? win.segment.name().c_str() : error.c_str());
+  }
+  if (int err = coll::bcast(announcement, sizeof announcement, *datatype_get(MPI_CHAR), 0, comm))
+    return err;
+  if (announcement[0] != 'N')
+    return make_error(MPI_ERR_NO_MEM, "%s%s", comm.rank == 0 ? "" : "rank 0 of the window: ",
+                      announcement + 1);
+  const std::string name = announcement + 1;
   int status = MPI_SUCCESS;
-  if (comm.rank == 0) status = win.segment.create(name, win.layout.total_bytes());
-  int created = status == MPI_SUCCESS;
-  if (int err = coll::bcast(&created, 1, *datatype_get(MPI_INT), 0, comm)) return err;
-  if (!created)
-    return comm.rank == 0 ? status
-                          : make_error(MPI_ERR_NO_MEM, "rank 0 could not create window segment %s",
-                                       name.c_str());
-  if (comm.rank != 0) status = win.segment.open(name, win.layout.total_bytes());
+  if (comm.rank != 0 && !win.segment.open(name, win.layout.total_bytes(), &error))
+    status = make_error(MPI_ERR_NO_MEM, "%s", error.c_str());
   int everywhere = 0;
   if (int err = int_min_allreduce(status == MPI_SUCCESS, comm, &everywhere)) return err;
   win.segment.unlink();  // every process has mapped it, or gave up

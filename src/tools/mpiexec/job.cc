@@ -15,6 +15,24 @@ namespace {
 
 // Time the ranks get between SIGTERM and SIGKILL.
 constexpr auto kill_grace = std::chrono::seconds(2);
+// An abort request waits this long before it is acted on: a rank that aborts because a
+// peer died (its single-copy read failed) must not hide the peer's death, which mpiexec
+// may learn of a moment later.
+constexpr auto abort_grace = std::chrono::milliseconds(150);
+constexpr auto abort_grace_limit = std::chrono::seconds(2);
+
+// A process that is exiting has given up its memory: /proc/PID/statm reads all zeros.
+bool process_dying(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/statm", static_cast<int>(pid));
+  std::FILE* file = std::fopen(path, "r");
+  if (file == nullptr) return false;
+  unsigned long size = 1;
+  unsigned long resident = 1;
+  bool dying = std::fscanf(file, "%lu %lu", &size, &resident) == 2 && size == 0 && resident == 0;
+  std::fclose(file);
+  return dying;
+}
 // Reads allowed when draining the pipes of a rank that has exited.
 constexpr int drain_reads = 1024;
 constexpr int timeout_exit_code = 124;
@@ -49,7 +67,7 @@ struct Watched {
 Job::Job(const Options& options)
     : options_(options),
       kvsname_("kvs_" + std::to_string(::getpid()) + "_0"),
-      server_(kvsname_, options.nprocs),
+      server_(kvsname_, options.nprocs, options.kvs_limit),
       ranks_(static_cast<std::size_t>(options.nprocs)) {}
 
 Job::~Job() {
@@ -177,12 +195,15 @@ void Job::event_loop() {
           if (revents & POLLOUT) server_.on_writable(rank);
           if (revents & (POLLIN | POLLHUP | POLLERR)) server_.on_readable(rank);
           handle_aborts();
+          check_unconnected_exit();
           break;
         case Source::out:
           ranks_[rank].out.on_readable();
+          check_output_closed();
           break;
         case Source::err:
           ranks_[rank].err.on_readable();
+          check_output_closed();
           break;
       }
     }
@@ -201,12 +222,18 @@ int Job::poll_timeout_ms() const {
     deadline = timeout_deadline_;
     have_deadline = true;
   }
+  if (!terminating_ && !pending_aborts_.empty() &&
+      (!have_deadline || pending_aborts_.front().due < deadline)) {
+    deadline = pending_aborts_.front().due;
+    have_deadline = true;
+  }
   if (!have_deadline) return -1;
   auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left < 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
 
 void Job::check_deadlines() {
+  if (!pending_aborts_.empty()) handle_aborts();
   auto now = Clock::now();
   if (!terminating_ && options_.timeout_seconds > 0 && now >= timeout_deadline_) {
     begin_termination("job exceeded the timeout of " + plural(options_.timeout_seconds, "second") +
@@ -237,16 +264,56 @@ void Job::handle_signals() {
 }
 
 void Job::handle_aborts() {
-  while (auto request = server_.take_abort()) {
-    if (terminating_) continue;
-    int code = request->exit_code & 0xff;
-    std::string cause = "rank " + std::to_string(request->rank) +
-                        " called MPI_Abort(errorcode=" + std::to_string(request->exit_code) +
-                        "): " + request->message;
-    int others = live_ranks_except(request->rank);
-    if (others > 0) cause += "; killing " + plural(others, "other rank");
-    begin_termination(cause, code != 0 ? code : 1, request->rank);
+  while (auto error = server_.take_error()) {
+    std::string text = "rank " + std::to_string(error->rank) + (error->fatal ? " " : ": ") +
+                       error->message;
+    if (!error->fatal) {
+      std::string line = "mpiexec: " + text + "\n";
+      (void)write_all(STDERR_FILENO, line.data(), line.size());
+    } else if (!terminating_) {
+      int others = live_ranks_except(error->rank);
+      if (others > 0) text += "; killing " + plural(others, "other rank");
+      begin_termination(text, 1, -1);
+    }
   }
+  auto now = Clock::now();
+  while (auto request = server_.take_abort()) {
+    pending_aborts_.push_back(PendingAbort{std::move(*request), now + abort_grace, now});
+  }
+  while (!pending_aborts_.empty() && (terminating_ || pending_aborts_.front().due <= now)) {
+    PendingAbort& first = pending_aborts_.front();
+    // Under load a killed peer can take a while between losing its memory (which made
+    // the single-copy read fail) and becoming a zombie mpiexec can reap.
+    if (!terminating_ && now < first.received + abort_grace_limit &&
+        other_rank_dying(first.request.rank)) {
+      first.due = now + abort_grace / 4;
+      break;
+    }
+    AbortRequest request = std::move(first.request);
+    pending_aborts_.erase(pending_aborts_.begin());
+    if (terminating_) continue;
+    int code = request.exit_code & 0xff;
+    std::string cause = "rank " + std::to_string(request.rank) +
+                        " called MPI_Abort(errorcode=" + std::to_string(request.exit_code) +
+                        "): " + request.message;
+    int others = live_ranks_except(request.rank);
+    if (others > 0) cause += "; killing " + plural(others, "other rank");
+    begin_termination(cause, code != 0 ? code : 1, request.rank);
+  }
+}
+
+bool Job::other_rank_dying(int rank) const {
+  for (int i = 0; i < static_cast<int>(ranks_.size()); ++i) {
+    if (i != rank && ranks_[i].alive && process_dying(ranks_[i].pid)) return true;
+  }
+  return false;
+}
+
+bool Job::has_pending_abort(int rank) const {
+  for (const PendingAbort& pending : pending_aborts_) {
+    if (pending.request.rank == rank) return true;
+  }
+  return false;
 }
 
 void Job::reap() {
@@ -272,8 +339,27 @@ void Job::on_rank_exit(int rank, int status) {
   if (rank == 0) stdin_.close_sink();
   if (rank == culprit_) print_report();
 
-  if (terminating_ || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
+  // An abort request explains this exit; it is reported when its grace time is over.
+  if (terminating_ || has_pending_abort(rank)) return;
   std::string cause = "rank " + std::to_string(rank) + " (pid " + std::to_string(r.pid) + ") ";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    // Exiting 0 is success only for a rank that finalized, or for a program that does not
+    // use MPI at all (mpiexec -n 2 hostname): its peers would wait for it forever.
+    switch (server_.phase(rank)) {
+      case PmiPhase::finalized:
+        return;
+      case PmiPhase::initialized:
+        cause += "exited with code 0 without calling MPI_Finalize";
+        break;
+      case PmiPhase::unconnected:
+        if (unconnected_exit_ < 0) unconnected_exit_ = rank;
+        check_unconnected_exit();
+        return;
+    }
+    if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
+    begin_termination(cause, 1, rank);
+    return;
+  }
   if (WIFSIGNALED(status)) {
     cause += "killed by signal " + signal_text(WTERMSIG(status));
     if (WCOREDUMP(status)) cause += " (core dumped)";
@@ -282,6 +368,29 @@ void Job::on_rank_exit(int rank, int status) {
   }
   if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
   begin_termination(cause, shell_status(status), rank);
+}
+
+// A rank that exited 0 before MPI_Init (it never spoke PMI) is fine in a job that does not use
+// MPI; once another rank of the job starts MPI, the missing rank is a failure.
+void Job::check_unconnected_exit() {
+  if (terminating_ || unconnected_exit_ < 0 || server_.connected_ranks() == 0) return;
+  std::string cause = "rank " + std::to_string(unconnected_exit_) + " (pid " +
+                      std::to_string(ranks_[unconnected_exit_].pid) +
+                      ") exited with code 0 before MPI_Init while other ranks use MPI";
+  if (live_ > 0) cause += "; killing " + plural(live_, "other rank");
+  begin_termination(cause, 1, -1);
+}
+
+// When mpiexec's stdout or stderr is closed (mpiexec -n 2 yes | head -1), the job's output
+// has nowhere to go: stop the job as a program killed by SIGPIPE would stop, silently.
+void Job::check_output_closed() {
+  if (terminating_) return;
+  for (const Rank& r : ranks_) {
+    if (r.out.target_closed() || r.err.target_closed()) {
+      begin_termination("", 128 + SIGPIPE, -1);
+      return;
+    }
+  }
 }
 
 // Without a working poll() the ranks cannot be served: kill them and wait for them.
@@ -303,7 +412,7 @@ void Job::begin_termination(const std::string& cause, int exit_code, int culprit
   if (terminating_) return;
   terminating_ = true;
   exit_code_ = exit_code;
-  report_ = "mpiexec: " + cause + "\n";
+  report_ = cause.empty() ? std::string() : "mpiexec: " + cause + "\n";
   culprit_ = culprit;
   if (culprit < 0 || !ranks_[culprit].alive) print_report();
   signal_ranks(SIGTERM);

@@ -43,7 +43,12 @@ class Job {
   int poll_timeout_ms() const;
   void check_deadlines();
   void handle_signals();
+  // Acts on protocol errors, and on abort requests once their grace time is over.
   void handle_aborts();
+  bool has_pending_abort(int rank) const;
+  bool other_rank_dying(int rank) const;
+  void check_unconnected_exit();
+  void check_output_closed();
   void reap();
   void on_rank_exit(int rank, int status);
   // Records the first failure, reports it and starts stopping the ranks that are still alive.
@@ -68,6 +73,13 @@ class Job {
   int exit_code_ = 0;
   std::string report_;  // the failure message, until it is printed
   int culprit_ = -1;
+  int unconnected_exit_ = -1;
+  struct PendingAbort {
+    AbortRequest request;
+    Clock::time_point due;       // when it is acted on
+    Clock::time_point received;
+  };
+  std::vector<PendingAbort> pending_aborts_;  // first rank that exited 0 without ever speaking PMI
   Clock::time_point kill_deadline_;
   Clock::time_point timeout_deadline_;
 };

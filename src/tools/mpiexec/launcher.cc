@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "config.h"
+#include "util/shm_segment.h"
 
 #ifdef STMPI_HAVE_HWLOC
 #include <hwloc.h>
@@ -150,12 +151,25 @@ bool Launcher::find_program(std::string* error) {
   return false;
 }
 
+// Without -bind-to, ranks are bound to cores when each gets a core of its own: a rank
+// that stays on its core keeps its caches and its peer's messages warm, and two ranks
+// polling each other are never queued on one core while another sits idle. One rank gains
+// nothing from binding, and oversubscribed ranks must be free to move.
 bool Launcher::find_cpu_slots(std::string* error) {
   if (options_.bind == BindPolicy::none) return true;
+  const bool automatic = options_.bind == BindPolicy::automatic;
+  if (automatic && options_.nprocs < 2) return true;
+  const BindPolicy policy = automatic ? BindPolicy::core : options_.bind;
+  bool found = false;
 #ifdef STMPI_HAVE_HWLOC
-  if (hwloc_slots(options_.bind, &cpu_slots_)) return true;
+  found = hwloc_slots(policy, &cpu_slots_);
 #endif
-  if (affinity_slots(&cpu_slots_)) return true;
+  if (!found) found = affinity_slots(&cpu_slots_);
+  if (automatic) {
+    if (!found || cpu_slots_.size() < static_cast<std::size_t>(options_.nprocs)) cpu_slots_.clear();
+    return true;
+  }
+  if (found) return true;
   *error = "cannot determine the CPUs to bind to: " + std::string(std::strerror(errno));
   return false;
 }
@@ -245,7 +259,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
 }
 
 int remove_shm_segments(const std::string& kvsname) {
-  std::string prefix = "stmpi-" + kvsname + "-";
+  const std::string prefix = util::shm_segment_prefix(kvsname);
   DIR* dir = ::opendir("/dev/shm");
   if (dir == nullptr) return 0;
   int removed = 0;

@@ -53,7 +53,7 @@ class Launcher {
 };
 
 // Removes /dev/shm/stmpi-<kvsname>-* (segments the library leaves behind when a rank is
-// killed). Returns how many were removed.
+// killed; util/shm_segment.h names them). Returns how many were removed.
 int remove_shm_segments(const std::string& kvsname);
 
 }  // namespace stmpi::tools::mpiexec

@@ -19,6 +19,28 @@ bool parse_count(std::string_view text, int min, int max, int* out) {
   return true;
 }
 
+// A byte count with an optional K, M or G suffix (powers of 1024).
+bool parse_bytes(std::string_view text, std::size_t* out) {
+  std::size_t shift = 0;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      default: break;
+    }
+  }
+  if (shift != 0) text.remove_suffix(1);
+  unsigned long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value == 0 ||
+      value > (std::size_t{1} << 40) >> shift) {
+    return false;
+  }
+  *out = static_cast<std::size_t>(value) << shift;
+  return true;
+}
+
 bool valid_env_name(std::string_view name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
   for (char c : name) {
@@ -117,6 +139,13 @@ ParseResult parse_options(int argc, char** argv, Options* options, std::string* 
                  "': the timeout must be a number of seconds";
         return ParseResult::error;
       }
+    } else if (name == "kvs-limit") {
+      if (!args.take_value(arg, &value, error)) return ParseResult::error;
+      if (!parse_bytes(value, &options->kvs_limit)) {
+        *error = "'" + std::string(arg) + " " + std::string(value) +
+                 "': expected a byte count from 1 to 1T (suffixes K, M, G)";
+        return ParseResult::error;
+      }
     } else if (name == "hosts" || name == "host" || name == "H" || name == "f" ||
                name == "hostfile" || name == "machinefile" || name == "launcher" ||
                name == "launcher-exec" || name == "rmk" || name == "ppn") {
@@ -155,19 +184,26 @@ void print_usage(std::FILE* out) {
       "  -l, -prepend-rank       prefix each output line with \"[rank] \"\n"
       "  -bind-to core|hwthread|none\n"
       "                          bind rank r to core (or hardware thread) r modulo their\n"
-      "                          number (default none)\n"
+      "                          number, or not at all; default: core when there are\n"
+      "                          2 or more ranks and no more ranks than cores, else none\n"
       "  -timeout SECONDS        kill the job when it runs longer; exit status 124\n"
+      "  -kvs-limit BYTES        bytes of keys and values the job may put into the PMI\n"
+      "                          key-value store (suffixes K, M, G; default 64M)\n"
       "  -h, --help              show this help\n"
       "  --version               show the version and build options\n"
       "\n"
       "Standard input goes to rank 0; the others read /dev/null. Output is forwarded\n"
       "line by line, so lines of different ranks do not mix (a last line without a\n"
       "newline gets one when there are several ranks).\n"
-      "When a process exits with a non-zero status, dies from a signal or calls\n"
-      "MPI_Abort, or mpiexec receives SIGINT, SIGTERM or SIGHUP, all processes are\n"
-      "stopped (SIGTERM, then SIGKILL after 2 seconds). Exit status: 0 on success;\n"
-      "the failing process's exit code; 128+N for signal N; the MPI_Abort error code\n"
-      "(1 if it is 0); 124 on timeout; 127 if the program cannot be started; 2 for\n"
+      "When a process exits with a non-zero status, dies from a signal, calls\n"
+      "MPI_Abort, exits after MPI_Init without calling MPI_Finalize, or exits before\n"
+      "MPI_Init while the others use MPI; when mpiexec receives SIGINT, SIGTERM or\n"
+      "SIGHUP; or when mpiexec's stdout or stderr is closed: all processes are\n"
+      "stopped (SIGTERM, then SIGKILL after 2 seconds). Programs that do not use MPI\n"
+      "(mpiexec -n 2 hostname) may exit 0 at any time. Exit status: 0 on success;\n"
+      "the failing process's exit code (1 for a missing MPI_Finalize); 128+N for\n"
+      "signal N; the MPI_Abort error code (1 if it is 0); 141 when the output was\n"
+      "closed; 124 on timeout; 127 if the program cannot be started; 2 for\n"
       "command-line errors.\n",
       out);
 }

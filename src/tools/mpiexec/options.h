@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -7,7 +8,9 @@
 
 namespace stmpi::tools::mpiexec {
 
-enum class BindPolicy { none, core, hwthread };
+// automatic (no -bind-to): core when the job has 2 or more ranks and no more ranks than
+// cores, else none.
+enum class BindPolicy { automatic, none, core, hwthread };
 
 struct Options {
   int nprocs = 1;
@@ -15,8 +18,10 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> env;
   bool inherit_env = true;  // false with -genvnone
   bool label = false;       // -l: prefix every output line with "[rank] "
-  BindPolicy bind = BindPolicy::none;
+  BindPolicy bind = BindPolicy::automatic;
   int timeout_seconds = 0;           // 0: no timeout
+  // Bytes of keys and values the job may keep in the PMI key-value store (-kvs-limit).
+  std::size_t kvs_limit = std::size_t{64} << 20;
   std::vector<std::string> command;  // program and its arguments
 };
 

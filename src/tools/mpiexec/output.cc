@@ -56,6 +56,7 @@ LineForwarder& LineForwarder::operator=(LineForwarder&& other) noexcept {
     pending_ = std::move(other.pending_);
     at_line_start_ = other.at_line_start_;
     complete_last_line_ = other.complete_last_line_;
+    target_closed_ = other.target_closed_;
   }
   return *this;
 }
@@ -103,8 +104,10 @@ void LineForwarder::forward_lines(bool flush_partial, bool at_eof) {
     at_line_start_ = true;
   }
   pending_.erase(0, start);
-  // A closed stdout must not stop the ranks: their output is dropped, they keep running.
-  if (!out.empty()) (void)write_all(target_fd_, out.data(), out.size());
+  // A closed stdout is reported through target_closed(); the job decides what to do.
+  if (!out.empty() && !target_closed_ && !write_all(target_fd_, out.data(), out.size())) {
+    target_closed_ = errno == EPIPE;
+  }
 }
 
 StdinForwarder::~StdinForwarder() { close_sink(); }

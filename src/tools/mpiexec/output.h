@@ -25,6 +25,8 @@ class LineForwarder {
   ~LineForwarder();
 
   int fd() const { return fd_; }
+  // The reader of target_fd went away (EPIPE): nothing written there arrives any more.
+  bool target_closed() const { return target_closed_; }
   // Reads what the pipe holds now (at most max_reads reads, so that one chatty rank cannot
   // starve the others) and forwards every complete line. At EOF it also forwards a trailing
   // partial line and closes the pipe.
@@ -40,6 +42,7 @@ class LineForwarder {
   std::string pending_;  // bytes after the last forwarded newline
   bool at_line_start_ = true;
   bool complete_last_line_ = false;
+  bool target_closed_ = false;
 };
 
 class StdinForwarder {

@@ -19,8 +19,6 @@ namespace {
 constexpr int kvsname_max = 256;
 constexpr int key_max = 64;
 constexpr int value_max = 1024;
-// A client that sends this much without a newline is not speaking PMI.
-constexpr std::size_t max_request_length = 1 << 20;
 
 std::optional<std::string_view> field(std::string_view line, std::string_view key) {
   while (!line.empty()) {
@@ -34,19 +32,42 @@ std::optional<std::string_view> field(std::string_view line, std::string_view ke
   return std::nullopt;
 }
 
-// The STMPI client sends the abort message %XX-escaped; other clients send
-// none. Line breaks become spaces: the report is one line.
+// Text from a rank made safe for mpiexec's stderr: a rank must not be able to
+// move the cursor, recolour or retitle the user's terminal, so every byte
+// outside printable ASCII (control bytes, DEL, and all bytes >= 0x80, which
+// include the C1 controls) is written as \xNN.
+std::string printable(std::string_view text) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += "\\x";
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 0xf]);
+    }
+  }
+  return out;
+}
+
+// The STMPI client sends the abort message %XX-escaped; other clients send none.
+// Line breaks become spaces (the report is one line), the rest is made printable.
 std::string unescape_message(std::string_view text) {
   std::string out = wire_unescape(text);
   for (char& c : out)
     if (c == '\n' || c == '\r') c = ' ';
-  return out;
+  return printable(out);
 }
 
 }  // namespace
 
-PmiServer::PmiServer(std::string kvsname, int size)
-    : kvsname_(std::move(kvsname)), size_(size), connections_(static_cast<std::size_t>(size)) {
+PmiServer::PmiServer(std::string kvsname, int size, std::size_t kvs_limit)
+    : kvsname_(std::move(kvsname)),
+      size_(size),
+      connections_(static_cast<std::size_t>(size)),
+      kvs_limit_(kvs_limit) {
   // MPICH-derived clients read the node layout from this key: all ranks on node 0.
   store_["PMI_process_mapping"] = "(vector,(0,1," + std::to_string(size) + "))";
 }
@@ -79,6 +100,13 @@ std::optional<AbortRequest> PmiServer::take_abort() {
   return first;
 }
 
+std::optional<ProtocolError> PmiServer::take_error() {
+  if (errors_.empty()) return std::nullopt;
+  ProtocolError first = std::move(errors_.front());
+  errors_.erase(errors_.begin());
+  return first;
+}
+
 void PmiServer::on_readable(int rank) {
   Connection& c = connections_[rank];
   while (c.fd >= 0) {
@@ -95,11 +123,25 @@ void PmiServer::on_readable(int rank) {
     for (std::size_t newline; (newline = c.incoming.find('\n', start)) != std::string::npos;) {
       std::string line = c.incoming.substr(start, newline - start);
       start = newline + 1;
+      if (line.size() > max_request_length) {
+        errors_.push_back(ProtocolError{
+            rank, true,
+            "sent a PMI request line of " + std::to_string(line.size()) + " bytes (limit " +
+                std::to_string(max_request_length) + ", starting '" +
+                printable(std::string_view(line).substr(0, 40)) + "'); closed its PMI connection"});
+        close(rank);
+        return;
+      }
       handle_request(rank, line);
       if (c.fd < 0) return;
     }
     c.incoming.erase(0, start);
     if (c.incoming.size() > max_request_length) {
+      errors_.push_back(ProtocolError{
+          rank, true,
+          "sent a PMI request line longer than " + std::to_string(max_request_length) +
+              " bytes (starting '" + printable(std::string_view(c.incoming).substr(0, 40)) +
+              "'); closed its PMI connection"});
       close(rank);
       return;
     }
@@ -143,6 +185,11 @@ void PmiServer::handle_request(int rank, std::string_view line) {
       reply(rank, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
       return;
     }
+    Connection& c = connections_[rank];
+    if (c.phase == PmiPhase::unconnected) {
+      c.phase = PmiPhase::initialized;
+      ++connected_ranks_;
+    }
     // stmpi_abort_message=1 tells STMPI clients that mpiexec prints their abort message.
     reply(rank, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0 stmpi_abort_message=1");
   } else if (cmd == "get_maxes") {
@@ -161,6 +208,8 @@ void PmiServer::handle_request(int rank, std::string_view line) {
   } else if (cmd == "barrier_in") {
     handle_barrier(rank);
   } else if (cmd == "finalize") {
+    if (connections_[rank].phase == PmiPhase::unconnected) ++connected_ranks_;
+    connections_[rank].phase = PmiPhase::finalized;
     reply(rank, "cmd=finalize_ack");
   } else if (cmd == "abort") {
     AbortRequest request;
@@ -178,7 +227,7 @@ void PmiServer::handle_request(int rank, std::string_view line) {
     reply(rank, "cmd=" + std::string(cmd == "lookup_name" ? "lookup" : cmd) +
                     "_result rc=-1 msg=not_supported_by_stmpi_mpiexec");
   } else {
-    reply(rank, "cmd=error rc=-1 msg=unknown_command_" + std::string(cmd.substr(0, 64)));
+    reply(rank, "cmd=error rc=-1 msg=unknown_command_" + printable(cmd.substr(0, 64)));
   }
 }
 
@@ -191,6 +240,25 @@ void PmiServer::handle_put(int rank, std::string_view line) {
   } else if (!key || key->empty() || !value) {
     reply(rank, "cmd=put_result rc=-1 msg=missing_key_or_value");
   } else {
+    // The store lives in mpiexec's memory: a runaway job must not take the node's memory.
+    auto it = store_.find(std::string(*key));
+    std::size_t old_bytes = it == store_.end() ? 0 : it->first.size() + it->second.size();
+    std::size_t new_bytes = key->size() + value->size();
+    if (kvs_bytes_ - old_bytes + new_bytes > kvs_limit_) {
+      reply(rank, "cmd=put_result rc=-1 msg=key-value_store_full:_the_job_may_store_" +
+                      std::to_string(kvs_limit_) + "_bytes_(mpiexec_-kvs-limit)");
+      if (!reported_kvs_full_) {
+        reported_kvs_full_ = true;
+        errors_.push_back(ProtocolError{
+            rank, false,
+            "PMI put of key '" + printable(key->substr(0, 64)) + "' (" +
+                std::to_string(new_bytes) + " bytes) refused: the job's key-value store holds " +
+                std::to_string(kvs_bytes_) + " of at most " + std::to_string(kvs_limit_) +
+                " bytes (raise it with -kvs-limit)"});
+      }
+      return;
+    }
+    kvs_bytes_ = kvs_bytes_ - old_bytes + new_bytes;
     store_[std::string(*key)] = std::string(*value);
     reply(rank, "cmd=put_result rc=0 msg=success");
   }

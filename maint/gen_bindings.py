@@ -52,6 +52,8 @@ CHAPTER_TITLES = {
     'comm_group': 'Communicators and groups',
     'datatype': 'Datatypes, packing, addresses',
     'coll': 'Collective communication and reduction operations',
+    'coll_nb': 'Nonblocking collective communication',
+    'coll_init': 'Persistent collective communication',
     'info': 'Info objects',
     'rma': 'One-sided communication',
 }
@@ -216,7 +218,7 @@ def buffer_partners(f):
 
 
 def is_collective(f):
-    return f.chapter == 'coll'
+    return f.chapter in ('coll', 'coll_nb', 'coll_init')
 
 
 def significance(f):

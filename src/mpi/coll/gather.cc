@@ -153,11 +153,6 @@ int gatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtyp
     if (recvbuf == MPI_IN_PLACE)
       return make_error(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid recvbuf for MPI_Gatherv");
     blocks = mpi::coll::v_blocks(recvbuf, recvcounts, displs, recvtype, comm.size);
-    if (sendbuf != MPI_IN_PLACE && sendcount * sendtype->size > blocks[root].count * recvtype->size)
-      return make_error(MPI_ERR_TRUNCATE,
-                        "the root sends %lld bytes to itself; recvcounts[%d] holds %lld",
-                        static_cast<long long>(sendcount * sendtype->size), root,
-                        static_cast<long long>(blocks[root].count * recvtype->size));
   }
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);

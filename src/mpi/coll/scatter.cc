@@ -147,11 +147,6 @@ int scatterv_any(const void* sendbuf, const Count sendcounts[], const Disp displ
   std::vector<mpi::coll::Block> blocks;
   if (comm.rank == root) {
     blocks = mpi::coll::v_blocks(sendbuf, sendcounts, displs, sendtype, comm.size);
-    if (recvbuf != MPI_IN_PLACE && blocks[root].count * sendtype->size > recvcount * recvtype->size)
-      return make_error(MPI_ERR_TRUNCATE,
-                        "sendcounts[%d] is %lld bytes; the root's recvbuf holds %lld", root,
-                        static_cast<long long>(blocks[root].count * sendtype->size),
-                        static_cast<long long>(recvcount * recvtype->size));
   }
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (comm.rank == root) s.hold(sendtype);

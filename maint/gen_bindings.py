@@ -89,6 +89,8 @@ CHAPTER_TITLES = {
     'comm_group': 'Communicators and groups',
     'datatype': 'Datatypes, packing, addresses',
     'coll': 'Collective communication and reduction operations',
+    'coll_nb': 'Nonblocking collective communication',
+    'coll_init': 'Persistent collective communication',
     'info': 'Info objects',
     'rma': 'One-sided communication',
 }
@@ -252,11 +254,18 @@ def buffer_partners(f):
     return partners
 
 
+# Blocking, nonblocking and persistent collectives have chapters of their own;
+# neighborhood collectives may sit with the topologies.
+COLLECTIVE_CHAPTERS = ('coll', 'coll_nb', 'coll_init')
+NEIGHBOR_PREFIXES = ('MPI_Neighbor_', 'MPI_Ineighbor_')
+
+
 def is_collective(f):
     """A function of the collective chapter that moves data (MPI_Reduce_local
     included: it has no communicator, but its buffers follow the same
     rules)."""
-    return f.chapter == 'coll' and f.has_kind('BUFFER')
+    return ((f.chapter in COLLECTIVE_CHAPTERS or f.name.startswith(NEIGHBOR_PREFIXES))
+            and f.has_kind('BUFFER'))
 
 
 def family(f):

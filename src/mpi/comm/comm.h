@@ -33,6 +33,9 @@ struct Comm {
   std::vector<Attribute> attributes;  // in the order they were first set
   std::atomic<int> refs{1};
   bool predefined = false;
+  // Collectives started on this communicator so far (the same count on
+  // every member): it tags the messages of each one (coll/sched).
+  uint32_t coll_seq = 0;
 
   uint32_t coll_context_id() const { return context_id + 1; }
   int world_rank(int comm_rank) const;

@@ -18,6 +18,18 @@ int PMPIX_Host_stream_create(MPIX_Host_stream *stream);
 int PMPIX_Host_stream_launch(MPIX_Host_stream stream, void (*fn)(void *arg), void *arg);
 int PMPIX_Host_stream_synchronize(MPIX_Host_stream stream);
 int PMPIX_Host_stream_free(MPIX_Host_stream *stream);
+/* Who ran a host stream's operations so far: operations queued, run by the
+ * stream's thread, run by threads in MPIX_Host_stream_synchronize ("caller
+ * runs"), run at enqueue on an idle stream (library signals, copies and
+ * already satisfied waits, never queued); times the stream's thread took
+ * queued work over (hand-offs) and times an enqueue had to wake it. Any
+ * argument may be NULL. */
+int MPIX_Host_stream_get_stats(MPIX_Host_stream stream, long long *queued, long long *thread_ops,
+                               long long *caller_ops, long long *inline_ops, long long *handoffs,
+                               long long *wakeups);
+int PMPIX_Host_stream_get_stats(MPIX_Host_stream stream, long long *queued, long long *thread_ops,
+                                long long *caller_ops, long long *inline_ops, long long *handoffs,
+                                long long *wakeups);
 
 /* Passive-target lock statistics of a window at this process (all lock
  * and lock_all acquisitions so far): how many acquisitions, and how many

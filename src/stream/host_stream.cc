@@ -1,5 +1,6 @@
 #include "stream/host_stream.h"
 
+#include <cstring>
 #include <new>
 
 #include <mpi.h>
@@ -44,6 +45,25 @@ int check(std::span<const CopyRange> ranges) {
   return MPI_SUCCESS;
 }
 
+// The inline forms of a queued operation (HostStreamExecutor::execute):
+// true when done, false for a wait whose words are not all set yet.
+bool run_entries(std::span<const SignalWrite> writes, Cmp) {
+  for (const SignalWrite& write : writes) __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
+  return true;
+}
+
+bool run_entries(std::span<const SignalWait> waits, Cmp cmp) {
+  for (const SignalWait& wait : waits)
+    if (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp)) return false;
+  return true;
+}
+
+bool run_entries(std::span<const CopyRange> ranges, Cmp) {
+  for (const CopyRange& range : ranges)
+    if (range.bytes != 0) std::memcpy(range.dst, range.src, range.bytes);
+  return true;
+}
+
 }  // namespace
 
 int HostStream::create(std::shared_ptr<HostStream>* out) {
@@ -51,7 +71,9 @@ int HostStream::create(std::shared_ptr<HostStream>* out) {
   if (stream == nullptr)
     return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
   const Settings& config = settings();
-  if (int err = stream->executor_.start(effective_spin_us(), config.poll_sleep_us); err != MPI_SUCCESS)
+  if (int err = stream->executor_.start(effective_spin_us(), config.poll_sleep_us,
+                                         config.caller_runs, config.inline_ops, config.yield_us);
+      err != MPI_SUCCESS)
     return err;
   *out = std::move(stream);
   return MPI_SUCCESS;
@@ -73,6 +95,12 @@ int HostStream::enqueue_entries(HostOpKind kind, OpKind counted, std::span<const
                                 Cmp cmp) {
   if (entries.empty()) return MPI_SUCCESS;
   if (int err = check(entries); err != MPI_SUCCESS) return err;
+  // Nothing queued before it: done here and now, in stream order.
+  if (executor_.run_inline_if_idle([&] { return run_entries(entries, cmp); },
+                                   kind == HostOpKind::kWait)) {
+    count_launch(counted);
+    return MPI_SUCCESS;
+  }
   HostOp op;
   op.kind = kind;
   op.cmp = cmp;

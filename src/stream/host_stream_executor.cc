@@ -10,9 +10,35 @@
 #include <mpi.h>
 
 #include "mpi/errhan/error.h"
-#include "stream/host_wait.h"
 
 namespace stmpi::stream {
+
+namespace detail {
+thread_local const HostStreamExecutor* tl_running = nullptr;
+}  // namespace detail
+
+namespace {
+
+// Marks this thread as running `executor`'s operations (nested: a user
+// function run by a synchronizing thread may synchronize another stream).
+class RunningScope {
+ public:
+  explicit RunningScope(const HostStreamExecutor* executor) : saved_(detail::tl_running) {
+    detail::tl_running = executor;
+  }
+  ~RunningScope() { detail::tl_running = saved_; }
+  RunningScope(const RunningScope&) = delete;
+  RunningScope& operator=(const RunningScope&) = delete;
+
+ private:
+  const HostStreamExecutor* saved_;
+};
+
+}  // namespace
+
+bool HostStreamExecutor::on_executor_thread() const {
+  return detail::tl_running == this || std::this_thread::get_id() == thread_id_;
+}
 
 void HostStreamExecutor::stop() {
   stop_.store(true, std::memory_order_seq_cst);
@@ -21,10 +47,14 @@ void HostStreamExecutor::stop() {
   thread_.join();
 }
 
-int HostStreamExecutor::start(int spin_us, int poll_sleep_us) {
+int HostStreamExecutor::start(int spin_us, int poll_sleep_us, bool caller_runs, bool inline_ops,
+                              int yield_us) {
   spin_us_ = spin_us > 0 ? spin_us : 0;
+  yield_us_ = yield_us;
   poll_sleep_us_ = poll_sleep_us;
   spin_ns_ = static_cast<int64_t>(spin_us_) * 1000;
+  caller_runs_ = caller_runs;
+  inline_ops_enabled_ = inline_ops;
   // The thread starts with every signal blocked, so the application's
   // handlers run on its own threads.
   sigset_t all, previous;
@@ -52,13 +82,16 @@ int HostStreamExecutor::enqueue(HostOp& op) {
     op.release();
     return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory enqueuing on a host stream");
   }
-  wake_if_sleeping();
+  // A thread other than the executor holds the token: it wakes the executor
+  // when it lets go and work is left (release_other_token), so no wake here.
+  if (token_.load(std::memory_order_seq_cst) != kOtherThread) wake_if_sleeping();
   return MPI_SUCCESS;
 }
 
 void HostStreamExecutor::wake_if_sleeping() {
   // Pairs with wait_for_work: either this load sees the executor's
-  // sleeping_ = 1, or the executor's re-check sees the published operation.
+  // sleeping_ = 1, or the executor's re-check sees the published operation
+  // (or the released token).
   if (sleeping_.load(std::memory_order_seq_cst) != 0 &&
       sleeping_.exchange(0, std::memory_order_seq_cst) != 0) {
     wakeups_.fetch_add(1, std::memory_order_relaxed);
@@ -66,7 +99,58 @@ void HostStreamExecutor::wake_if_sleeping() {
   }
 }
 
+void HostStreamExecutor::release_other_token() {
+  token_.store(kFree, std::memory_order_seq_cst);
+  if (pending() || stop_.load(std::memory_order_seq_cst)) wake_if_sleeping();
+}
+
+template <class More>
+uint64_t HostStreamExecutor::run_queued(More&& more, bool yield_to_callers,
+                                        std::atomic<uint64_t>* ops) {
+  RunningScope scope(this);
+  uint64_t ran = 0;
+  while (more() && queue_.has_work()) {
+    if (yield_to_callers && callers_waiting_.load(std::memory_order_relaxed) != 0) break;
+    HostOp& op = queue_.front();
+    if (!execute(op, yield_to_callers)) break;
+    queue_.pop();
+    // Counted before the operation is published as executed, so a thread
+    // that synchronized sees every count of what it waited for.
+    ops->fetch_add(1, std::memory_order_relaxed);
+    executed_.store(queue_.popped(), std::memory_order_seq_cst);
+    ++ran;
+  }
+  return ran;
+}
+
 int HostStreamExecutor::synchronize() {
+  const uint64_t target = queue_.published();
+  if (static_cast<int64_t>(executed() - target) >= 0) return MPI_SUCCESS;
+  sync_waits_.fetch_add(1, std::memory_order_relaxed);
+  auto reached = [&] { return static_cast<int64_t>(executed() - target) >= 0; };
+  if (!caller_runs_) return wait_for_executor();
+  callers_waiting_.fetch_add(1, std::memory_order_seq_cst);
+  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_);
+  while (!reached()) {
+    if (try_take_token(kOtherThread)) {
+      if (!reached()) {
+        takeovers_.fetch_add(1, std::memory_order_relaxed);
+        (void)run_queued([&] { return !reached(); }, /*yield_to_callers=*/false, &caller_ops_);
+      }
+      token_.store(kFree, std::memory_order_seq_cst);
+      continue;
+    }
+    // The executor thread finishes its current operation and lets go, or
+    // another synchronizing thread runs the stream.
+    backoff.pause();
+  }
+  callers_waiting_.fetch_sub(1, std::memory_order_seq_cst);
+  if (pending() || stop_.load(std::memory_order_seq_cst)) wake_if_sleeping();
+  return MPI_SUCCESS;
+}
+
+int HostStreamExecutor::wait_for_executor() {
+  // A fence the executor thread signals; this thread spins, then sleeps.
   std::atomic<uint32_t> done{0};
   HostOp fence;
   fence.kind = HostOpKind::kFence;
@@ -86,6 +170,20 @@ int HostStreamExecutor::synchronize() {
   return MPI_SUCCESS;
 }
 
+HostStreamCounters HostStreamExecutor::counters() const {
+  HostStreamCounters c;
+  c.enqueued = queue_.published();
+  c.executor_ops = executor_ops_.load(std::memory_order_relaxed);
+  c.caller_ops = caller_ops_.load(std::memory_order_relaxed);
+  c.inline_ops = inline_ops_.load(std::memory_order_relaxed);
+  c.inline_waits = inline_waits_.load(std::memory_order_relaxed);
+  c.handoffs = handoffs_.load(std::memory_order_relaxed);
+  c.takeovers = takeovers_.load(std::memory_order_relaxed);
+  c.wakeups = wakeups_.load(std::memory_order_relaxed);
+  c.sync_waits = sync_waits_.load(std::memory_order_relaxed);
+  return c;
+}
+
 int64_t HostStreamExecutor::thread_cpu_ns() const {
   if (!thread_.joinable()) return -1;
   clockid_t clock;
@@ -102,30 +200,51 @@ void HostStreamExecutor::run() {
   // default 50 us timer slack.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   while (wait_for_work()) {
-    HostOp& op = queue_.front();
-    execute(op);
-    queue_.pop();
-    executed_.store(queue_.popped(), std::memory_order_relaxed);
+    if (!try_take_token(kExecutorThread)) continue;
+    if (run_queued([] { return true; }, /*yield_to_callers=*/true, &executor_ops_) != 0)
+      handoffs_.fetch_add(1, std::memory_order_relaxed);
+    token_.store(kFree, std::memory_order_seq_cst);
   }
 }
 
 bool HostStreamExecutor::wait_for_work() {
-  if (queue_.has_work()) [[likely]] return true;
+  // Work the executor may take: queued, token free, no synchronizing thread
+  // asking for it.
+  auto may_run = [&] {
+    return pending() && token_.load(std::memory_order_seq_cst) == kFree &&
+           callers_waiting_.load(std::memory_order_seq_cst) == 0;
+  };
+  auto finished = [&] {
+    return stop_.load(std::memory_order_seq_cst) && !pending() &&
+           token_.load(std::memory_order_seq_cst) == kFree;
+  };
+  if (may_run()) [[likely]] return true;
   const int64_t spin_until = monotonic_ns() + spin_ns_;
   for (;;) {
-    if (queue_.has_work()) return true;
-    if (stop_.load(std::memory_order_acquire)) return false;
+    if (may_run()) return true;
+    if (finished()) return false;
+    if (stop_.load(std::memory_order_acquire) && pending() &&
+        token_.load(std::memory_order_acquire) == kFree) {
+      return true;  // draining at stop: run even while callers wait
+    }
     if (monotonic_ns() < spin_until) {
       for (int i = 0; i < 16; ++i) cpu_relax();
       continue;
     }
     sleeping_.store(1, std::memory_order_seq_cst);
-    if (!queue_.has_work() && !stop_.load(std::memory_order_seq_cst)) futex_wait(&sleeping_, 1);
+    if (!may_run() && !stop_.load(std::memory_order_seq_cst)) {
+      futex_wait(&sleeping_, 1);
+    } else if (stop_.load(std::memory_order_seq_cst) && !finished()) {
+      // Stop requested while a caller holds the token: poll until it lets go.
+      sleeping_.store(0, std::memory_order_relaxed);
+      sched_yield();
+      continue;
+    }
     sleeping_.store(0, std::memory_order_relaxed);
   }
 }
 
-void HostStreamExecutor::execute(const HostOp& op) {
+bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
   switch (op.kind) {
     case HostOpKind::kUser:
       op.payload.user.fn(op.payload.user.arg);
@@ -135,10 +254,14 @@ void HostStreamExecutor::execute(const HostOp& op) {
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
     case HostOpKind::kWait: {
-      PollBackoff backoff(spin_us_, poll_sleep_us_);
+      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_);
       for (const SignalWait& wait : op.entries<SignalWait>()) {
-        while (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp))
+        while (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp)) {
+          // A wait only polls: a synchronizing thread may take it over.
+          if (yield_to_callers && callers_waiting_.load(std::memory_order_relaxed) != 0)
+            return false;
           backoff.pause();
+        }
       }
       break;
     }
@@ -153,6 +276,7 @@ void HostStreamExecutor::execute(const HostOp& op) {
         futex_wake(op.payload.fence, 1);
       break;
   }
+  return true;
 }
 
 }  // namespace stmpi::stream

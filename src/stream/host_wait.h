@@ -1,7 +1,8 @@
 // Waiting on the host: futex sleeps on a 32-bit word and the backoff that
 // host-stream wait operations poll with. These machines run many ranks on
 // few cores, so nothing here spins for long: a poll spins for spin_us, then
-// yields a few times, then sleeps for doubling intervals up to poll_sleep_us.
+// yields for yield_us, then sleeps for doubling intervals up to
+// poll_sleep_us.
 #pragma once
 
 #include <linux/futex.h>
@@ -43,22 +44,33 @@ inline void futex_wake(std::atomic<uint32_t>* word, int waiters) {
 
 static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 
+// How a host wait polls: spin for spin_us, then sched_yield between polls
+// for yield_us, then sleep doubling from 1 us up to max_sleep_us. Yielding
+// keeps the waiter runnable, so on a loaded node it polls again as soon as
+// its turn comes (a sleeper must first be woken and then wait for a turn,
+// milliseconds when many processes share a core) while every other runnable
+// thread, the one it waits for included, goes first. The sleeps are for
+// waits that last (a peer computing), so they cost no CPU.
 class PollBackoff {
  public:
-  PollBackoff(int spin_us, int max_sleep_us)
-      : spin_until_ns_(monotonic_ns() + static_cast<int64_t>(spin_us) * 1000),
+  PollBackoff(int spin_us, int max_sleep_us, int yield_us = kDefaultYieldUs)
+      : start_ns_(monotonic_ns()),
+        spin_ns_(static_cast<int64_t>(spin_us > 0 ? spin_us : 0) * 1000),
+        yield_ns_(spin_ns_ + static_cast<int64_t>(yield_us > 0 ? yield_us : 0) * 1000),
         max_sleep_ns_(static_cast<int64_t>(max_sleep_us > 1 ? max_sleep_us : 1) * 1000) {}
+
+  static constexpr int kDefaultYieldUs = 2000;
 
   // Called after each unsuccessful poll.
   void pause() {
     if (phase_ == Phase::kSpin) {
       for (int i = 0; i < 16; ++i) cpu_relax();
-      if (monotonic_ns() < spin_until_ns_) return;
+      if (monotonic_ns() - start_ns_ < spin_ns_) return;
       phase_ = Phase::kYield;
     }
     if (phase_ == Phase::kYield) {
       sched_yield();
-      if (++yields_ < kYields) return;
+      if (++yields_ < kMinYields || monotonic_ns() - start_ns_ < yield_ns_) return;
       phase_ = Phase::kSleep;
       return;
     }
@@ -69,11 +81,13 @@ class PollBackoff {
 
  private:
   enum class Phase { kSpin, kYield, kSleep };
-  static constexpr int kYields = 8;
+  static constexpr int kMinYields = 8;
 
   Phase phase_ = Phase::kSpin;
   int yields_ = 0;
-  int64_t spin_until_ns_;
+  int64_t start_ns_;
+  int64_t spin_ns_;
+  int64_t yield_ns_;
   int64_t max_sleep_ns_;
   int64_t sleep_ns_ = 1000;
 };

@@ -90,6 +90,25 @@ extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_free(
   return MPI_SUCCESS;
 }
 
+extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_get_stats(
+    MPIX_Host_stream stream, long long* queued, long long* thread_ops, long long* caller_ops,
+    long long* inline_ops, long long* handoffs, long long* wakeups) {
+  constexpr const char* kFunction = "MPIX_Host_stream_get_stats";
+  const std::shared_ptr<stmpi::stream::HostStream> host = stmpi::stream::find_host_stream(stream);
+  if (host == nullptr) [[unlikely]] return bad_stream(stream, kFunction);
+  const stmpi::stream::HostStreamCounters c = host->executor().counters();
+  auto set = [](long long* out, uint64_t value) {
+    if (out != nullptr) *out = static_cast<long long>(value);
+  };
+  set(queued, c.enqueued);
+  set(thread_ops, c.executor_ops);
+  set(caller_ops, c.caller_ops);
+  set(inline_ops, c.inline_ops);
+  set(handoffs, c.handoffs);
+  set(wakeups, c.wakeups);
+  return MPI_SUCCESS;
+}
+
 // MPIX_X is a weak alias of PMPIX_X, as MPI_X is of PMPI_X.
 extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_create)
     MPIX_Host_stream_create __attribute__((weak, alias("PMPIX_Host_stream_create")));
@@ -99,3 +118,5 @@ extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_syn
     MPIX_Host_stream_synchronize __attribute__((weak, alias("PMPIX_Host_stream_synchronize")));
 extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_free)
     MPIX_Host_stream_free __attribute__((weak, alias("PMPIX_Host_stream_free")));
+extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_get_stats)
+    MPIX_Host_stream_get_stats __attribute__((weak, alias("PMPIX_Host_stream_get_stats")));

@@ -19,6 +19,16 @@ const util::Param kParams[] = {
      "when each rank and an executor per rank can have a core, else 0"},
     {"poll_sleep_us", util::Param::Type::kInt, &g_settings.poll_sleep_us, "50",
      "longest sleep, in microseconds, between two polls of a host-stream wait operation"},
+    {"yield_us", util::Param::Type::kInt, &g_settings.yield_us, "2000",
+     "microseconds a host-stream wait (or a thread waiting for its stream) polls with "
+     "sched_yield between polls, after the spin and before it sleeps: on a loaded node a "
+     "yielding waiter polls again at its next turn, a sleeping one must be woken first"},
+    {"caller_runs", util::Param::Type::kBool, &g_settings.caller_runs, "yes",
+     "a thread synchronizing a host stream runs the queued operations itself instead of "
+     "sleeping until the stream's thread has run them"},
+    {"inline", util::Param::Type::kBool, &g_settings.inline_ops, "yes",
+     "signals, copies and already satisfied waits enqueued on an idle host stream run at once "
+     "on the enqueuing thread instead of being queued"},
 };
 const util::ParamTable kTable{"stream", kParams};
 const util::ParamRegistration kRegistration{&kTable};

@@ -11,6 +11,9 @@ struct Settings {
   std::string backend = "auto";  // auto | host | hip | cuda
   int spin_us = -1;              // busy polling before a yield or a sleep; -1: automatic
   int poll_sleep_us = 50;        // longest sleep between two polls of a wait
+  int yield_us = 2000;           // yielding polls of a wait before it sleeps
+  bool caller_runs = true;       // synchronize runs queued operations itself
+  bool inline_ops = true;        // library operations on an idle stream run at enqueue
 };
 
 const Settings& settings();

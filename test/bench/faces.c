@@ -56,6 +56,12 @@
  *   ststats FACE_BYTES epochs signal copy wait
  *       per step on rank 0, from MPIX_Win_get_stream_stats: stream epochs
  *       closed and merged launches by kind
+ *
+ * Overlap (seed 001, section 6.7): -K US launches a compute kernel of US
+ * microseconds per step on a second host stream (synchronized after the
+ * inner loop), -C US computes US microseconds per step on the CPU thread
+ * after the step (p2p, rma: after it completed; st: after it was enqueued).
+ * Every variant does the same work.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -294,8 +300,8 @@ struct executor_id {
 
 static void whoami_kernel(void *arg) {
   struct executor_id *e = arg;
-  e->tid = (pid_t)syscall(SYS_gettid);
   e->thread = pthread_self();
+  __atomic_store_n(&e->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 }
 
 static double thread_cpu(pthread_t t) {
@@ -329,6 +335,7 @@ struct opts {
   long outer, middle, inner;
   int repeats, warmup, periodic;
   int corrupt; /* self-test: rank 0 sends zeros instead of its first region */
+  double kernel_us, cpu_us; /* overlap: compute per step on a second stream / on the CPU */
 };
 
 static void usage(void) {
@@ -345,7 +352,9 @@ static void usage(void) {
             "  -n  non-periodic grid (default periodic)\n"
             "  -X  self-test of the verification: rank 0 sends zeros in one direction;\n"
             "      every variant must then fail with a compare error\n"
-            "  -q  quick: -o 1 -m 2 -i 20 -r 3\n");
+            "  -q  quick: -o 1 -m 2 -i 20 -r 3\n"
+            "  -K  overlap: a compute kernel of US microseconds per step on a second host stream\n"
+            "  -C  overlap: US microseconds of computation per step on the CPU thread\n");
 }
 
 static int parse_list(const char *s, long *out, int max) {
@@ -380,6 +389,8 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
     else if (!strcmp(a, "-q")) o->outer = 1, o->middle = 2, o->inner = 20, o->repeats = 3;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); MPI_Finalize(); exit(0); }
     else if (v && !strcmp(a, "-v")) vlist = v, ++i;
+    else if (v && !strcmp(a, "-K")) o->kernel_us = atof(v), ++i;
+    else if (v && !strcmp(a, "-C")) o->cpu_us = atof(v), ++i;
     else if (v && !strcmp(a, "-s")) {
       o->nsizes = parse_list(v, o->sizes, MAX_SIZES), ++i;
       if (o->nsizes < 1) { usage(); fail("bad size list '%s'", v); }
@@ -428,6 +439,9 @@ struct run_ctx {
   struct timers tm;
   struct executor_id exec;     /* the host stream's thread */
   double *zeros;               /* for -X */
+  MPIX_Host_stream compute_stream; /* -K */
+  long kernel_iters, cpu_iters;
+  double compute_acc;
   int corrupt_dir;             /* for -X: the direction rank 0 sends zeros in, or -1 */
 };
 
@@ -451,6 +465,42 @@ static void probe_end(struct run_ctx *c, const struct probe *before) {
 
 static const double *send_region(const struct run_ctx *c, const double *src, int d) {
   return d == c->corrupt_dir ? c->zeros : src + c->g.off[d];
+}
+
+/* Overlap work: a dependent floating-point chain, the same in every variant. */
+struct compute_arg { struct run_ctx *c; long iters; };
+static void compute_chain(double *acc, long iters) {
+  double x = *acc;
+  for (long i = 0; i < iters; ++i) {
+    x = x * 0.999999 + 1e-6;
+    __asm__ volatile("" : "+x"(x)); /* a real chain: no folding, no vectorizing */
+  }
+  *acc = x;
+}
+static void compute_kernel(void *arg) {
+  struct run_ctx *c = arg;
+  compute_chain(&c->compute_acc, c->kernel_iters);
+}
+static long calibrate_iters(double us) {
+  if (us <= 0) return 0;
+  double acc = 1.0, best = 1e9;
+  for (int i = 0; i < 5; ++i) {
+    double t0 = now();
+    compute_chain(&acc, 1000000);
+    if (now() - t0 < best) best = now() - t0;
+  }
+  return (long)(us * 1e-6 / best * 1e6);
+}
+/* Before a step: the compute kernel on the second stream (-K). */
+static void overlap_before(struct run_ctx *c) {
+  if (c->kernel_iters > 0) CHECK_MPI(MPIX_Host_stream_launch(c->compute_stream, compute_kernel, c));
+}
+/* After a step is done (p2p, rma) or enqueued (st): CPU computation (-C). */
+static void overlap_after(struct run_ctx *c) {
+  if (c->cpu_iters > 0) compute_chain(&c->compute_acc, c->cpu_iters);
+}
+static void overlap_end(struct run_ctx *c) {
+  if (c->kernel_iters > 0) CHECK_MPI(MPIX_Host_stream_synchronize(c->compute_stream));
 }
 
 static void stream_sync(struct run_ctx *c) {
@@ -477,6 +527,7 @@ static void run_p2p(struct run_ctx *c) {
       double t0 = now();
       for (long it = 0; it < o->inner; ++it) {
         int n = 0;
+        overlap_before(c);
         double tm0 = now();
         for (int d = 0; d < NDIR; ++d)
           if (g->nb[d] >= 0)
@@ -494,7 +545,9 @@ static void run_p2p(struct run_ctx *c) {
         c->tm.t[T_MPI] += now() - tm0;
         stream_launch(c, compare_kernel);
         stream_sync(c);
+        overlap_after(c);
       }
+      overlap_end(c);
       c->tm.t[T_INNER] += now() - t0;
       probe_end(c, &pr);
       check_data(&c->ks, o->inner);
@@ -536,6 +589,7 @@ static void run_rma(struct run_ctx *c, int st) {
       double t0 = now();
       if (!st) {
         for (long it = 0; it < o->inner; ++it) {
+          overlap_before(c);
           double tm0 = now();
           CHECK_MPI(MPI_Win_post(c->group, 0, win));
           tm->t[T_MPI] += now() - tm0;
@@ -549,11 +603,13 @@ static void run_rma(struct run_ctx *c, int st) {
           tm->t[T_MPI] += now() - tm0;
           stream_launch(c, compare_kernel);
           stream_sync(c);
+          overlap_after(c);
         }
       } else {
 #ifdef FACES_ST
         void *stream = (void *)c->stream;
         for (long it = 0; it < o->inner; ++it) {
+          overlap_before(c);
           TIMED(tm, T_POST, MPIX_Win_post_stream(c->group, win, stream));
           stream_launch(c, increment_kernel);
           TIMED(tm, T_START, MPI_Win_start(c->group, MPIX_MODE_STREAM, win));
@@ -563,6 +619,7 @@ static void run_rma(struct run_ctx *c, int st) {
           TIMED(tm, T_COMPLETE, MPIX_Win_complete_stream(win, stream));
           TIMED(tm, T_WAIT, MPIX_Win_wait_stream(win, stream));
           stream_launch(c, compare_kernel);
+          overlap_after(c);
         }
         double t_enq = now();
         tm->t[T_ENQ] += t_enq - t0;
@@ -574,6 +631,7 @@ static void run_rma(struct run_ctx *c, int st) {
         tm->t[T_TAIL] += t_end - c->ks.t_last;
 #endif
       }
+      overlap_end(c);
       c->tm.t[T_INNER] += now() - t0;
       probe_end(c, &pr);
       check_data(&c->ks, o->inner);
@@ -688,7 +746,14 @@ int main(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   c.o = &o;
   CHECK_MPI(MPIX_Host_stream_create(&c.stream));
+  CHECK_MPI(MPIX_Host_stream_create(&c.compute_stream));
+  if (world_rank == 0) c.kernel_iters = calibrate_iters(o.kernel_us), c.cpu_iters = calibrate_iters(o.cpu_us);
+  CHECK_MPI(MPI_Bcast(&c.kernel_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Bcast(&c.cpu_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
   CHECK_MPI(MPIX_Host_stream_launch(c.stream, whoami_kernel, &c.exec));
+  /* Not synchronize: its caller may run the kernel itself ("caller runs"),
+   * and the probe is after the stream's own thread. */
+  while (__atomic_load_n(&c.exec.tid, __ATOMIC_ACQUIRE) == 0) usleep(100);
   CHECK_MPI(MPIX_Host_stream_synchronize(c.stream));
 
   grid_setup(&c.g, o.sizes[0], o.periodic);
@@ -704,6 +769,9 @@ int main(int argc, char **argv) {
            c.g.npeers);
     printf("# faces: loops outer %ld x middle %ld x inner %ld, %d repeats; st variant %s\n", o.outer,
            o.middle, o.inner, o.repeats, FACES_HAVE_ST ? "built" : "not built (no MPIX_MODE_STREAM, or FACES_NO_ST)");
+    if (o.kernel_us > 0 || o.cpu_us > 0)
+      printf("# faces: overlap per step: compute kernel %.1f us on a second host stream (%ld iterations), "
+             "%.1f us on the CPU thread (%ld iterations)\n", o.kernel_us, c.kernel_iters, o.cpu_us, c.cpu_iters);
     fflush(stdout);
   }
 
@@ -742,6 +810,7 @@ int main(int argc, char **argv) {
   }
   if (world_rank == 0 && o.nvariants > 1) print_table(&o, c.g.dims, res, have);
   CHECK_MPI(MPIX_Host_stream_free(&c.stream));
+  CHECK_MPI(MPIX_Host_stream_free(&c.compute_stream));
   if (world_rank == 0) printf("# faces: done\n");
   MPI_Finalize();
   return 0;

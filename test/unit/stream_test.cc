@@ -1,6 +1,7 @@
 // Tests of the stream module (src/stream): host-stream execution order,
 // signal writes and waits, copy batches, synchronize, free with pending
-// work, launch counters, many streams, idle CPU cost and enqueue cost, the
+// work, launch counters, caller runs and inline operations (with their
+// counters), many streams, idle CPU cost and enqueue cost, the
 // registry, backend selection, and GpuStream's merging over a fake runtime.
 // The GPU backends are exercised for what this machine allows: without a
 // device they must report an error, not crash.
@@ -287,8 +288,12 @@ TEST(HostStream, LaunchCounters) {
   EXPECT_EQ(counts.total(), 5u);
   EXPECT_EQ(process_launch_counts().total() - process_before.total(), 5u);
   EXPECT_STREQ(b, "abcdefg");
-  EXPECT_EQ(stream->executor().enqueued(), 6u);  // five operations and the fence
-  EXPECT_GE(stream->executor().executed(), 5u);  // the fence may still be retiring
+  // Five operations: queued, or (signals, copies, satisfied waits on an idle
+  // stream) done at enqueue; synchronize queues nothing.
+  const HostStreamCounters c = stream->executor().counters();
+  EXPECT_EQ(c.enqueued + c.inline_ops, 5u);
+  EXPECT_EQ(stream->executor().executed(), c.enqueued);
+  EXPECT_EQ(c.executor_ops + c.caller_ops, c.enqueued);
   free_stream(stream);
 }
 
@@ -362,6 +367,122 @@ TEST(HostStreamExecutor, WakeProtocolWithoutSpinning) {
               static_cast<unsigned long long>(executor.wakeups()), kThreads * kOpsPerThread);
 }
 
+// "Caller runs": a thread in synchronize takes the queued work over (the
+// executor lets go even in the middle of a wait, which only polls) and runs
+// it itself, in order.
+TEST(HostStreamExecutor, CallerRunsQueuedWorkInSynchronize) {
+  HostStreamExecutor executor;
+  ASSERT_EQ(executor.start(/*spin_us=*/0, /*poll_sleep_us=*/1), MPI_SUCCESS);
+  alignas(8) uint64_t word = 0;
+  HostOp wait;
+  wait.kind = HostOpKind::kWait;
+  const SignalWait entry{&word, 1};
+  ASSERT_TRUE(wait.set_entries(std::span<const SignalWait>(&entry, 1)));
+  ASSERT_EQ(executor.enqueue(wait), MPI_SUCCESS);
+  constexpr int kOps = 100;
+  struct Seen {
+    std::vector<std::thread::id> threads;
+    std::vector<int> order;
+  } seen;
+  std::vector<std::pair<Seen*, int>> items;
+  for (int i = 0; i < kOps; ++i) items.push_back({&seen, i});
+  for (auto& item : items) {
+    HostOp op;
+    op.kind = HostOpKind::kUser;
+    op.payload.user = {[](void* arg) {
+                         auto* p = static_cast<std::pair<Seen*, int>*>(arg);
+                         p->first->threads.push_back(std::this_thread::get_id());
+                         p->first->order.push_back(p->second);
+                       },
+                       &item};
+    ASSERT_EQ(executor.enqueue(op), MPI_SUCCESS);
+  }
+  std::thread setter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    __atomic_store_n(&word, 1, __ATOMIC_RELEASE);
+  });
+  ASSERT_EQ(executor.synchronize(), MPI_SUCCESS);
+  setter.join();
+  ASSERT_EQ(seen.order.size(), static_cast<std::size_t>(kOps));
+  for (int i = 0; i < kOps; ++i) {
+    EXPECT_EQ(seen.order[i], i);
+    EXPECT_EQ(seen.threads[i], std::this_thread::get_id()) << "operation " << i;
+  }
+  const HostStreamCounters c = executor.counters();
+  EXPECT_GE(c.takeovers, 1u);
+  EXPECT_GE(c.caller_ops, static_cast<uint64_t>(kOps));
+  EXPECT_EQ(c.caller_ops + c.executor_ops, static_cast<uint64_t>(kOps) + 1);
+  EXPECT_EQ(c.sync_waits, 1u);
+  std::printf("[ measure  ] caller runs: %llu of %d operations run by the synchronizing thread, "
+              "%llu by the stream thread, %llu wake-ups\n",
+              static_cast<unsigned long long>(c.caller_ops), kOps + 1,
+              static_cast<unsigned long long>(c.executor_ops),
+              static_cast<unsigned long long>(c.wakeups));
+}
+
+// With caller runs off, synchronize only waits: the stream's thread runs
+// everything.
+TEST(HostStreamExecutor, WithoutCallerRunsTheThreadRunsEverything) {
+  HostStreamExecutor executor;
+  ASSERT_EQ(executor.start(/*spin_us=*/0, /*poll_sleep_us=*/1, /*caller_runs=*/false,
+                           /*inline_ops=*/false),
+            MPI_SUCCESS);
+  std::atomic<int> counter{0};
+  for (int i = 0; i < 50; ++i) {
+    HostOp op;
+    op.kind = HostOpKind::kUser;
+    op.payload.user = {increment, &counter};
+    ASSERT_EQ(executor.enqueue(op), MPI_SUCCESS);
+  }
+  ASSERT_EQ(executor.synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(counter.load(), 50);
+  const HostStreamCounters c = executor.counters();
+  EXPECT_EQ(c.caller_ops, 0u);
+  EXPECT_EQ(c.executor_ops, 51u);  // and the fence synchronize queued
+  EXPECT_GE(c.handoffs, 1u);
+}
+
+// Library operations on an idle stream are done at enqueue, in stream
+// order: never ahead of queued work.
+TEST(HostStream, InlineOperationsOnAnIdleStream) {
+  auto stream = make_stream();
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  alignas(8) uint64_t w1 = 0, w2 = 0, w3 = 0;
+  const HostStreamCounters before = stream->executor().counters();
+  ASSERT_EQ(stream->write_value(&w1, 5), MPI_SUCCESS);
+  EXPECT_EQ(__atomic_load_n(&w1, __ATOMIC_ACQUIRE), 5u) << "signal on an idle stream not inline";
+  ASSERT_EQ(stream->wait_value(&w1, 5), MPI_SUCCESS);  // already satisfied
+  char src[16] = "fifteen chars!!", dst[16] = {};
+  ASSERT_EQ(stream->copy(dst, src, sizeof src), MPI_SUCCESS);
+  EXPECT_STREQ(dst, src);
+  HostStreamCounters c = stream->executor().counters();
+  EXPECT_EQ(c.inline_ops - before.inline_ops, 3u);
+  EXPECT_EQ(c.inline_waits - before.inline_waits, 1u);
+  EXPECT_EQ(c.enqueued, before.enqueued);
+  // A wait that is not satisfied is queued, and what follows queues behind it.
+  ASSERT_EQ(stream->wait_value(&w2, 1), MPI_SUCCESS);
+  ASSERT_EQ(stream->write_value(&w3, 1), MPI_SUCCESS);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(__atomic_load_n(&w3, __ATOMIC_ACQUIRE), 0u) << "a signal overtook a queued wait";
+  c = stream->executor().counters();
+  EXPECT_EQ(c.enqueued - before.enqueued, 2u);
+  __atomic_store_n(&w2, 1, __ATOMIC_RELEASE);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(__atomic_load_n(&w3, __ATOMIC_ACQUIRE), 1u);
+  // Launch counts include inline operations: a launch is a launch.
+  EXPECT_EQ(stream->launch_counts()[OpKind::kSignal], 2u);
+  EXPECT_EQ(stream->launch_counts()[OpKind::kWait], 2u);
+  EXPECT_EQ(stream->launch_counts()[OpKind::kCopy], 1u);
+  // User work is never run at enqueue.
+  std::atomic<int> counter{0};
+  ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
+  EXPECT_EQ(stream->executor().counters().inline_ops - before.inline_ops, 3u);
+  EXPECT_EQ(stream->executor().counters().enqueued - before.enqueued, 3u);
+  ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(counter.load(), 1);
+  free_stream(stream);
+}
+
 TEST(HostStream, ManyStreams) {
   constexpr int kStreams = 64;
   std::vector<std::shared_ptr<HostStream>> streams;
@@ -398,22 +519,26 @@ TEST(HostStream, IdleStreamUsesNoCpu) {
               static_cast<double>(used) / 1e3, settings().spin_us);
   RecordProperty("idle_cpu_ns_per_200ms", std::to_string(used));
   EXPECT_LT(used, 2'000'000) << "an idle stream should sleep (1% of 200 ms is 2 ms)";
-  // And it still wakes up for new work, and the clock does see work.
+  // And it still wakes up for new work, and the clock does see work. Not
+  // synchronize: its caller would run the work itself.
   ASSERT_EQ(stream->launch(increment, &counter), MPI_SUCCESS);
   const int64_t busy_before = stream->executor().thread_cpu_ns();
   ASSERT_EQ(stream->launch(
-                [](void*) {
+                [](void* arg) {
                   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
                   while (std::chrono::steady_clock::now() < until) {
                   }
+                  increment(arg);
                 },
-                nullptr),
+                &counter),
             MPI_SUCCESS);
+  while (counter.load() != 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_EQ(stream->synchronize(), MPI_SUCCESS);
   EXPECT_GT(stream->executor().thread_cpu_ns() - busy_before, 1'000'000)
       << "the thread CPU clock did not see 20 ms of spinning";
-  EXPECT_EQ(counter.load(), 2);
+  EXPECT_EQ(counter.load(), 3);
   EXPECT_GE(stream->executor().wakeups(), 1u);
+  EXPECT_GE(stream->executor().counters().executor_ops, 2u);
   free_stream(stream);
 }
 
@@ -583,6 +708,9 @@ TEST(Settings, DefaultsMatchTheParameterTable) {
   EXPECT_EQ(settings().backend, before.backend);
   EXPECT_EQ(settings().spin_us, before.spin_us);
   EXPECT_EQ(settings().poll_sleep_us, before.poll_sleep_us);
+  EXPECT_EQ(settings().yield_us, before.yield_us);
+  EXPECT_EQ(settings().caller_runs, before.caller_runs);
+  EXPECT_EQ(settings().inline_ops, before.inline_ops);
 }
 
 // GpuStream's merging over a runtime that runs each "kernel" on the spot.

@@ -93,6 +93,7 @@ CHAPTER_TITLES = {
     'coll_init': 'Persistent collective communication',
     'info': 'Info objects',
     'rma': 'One-sided communication',
+    'io': 'I/O (not provided yet)',
 }
 
 MAX_LINE = 100
@@ -153,6 +154,9 @@ class Function:
         self.large_count = 'large_count' in flags
         self.before_init = 'before_init' in flags
         self.no_lock = 'no_lock' in flags
+        # A function of a feature this build does not provide: the wrapper
+        # checks its arguments, then fails with MPI_ERR_UNSUPPORTED_OPERATION.
+        self.unsupported = 'unsupported' in flags
         self.params = []
 
     @property
@@ -643,7 +647,7 @@ def gen_impl_header(functions):
         out.append('')
         out.append(f'// {CHAPTER_TITLES.get(chapter, chapter)}')
         for f in functions:
-            if f.chapter != chapter:
+            if f.chapter != chapter or f.unsupported:
                 continue
             head = ('[[nodiscard]] ' if f.returns == 'int' else '') + f'{f.returns} {f.impl_name}'
             out.extend(wrap(head, impl_params(f), ';'))
@@ -662,13 +666,22 @@ def call_flags(f):
 
 def gen_wrapper(f):
     params = [p.cxx_decl() for p in f.params]
+    checks = wrapper_checks(f)
+    if f.unsupported:
+        # Nothing but the checks uses the arguments and the looked-up objects.
+        params = ['[[maybe_unused]] ' + p for p in params]
+        checks = ['[[maybe_unused]] ' + c if c.startswith('mpi::') else c for c in checks]
     out = wrap(f'extern "C" STMPI_API {f.returns} {f.pmpi_name}', params, ' {')
     out.append(f'  Call call("{f.name}"{call_flags(f)});')
-    checks = wrapper_checks(f)
     out.extend('  ' + line for line in checks)
     call_impl = f'impl::{f.impl_name}'
     args = impl_args(f)
-    if f.returns == 'int':
+    if f.unsupported:
+        assert f.returns == 'int', f.name
+        if checks:
+            out.append('  if (call.failed()) return call.result();')
+        out.append('  return call.unsupported();')
+    elif f.returns == 'int':
         if checks:
             out.append('  if (call.failed()) return call.result();')
         out.extend(wrap(f'  return call.finish({call_impl}', args, ');', indent='      '))

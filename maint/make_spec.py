@@ -20,8 +20,8 @@ Spec format (one function per block, '#' starts a comment):
 `array=LEN[,DIM]` makes it `name[]` (or `name[][DIM]`), LEN naming the
 parameter that holds the length or `*` when the length is implied.
 `root_only` marks a parameter that is significant only at the root.
-Function flags: large_count (the `_c` variant), before_init and no_lock
-(copied from functions.txt).
+Function flags: large_count (the `_c` variant), before_init, no_lock and
+unsupported (copied from functions.txt).
 """
 
 import json
@@ -90,6 +90,13 @@ KIND_TYPES = {
     'WINDOW': ('MPI_Win', 'MPI_Win'),
     'SESSION': ('MPI_Session', 'MPI_Session'),
     'FILE': ('MPI_File', 'MPI_File'),
+    'F90_FILE': ('MPI_Fint', 'MPI_Fint'),
+    'F90_STATUS': ('MPI_Fint', 'MPI_Fint'),
+    'F08_STATUS': ('MPI_F08_status', 'MPI_F08_status'),
+    'OFFSET': ('MPI_Offset', 'MPI_Offset'),
+    'POLYDISPOFFSET': ('MPI_Aint', 'MPI_Count'),
+    'ACCESS_MODE': ('int', 'int'),
+    'UPDATE_MODE': ('int', 'int'),
     'STATUS': ('MPI_Status', 'MPI_Status'),
     # Pointers by nature.
     'BUFFER': ('void*', 'void*'),
@@ -106,21 +113,24 @@ KIND_TYPES = {
 
 RETURN_TYPES = {
     'ERROR_CODE': 'int',
+    'ERROR_CLASS': 'int',
     'WALL_TIME': 'double',
     'TICK_RESOLUTION': 'double',
     'LOCATION_SMALL': 'MPI_Aint',
     'DISPLACEMENT': 'MPI_Aint',
+    'F90_FILE': 'MPI_Fint',
+    'FILE': 'MPI_File',
 }
 
 # Status arguments are always passed by address, even as inputs.
-ALWAYS_POINTER = {'STATUS'}
+ALWAYS_POINTER = {'STATUS', 'F90_STATUS', 'F08_STATUS'}
 
 # Kinds whose C type already is the address of the data (buffers, strings,
 # callbacks): an output of such a kind gets no extra level of indirection.
 ADDRESS_KINDS = {'BUFFER', 'C_BUFFER', 'C_BUFFER2', 'EXTRA_STATE', 'ATTRIBUTE_VAL',
                  'STRING', 'FUNCTION', 'POLYFUNCTION'}
 
-FUNCTION_FLAGS = {'before_init', 'no_lock'}
+FUNCTION_FLAGS = {'before_init', 'no_lock', 'unsupported'}
 
 
 class SpecError(Exception):

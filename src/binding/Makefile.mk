@@ -1,6 +1,7 @@
 # src/binding fragment: the C bindings (see src/binding/README.md)
 libmpi_la_SOURCES += \
 	src/binding/call.cc \
+	src/binding/removed.cc \
 	src/binding/gen/bindings_env.cc \
 	src/binding/gen/bindings_pt2pt.cc \
 	src/binding/gen/bindings_request.cc \
@@ -10,7 +11,8 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_coll_nb.cc \
 	src/binding/gen/bindings_coll_init.cc \
 	src/binding/gen/bindings_info.cc \
-	src/binding/gen/bindings_rma.cc
+	src/binding/gen/bindings_rma.cc \
+	src/binding/gen/bindings_io.cc
 noinst_HEADERS += \
 	src/binding/call.h \
 	src/binding/gen/impl.h

@@ -1,11 +1,13 @@
 #include "binding/call.h"
 
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
+#include "mpi/io/io.h"
 #include "mpi/request/request.h"
 
 namespace stmpi::binding {
@@ -48,6 +50,21 @@ int Call::raise(int code) {
       return mpi::win_raise(win, code, function_);
   }
   return mpi::errhan::raise_on_comm(mpi::comm_get(error_comm_), code, function_);
+}
+
+int Call::unsupported() {
+  code_ = mpi::errhan::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
+                                  "%s is not provided by this build (the README lists the features "
+                                  "not provided yet)", function_);
+  // Errors of the I/O chapter go to the default file error handler, which
+  // returns unless the user set another on MPI_FILE_NULL.
+  if (std::strncmp(function_, "MPI_File_", 9) == 0 ||
+      std::strcmp(function_, "MPI_Register_datarep") == 0 ||
+      std::strcmp(function_, "MPI_Register_datarep_c") == 0) {
+    if (!mpi::is_initialized() || mpi::is_finalized()) return raise(code_);
+    return mpi::io::raise_on_file_null(code_, function_);
+  }
+  return raise(code_);
 }
 
 void Call::note_request_comm(MPI_Request request) {

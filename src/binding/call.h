@@ -67,6 +67,9 @@ class Call {
     if (code == MPI_SUCCESS) [[likely]] return code;
     return raise(code);
   }
+  // The function belongs to a feature this build does not provide (flag
+  // `unsupported` in maint/functions.txt): raises MPI_ERR_UNSUPPORTED_OPERATION.
+  int unsupported() __attribute__((cold));
 
   // Input handles: the object, or nullptr after recording MPI_ERR_COMM,
   // MPI_ERR_TYPE, MPI_ERR_GROUP or MPI_ERR_OP.

@@ -5,6 +5,7 @@ libmpi_la_SOURCES += \
 	src/mpi/init/init.cc \
 	src/mpi/request/request.cc \
 	src/mpi/request/wait.cc \
+	src/mpi/request/status_convert.cc \
 	src/mpi/pt2pt/start.cc \
 	src/mpi/pt2pt/send_recv.cc \
 	src/mpi/pt2pt/bsend.cc \
@@ -24,3 +25,4 @@ include src/mpi/coll/sources.mk
 include src/mpi/info/sources.mk
 include src/mpi/rma/sources.mk
 include src/mpi/mpix/sources.mk
+include src/mpi/io/sources.mk

@@ -28,4 +28,10 @@ uninstall-local:
 bin_PROGRAMS += stmpi_info
 stmpi_info_SOURCES = src/tools/info/main.cc
 stmpi_info_LDADD = libmpi.la
-EXTRA_DIST += src/tools/mpicc.in src/tools/mpicxx.in
+EXTRA_DIST += src/tools/mpicc.in src/tools/stmpi.pc.in
+
+# pkg-config files: stmpi.pc, and mpich.pc for builds that ask for MPICH by name
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = src/tools/stmpi.pc
+install-data-hook:
+	cd $(DESTDIR)$(pkgconfigdir) && sed 's/^Name: stmpi/Name: mpich/' stmpi.pc > mpich.pc

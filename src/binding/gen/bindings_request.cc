@@ -273,3 +273,63 @@ extern "C" STMPI_API int PMPI_Grequest_complete(MPI_Request request) {
 }
 extern "C" STMPI_API decltype(PMPI_Grequest_complete) MPI_Grequest_complete
     __attribute__((weak, alias("PMPI_Grequest_complete")));
+
+extern "C" STMPI_API int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+  Call call("MPI_Status_c2f", Call::kNoLock);
+  call.status(c_status, "c_status");
+  call.not_null(f_status, "f_status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_c2f(c_status, f_status));
+}
+extern "C" STMPI_API decltype(PMPI_Status_c2f) MPI_Status_c2f
+    __attribute__((weak, alias("PMPI_Status_c2f")));
+
+extern "C" STMPI_API int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+  Call call("MPI_Status_f2c", Call::kNoLock);
+  call.not_null(f_status, "f_status");
+  call.not_null(c_status, "c_status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_f2c(f_status, c_status));
+}
+extern "C" STMPI_API decltype(PMPI_Status_f2c) MPI_Status_f2c
+    __attribute__((weak, alias("PMPI_Status_f2c")));
+
+extern "C" STMPI_API int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status) {
+  Call call("MPI_Status_c2f08", Call::kNoLock);
+  call.status(c_status, "c_status");
+  call.not_null(f08_status, "f08_status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_c2f08(c_status, f08_status));
+}
+extern "C" STMPI_API decltype(PMPI_Status_c2f08) MPI_Status_c2f08
+    __attribute__((weak, alias("PMPI_Status_c2f08")));
+
+extern "C" STMPI_API int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status) {
+  Call call("MPI_Status_f082c", Call::kNoLock);
+  call.not_null(f08_status, "f08_status");
+  call.not_null(c_status, "c_status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_f082c(f08_status, c_status));
+}
+extern "C" STMPI_API decltype(PMPI_Status_f082c) MPI_Status_f082c
+    __attribute__((weak, alias("PMPI_Status_f082c")));
+
+extern "C" STMPI_API int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status) {
+  Call call("MPI_Status_f2f08", Call::kNoLock);
+  call.not_null(f_status, "f_status");
+  call.not_null(f08_status, "f08_status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_f2f08(f_status, f08_status));
+}
+extern "C" STMPI_API decltype(PMPI_Status_f2f08) MPI_Status_f2f08
+    __attribute__((weak, alias("PMPI_Status_f2f08")));
+
+extern "C" STMPI_API int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status) {
+  Call call("MPI_Status_f082f", Call::kNoLock);
+  call.not_null(f08_status, "f08_status");
+  call.not_null(f_status, "f_status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_f082f(f08_status, f_status));
+}
+extern "C" STMPI_API decltype(PMPI_Status_f082f) MPI_Status_f082f
+    __attribute__((weak, alias("PMPI_Status_f082f")));

@@ -185,6 +185,12 @@ double wtick();
     MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
     MPI_Request* request);
 [[nodiscard]] int grequest_complete(MPI_Request request);
+[[nodiscard]] int status_c2f(const MPI_Status* c_status, MPI_Fint* f_status);
+[[nodiscard]] int status_f2c(const MPI_Fint* f_status, MPI_Status* c_status);
+[[nodiscard]] int status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status);
+[[nodiscard]] int status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status);
+[[nodiscard]] int status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status);
+[[nodiscard]] int status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status);
 
 // Communicators and groups
 [[nodiscard]] int comm_rank(mpi::Comm& comm, int* rank);
@@ -675,5 +681,14 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int win_flush_local(int rank, mpi::Win& win);
 [[nodiscard]] int win_flush_local_all(mpi::Win& win);
 [[nodiscard]] int win_sync(mpi::Win& win);
+
+// I/O (not provided yet)
+MPI_Fint file_c2f(MPI_File file);
+[[nodiscard]] int file_call_errhandler(MPI_File fh, int errorcode);
+[[nodiscard]] int file_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
+    MPI_Errhandler* errhandler);
+MPI_File file_f2c(MPI_Fint file);
+[[nodiscard]] int file_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
+[[nodiscard]] int file_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 
 }  // namespace stmpi::impl

@@ -20,6 +20,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
+#include "mpi/io/io.h"
 #include "mpi/init/state.h"
 #include "mpi/rma/rma.h"
 #include "pmi/client.h"
@@ -98,6 +99,7 @@ int finalize() {
   // Every rank arrives before anyone tears down shared memory.
   if (int err = barrier(*mpi::comm_world()); err != MPI_SUCCESS) return err;
   mpi::rma::finalize();
+  mpi::io::finalize();
   if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
   mpi::comm_finalize_world();
   (void)pmi::client().finalize();

@@ -1,0 +1,18 @@
+// MPI-IO is not provided yet. What exists: the handle MPI_FILE_NULL, its
+// Fortran conversion, file error handlers (the default one lives on
+// MPI_FILE_NULL, MPI_ERRORS_RETURN unless the user sets another), and the
+// raising of the MPI_ERR_UNSUPPORTED_OPERATION that every other MPI_File_*
+// call returns.
+#pragma once
+
+namespace stmpi::mpi::io {
+
+// Applies the default file error handler (the one set on MPI_FILE_NULL) to
+// `code`, as MPI does for errors of calls without a file handle (MPI_File_open,
+// MPI_File_delete, MPI_Register_datarep). Returns the code to return.
+int raise_on_file_null(int code, const char* function);
+
+// Drops the reference to a user's default file error handler (MPI_Finalize).
+void finalize();
+
+}  // namespace stmpi::mpi::io

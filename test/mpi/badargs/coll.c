@@ -138,8 +138,11 @@ int main(int argc, char **argv)
     MPI_Type_create_hindexed(1, &one, &addr, MPI_INT, &absolute);
     MPI_Type_commit(&absolute);
     a[3] = is_root ? 1234 : -1;
-    EXPECT2_OK(MPI_Bcast, MPI_BOTTOM, 1, absolute, root, W);
-    CHECK_INT(a[3], 1234);
+    EXPECT(MPI_SUCCESS, NULL,
+           VALUE(MPI_Bcast(MPI_BOTTOM, 1, absolute, root, W), a[3], 1234));
+    a[3] = is_root ? 4321 : -1;
+    EXPECT(MPI_SUCCESS, NULL,
+           VALUE(MPI_Bcast_c(MPI_BOTTOM, 1, absolute, root, W), a[3], 4321));
     MPI_Type_free(&absolute);
 
     MPI_Type_free(&uncommitted);

@@ -45,11 +45,6 @@ int return_group(std::vector<int> world_ranks, MPI_Group* newgroup) {
 int check_rank_list(const Group& group, int n, const int ranks[], const char* function,
                     std::vector<int>* selected) {
   if (n < 0) return make_error(MPI_ERR_ARG, "%s: n = %d is negative", function, n);
-  // More ranks than the group has cannot all be distinct (and the caller's
-  // array may be shorter than n): refuse before reading it.
-  if (n > group.size())
-    return make_error(MPI_ERR_ARG, "%s: n = %d is larger than the group (size %d)", function, n,
-                      group.size());
   selected->assign(group.size(), 0);
   for (int i = 0; i < n; ++i) {
     const int r = ranks[i];

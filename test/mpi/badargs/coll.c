@@ -116,6 +116,14 @@ int main(int argc, char **argv)
     EXPECT2(MPI_ERR_BUFFER, "inoutbuf", MPI_Reduce_local, a, IP, 4, MPI_INT, MPI_SUM);
     EXPECT2(MPI_ERR_OP, "op", MPI_Reduce_local, a, b, 4, MPI_INT, MPI_OP_NULL);
 
+    /* Sizes that do not fit in MPI_Count: never a 0-byte collective. */
+    const MPI_Count huge = (MPI_Count)1 << 62;
+    EXPECT(MPI_ERR_COUNT, "buffer", MPI_Bcast_c(a, huge, MPI_DOUBLE, root, W));
+    EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Allreduce_c(a, b, huge, MPI_DOUBLE, MPI_SUM, W));
+    EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Gather_c(a, huge, MPI_DOUBLE, b, huge, MPI_DOUBLE, root, W));
+    EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Alltoall_c(IP, 0, MPI_INT, b, huge, MPI_DOUBLE, W));
+    EXPECT(MPI_ERR_COUNT, "inbuf", MPI_Reduce_local_c(a, b, huge, MPI_DOUBLE, MPI_SUM));
+
     /* Legal edge cases. */
     EXPECT2_OK(MPI_Bcast, NULL, 0, MPI_INT, root, W);
     EXPECT2_OK(MPI_Allreduce, IP, b, 4, MPI_INT, MPI_SUM, W);

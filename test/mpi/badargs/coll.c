@@ -21,7 +21,7 @@ static void user_op(void *in, void *inout, int *len, MPI_Datatype *type)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
+    int rank, size, rank_copy;
     ba_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -123,6 +123,17 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Gather_c(a, huge, MPI_DOUBLE, b, huge, MPI_DOUBLE, root, W));
     EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Alltoall_c(IP, 0, MPI_INT, b, huge, MPI_DOUBLE, W));
     EXPECT(MPI_ERR_COUNT, "inbuf", MPI_Reduce_local_c(a, b, huge, MPI_DOUBLE, MPI_SUM));
+
+    /* Operations */
+    MPI_Op op = MPI_SUM;
+    EXPECT(MPI_ERR_OP, "op", MPI_Op_free(&op));
+    op = MPI_OP_NULL;
+    EXPECT(MPI_ERR_OP, "op", MPI_Op_free(&op));
+    EXPECT(MPI_ERR_ARG, "op", MPI_Op_free(NULL));
+    EXPECT(MPI_ERR_ARG, "user_fn", MPI_Op_create(NULL, 1, &op));
+    EXPECT(MPI_ERR_ARG, "op", MPI_Op_create(user_op, 1, NULL));
+    EXPECT(MPI_ERR_ARG, "commute", MPI_Op_commutative(MPI_SUM, NULL));
+    EXPECT(MPI_ERR_OP, "op", MPI_Op_commutative(freed_op, &rank_copy));
 
     /* Legal edge cases. */
     EXPECT2_OK(MPI_Bcast, NULL, 0, MPI_INT, root, W);

@@ -41,6 +41,10 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_ARG, "comm_name", MPI_Comm_set_name(W, NULL));
     EXPECT(MPI_ERR_ARG, "resultlen", MPI_Comm_get_name(W, (char[MPI_MAX_OBJECT_NAME]){0}, NULL));
 
+    EXPECT(MPI_ERR_ARG, "color", MPI_Comm_split(W, -5, 0, &c));
+    EXPECT(MPI_ERR_COMM, "comm", MPI_Comm_split(MPI_COMM_NULL, 0, 0, &c));
+    EXPECT(MPI_ERR_ARG, "newcomm", MPI_Comm_create(W, world_group, NULL));
+
     /* Groups */
     int bad_ranks[2] = {0, size};
     int dup_ranks[2] = {0, 0};

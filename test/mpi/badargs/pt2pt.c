@@ -103,6 +103,20 @@ int main(int argc, char **argv)
     EXPECT2(MPI_ERR_TAG, "recvtag", MPI_Isendrecv_replace, a, 1, MPI_INT, peer, 0, peer, -6, W,
             &req);
 
+    /* Persistent requests: starting one twice, a freed one. */
+    {
+        MPI_Request p;
+        MPI_Recv_init(a, 1, MPI_INT, MPI_PROC_NULL, 0, W, &p);
+        MPI_Start(&p);
+        EXPECT(MPI_ERR_REQUEST, "request", MPI_Start(&p));
+        MPI_Wait(&p, MPI_STATUS_IGNORE);
+        MPI_Request copy = p;
+        MPI_Request_free(&p);
+        EXPECT(MPI_ERR_REQUEST, "request", MPI_Start(&copy));
+    }
+    /* Bsend without an attached buffer. */
+    EXPECT2(MPI_ERR_BUFFER, "buffer", MPI_Bsend, a, 1, MPI_INT, peer, 0, W);
+
     /* Buffer attach/detach */
     EXPECT2(MPI_ERR_BUFFER, "buffer", MPI_Buffer_attach, NULL, 100);
     EXPECT2(MPI_ERR_COUNT, "size", MPI_Buffer_attach, a, -1);

@@ -63,6 +63,22 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_RANK, "rank", MPI_Win_flush(size, win));
     MPI_Win_unlock(peer, win);
 
+    EXPECT(MPI_ERR_GROUP, "group", MPI_Win_start(MPI_GROUP_NULL, 0, win));
+    EXPECT(MPI_ERR_GROUP, "group", MPI_Win_post(MPI_GROUP_NULL, 0, win));
+    EXPECT(MPI_ERR_ASSERT, "assert", MPI_Win_fence(0x7fff0000, win));
+    EXPECT(MPI_ERR_ASSERT, "assert", MPI_Win_lock(MPI_LOCK_SHARED, peer, 0x7fff0000, win));
+    {
+        MPI_Aint sz;
+        int du;
+        void *ptr;
+        /* MPI 4.0 allows every flavor (size 0 where not shared); a rank
+         * outside the window is an error. */
+        EXPECT_OK(MPI_Win_shared_query(win, 0, &sz, &du, &ptr));
+        EXPECT(MPI_ERR_RANK, "rank", MPI_Win_shared_query(win, size, &sz, &du, &ptr));
+    }
+    EXPECT(MPI_ERR_RMA_SYNC, "epoch", MPI_Win_wait(win));
+    EXPECT(MPI_ERR_RMA_SYNC, "lock", MPI_Win_flush(peer, win));
+
     EXPECT(MPI_ERR_ARG, "flag", MPI_Win_get_attr(win, MPI_WIN_BASE, &base, NULL));
     EXPECT(MPI_ERR_KEYVAL, "keyval", MPI_Win_get_attr(win, 424242, &base, &flag));
     EXPECT(MPI_ERR_ARG, "win_name", MPI_Win_set_name(win, NULL));

@@ -41,6 +41,12 @@ NO_OP_ORIGIN = {'MPI_Get_accumulate', 'MPI_Rget_accumulate'}
 ONE_ELEMENT = {'MPI_Fetch_and_op': {'origin_addr': 'op != MPI_NO_OP'},
                'MPI_Compare_and_swap': {}}
 
+# Buffers outside collectives that have no count and datatype to check
+# against but still must not be MPI_IN_PLACE (memory the library will
+# write or read later).
+NOT_IN_PLACE = {'MPI_Buffer_attach': 'buffer', 'MPI_Win_create': 'base',
+                'MPI_Win_attach': 'base', 'MPI_Pack': 'outbuf', 'MPI_Unpack': 'inbuf'}
+
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
                    'ARRAY_LENGTH_NNI'}
@@ -486,6 +492,13 @@ def collective_buffer_checks(f, conditions):
     return lines
 
 
+def conditional(condition, checks):
+    """`checks`, run only when `condition` (a C++ expression) holds."""
+    if not condition:
+        return checks
+    return [f'if ({condition}) {{'] + ['  ' + c for c in checks] + ['}']
+
+
 def wrapper_checks(f):
     lines = []
     comm = first_comm(f)
@@ -519,19 +532,23 @@ def wrapper_checks(f):
     # Buffers last: their check needs the datatype.
     if is_collective(f):
         lines.extend(collective_buffer_checks(f, conditions))
+    # Elsewhere MPI_IN_PLACE is never a buffer (it is not an address).
     elif f.name in ONE_ELEMENT:
         datatype = next(p for p in f.params if p.kind == 'DATATYPE')
         for buf in (p for p in f.params if p.kind == 'BUFFER'):
-            check = f'call.buffer({buf.name}, 1, {object_var(datatype)}, "{buf.name}");'
-            condition = ONE_ELEMENT[f.name].get(buf.name)
-            lines.append(f'if ({condition}) {check}' if condition else check)
+            checks = [f'call.not_in_place({buf.name}, "{buf.name}");',
+                      f'call.buffer({buf.name}, 1, {object_var(datatype)}, "{buf.name}");']
+            lines.extend(conditional(ONE_ELEMENT[f.name].get(buf.name), checks))
     else:
+        base = f.name.removesuffix('_c')
+        if base in NOT_IN_PLACE:
+            lines.append(f'call.not_in_place({NOT_IN_PLACE[base]}, "{NOT_IN_PLACE[base]}");')
         for buf_name, (count, datatype) in buffer_partners(f).items():
             if count is not None and datatype is not None:
-                check = f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, "{buf_name}");'
-                if datatype.name in conditions:
-                    check = f'if ({conditions[datatype.name]}) {check}'
-                lines.append(check)
+                checks = [f'call.not_in_place({buf_name}, "{buf_name}");',
+                          f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, '
+                          f'"{buf_name}");']
+                lines.extend(conditional(conditions.get(datatype.name), checks))
     return lines
 
 

@@ -85,6 +85,8 @@ int main(int argc, char **argv)
                                               MPI_COMM_WORLD));
     EXPECT(MPI_ERR_BUFFER, "inbuf", MPI_Pack(NULL, 1, MPI_INT, packbuf, 64, &position,
                                              MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "outbuf", MPI_Pack(in, 1, MPI_INT, MPI_IN_PLACE, 64, &position,
+                                              MPI_COMM_WORLD));
     position = 60;
     EXPECT(MPI_ERR_TRUNCATE, "insize", MPI_Unpack(packbuf, 64, &position, in, 2, MPI_INT,
                                                   MPI_COMM_WORLD));

@@ -62,6 +62,14 @@ int main(int argc, char **argv)
            MPI_Sendrecv_c(a, (MPI_Count)1 << 62, MPI_DOUBLE, rank, 0, a, 1, MPI_DOUBLE, rank, 0, W,
                           &st));
 
+    /* MPI_IN_PLACE is not an address: only collectives take it. */
+    EXPECT2(MPI_ERR_BUFFER, "buf", MPI_Send, MPI_IN_PLACE, 1, MPI_INT, peer, 0, W);
+    EXPECT2(MPI_ERR_BUFFER, "buf", MPI_Isend, MPI_IN_PLACE, 1, MPI_INT, rank, 0, W, &req);
+    EXPECT2(MPI_ERR_BUFFER, "buf", MPI_Recv, MPI_IN_PLACE, 1, MPI_INT, peer, 0, W, &st);
+    EXPECT2(MPI_ERR_BUFFER, "sendbuf", MPI_Sendrecv, MPI_IN_PLACE, 1, MPI_INT, rank, 0, a, 1,
+            MPI_INT, rank, 0, W, &st);
+    EXPECT2(MPI_ERR_BUFFER, "buffer", MPI_Buffer_attach, MPI_IN_PLACE, 1000);
+
     /* Receives and probes. */
     EXPECT2(MPI_ERR_RANK, "source", MPI_Recv, a, 1, MPI_INT, size, 0, W, &st);
     EXPECT2(MPI_ERR_RANK, "source", MPI_Recv, a, 1, MPI_INT, -9, 0, W, &st);

@@ -53,6 +53,9 @@ int main(int argc, char **argv)
                                                     win));
     EXPECT(MPI_ERR_TYPE, "target_datatype", MPI_Get(r, 1, MPI_INT, peer, 0, 1, (MPI_Datatype)0x4cabcdef,
                                                     win));
+    EXPECT(MPI_ERR_BUFFER, "origin_addr", MPI_Put(MPI_IN_PLACE, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
+    EXPECT(MPI_ERR_BUFFER, "result_addr",
+           MPI_Fetch_and_op(a, MPI_IN_PLACE, MPI_INT, peer, 0, MPI_SUM, win));
     EXPECT(MPI_ERR_RMA_RANGE, "target", MPI_Put(a, 4, MPI_INT, peer, 14, 4, MPI_INT, win));
     EXPECT(MPI_ERR_OP, "op", MPI_Accumulate(a, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_OP_NULL, win));
     EXPECT(MPI_ERR_OP, "op", MPI_Accumulate(a, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win));

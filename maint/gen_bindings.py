@@ -88,6 +88,13 @@ IN_PLACE = {
 # with every other counts array a buffer holds the data of all entries.
 OWN_COUNT_ENTRY = {('reduce_scatter', 'recvbuf')}
 
+# Collective buffers that hold one block of `count` elements per process of
+# the communicator (Gather's recvbuf at the root, Alltoall's both): the
+# whole buffer's byte size must fit too, not only one block's.
+PER_PROCESS_BLOCKS = {('gather', 'recvbuf'), ('scatter', 'sendbuf'), ('allgather', 'recvbuf'),
+                      ('alltoall', 'sendbuf'), ('alltoall', 'recvbuf'),
+                      ('reduce_scatter_block', 'sendbuf')}
+
 CHAPTER_TITLES = {
     'env': 'Environment, error handling, memory',
     'pt2pt': 'Point-to-point communication',
@@ -459,7 +466,10 @@ def collective_buffer_checks(f, conditions):
         if count is not None and datatype is not None:
             type_obj = object_var(datatype) if datatype.is_value else 'nullptr'
             types = 'nullptr' if datatype.is_value else datatype.name
-            if count.is_value:
+            if count.is_value and comm is not None and (family(f), name) in PER_PROCESS_BLOCKS:
+                null_check = (f'call.buffer_blocks({name}, {count.name}, {object_var(comm)}, '
+                              f'{type_obj}, "{name}");')
+            elif count.is_value:
                 null_check = f'call.buffer({name}, {count.name}, {type_obj}, "{name}");'
             elif comm is not None and (family(f), name) in OWN_COUNT_ENTRY:
                 null_check = (f'call.buffer_own_count({name}, {count.name}, {object_var(comm)}, '

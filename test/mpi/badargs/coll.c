@@ -123,6 +123,16 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Gather_c(a, huge, MPI_DOUBLE, b, huge, MPI_DOUBLE, root, W));
     EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Alltoall_c(IP, 0, MPI_INT, b, huge, MPI_DOUBLE, W));
     EXPECT(MPI_ERR_COUNT, "inbuf", MPI_Reduce_local_c(a, b, huge, MPI_DOUBLE, MPI_SUM));
+    /* One block fits (2^62 bytes), the blocks of all processes do not. */
+    const MPI_Count block = (MPI_Count)1 << 59;
+    if (size >= 2) {
+        EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Allgather_c(a, 1, MPI_INT, b, block, MPI_DOUBLE, W));
+        EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Alltoall_c(a, block, MPI_DOUBLE, b, 1, MPI_INT, W));
+        EXPECT(MPI_ERR_COUNT, is_root ? "recvbuf" : "sendbuf",
+               MPI_Gather_c(a, is_root ? 1 : huge, MPI_DOUBLE, b, block, MPI_DOUBLE, root, W));
+        EXPECT(MPI_ERR_COUNT, is_root ? "sendbuf" : "recvbuf",
+               MPI_Scatter_c(a, block, MPI_DOUBLE, b, is_root ? 1 : huge, MPI_DOUBLE, root, W));
+    }
 
     /* Operations */
     MPI_Op op = MPI_SUM;

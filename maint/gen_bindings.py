@@ -41,6 +41,12 @@ NO_OP_ORIGIN = {'MPI_Get_accumulate', 'MPI_Rget_accumulate'}
 ONE_ELEMENT = {'MPI_Fetch_and_op': {'origin_addr': 'op != MPI_NO_OP'},
                'MPI_Compare_and_swap': {}}
 
+# Buffers outside collectives that have no count and datatype to check
+# against but still must not be MPI_IN_PLACE (memory the library will
+# write or read later).
+NOT_IN_PLACE = {'MPI_Buffer_attach': 'buffer', 'MPI_Win_create': 'base',
+                'MPI_Win_attach': 'base', 'MPI_Pack': 'outbuf', 'MPI_Unpack': 'inbuf'}
+
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
                    'ARRAY_LENGTH_NNI'}
@@ -81,6 +87,13 @@ IN_PLACE = {
 # the calling process's (Reduce_scatter's recvbuf gets recvcounts[rank]);
 # with every other counts array a buffer holds the data of all entries.
 OWN_COUNT_ENTRY = {('reduce_scatter', 'recvbuf')}
+
+# Collective buffers that hold one block of `count` elements per process of
+# the communicator (Gather's recvbuf at the root, Alltoall's both): the
+# whole buffer's byte size must fit too, not only one block's.
+PER_PROCESS_BLOCKS = {('gather', 'recvbuf'), ('scatter', 'sendbuf'), ('allgather', 'recvbuf'),
+                      ('alltoall', 'sendbuf'), ('alltoall', 'recvbuf'),
+                      ('reduce_scatter_block', 'sendbuf')}
 
 CHAPTER_TITLES = {
     'env': 'Environment, error handling, memory',
@@ -474,7 +487,10 @@ def collective_buffer_checks(f, conditions):
         if count is not None and datatype is not None:
             type_obj = object_var(datatype) if datatype.is_value else 'nullptr'
             types = 'nullptr' if datatype.is_value else datatype.name
-            if count.is_value:
+            if count.is_value and comm is not None and (family(f), name) in PER_PROCESS_BLOCKS:
+                null_check = (f'call.buffer_blocks({name}, {count.name}, {object_var(comm)}, '
+                              f'{type_obj}, "{name}");')
+            elif count.is_value:
                 null_check = f'call.buffer({name}, {count.name}, {type_obj}, "{name}");'
             elif comm is not None and (family(f), name) in OWN_COUNT_ENTRY:
                 null_check = (f'call.buffer_own_count({name}, {count.name}, {object_var(comm)}, '
@@ -505,6 +521,13 @@ def collective_buffer_checks(f, conditions):
         else:
             lines.extend(checks)
     return lines
+
+
+def conditional(condition, checks):
+    """`checks`, run only when `condition` (a C++ expression) holds."""
+    if not condition:
+        return checks
+    return [f'if ({condition}) {{'] + ['  ' + c for c in checks] + ['}']
 
 
 def wrapper_checks(f):
@@ -541,19 +564,23 @@ def wrapper_checks(f):
     # Buffers last: their check needs the datatype.
     if is_collective(f):
         lines.extend(collective_buffer_checks(f, conditions))
+    # Elsewhere MPI_IN_PLACE is never a buffer (it is not an address).
     elif f.name in ONE_ELEMENT:
         datatype = next(p for p in f.params if p.kind == 'DATATYPE')
         for buf in (p for p in f.params if p.kind == 'BUFFER'):
-            check = f'call.buffer({buf.name}, 1, {object_var(datatype)}, "{buf.name}");'
-            condition = ONE_ELEMENT[f.name].get(buf.name)
-            lines.append(f'if ({condition}) {check}' if condition else check)
+            checks = [f'call.not_in_place({buf.name}, "{buf.name}");',
+                      f'call.buffer({buf.name}, 1, {object_var(datatype)}, "{buf.name}");']
+            lines.extend(conditional(ONE_ELEMENT[f.name].get(buf.name), checks))
     else:
+        base = f.name.removesuffix('_c')
+        if base in NOT_IN_PLACE:
+            lines.append(f'call.not_in_place({NOT_IN_PLACE[base]}, "{NOT_IN_PLACE[base]}");')
         for buf_name, (count, datatype) in buffer_partners(f).items():
             if count is not None and datatype is not None:
-                check = f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, "{buf_name}");'
-                if datatype.name in conditions:
-                    check = f'if ({conditions[datatype.name]}) {check}'
-                lines.append(check)
+                checks = [f'call.not_in_place({buf_name}, "{buf_name}");',
+                          f'call.buffer({buf_name}, {count.name}, {object_var(datatype)}, '
+                          f'"{buf_name}");']
+                lines.extend(conditional(conditions.get(datatype.name), checks))
     return lines
 
 

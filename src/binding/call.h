@@ -204,6 +204,15 @@ class Call {
       if (t != nullptr && t->predefined) return fail_buffer(counts[i], arg);
     }
   }
+  // A buffer of one block of `count` elements per process of `comm`.
+  void buffer_blocks(const void* buf, MPI_Count count, const mpi::Comm* comm,
+                     const mpi::Datatype* type, const char* arg) {
+    if (failed()) [[unlikely]] return;
+    MPI_Count total;
+    if (__builtin_mul_overflow(count, MPI_Count{comm->size}, &total)) [[unlikely]]
+      return fail_count_overflow(count, type, arg);
+    buffer(buf, total, type, arg);
+  }
   // A NULL buffer for this process's entry of counts (Reduce_scatter's recvbuf).
   template <class Count>
   void buffer_own_count(const void* buf, const Count* counts, const mpi::Comm* comm,

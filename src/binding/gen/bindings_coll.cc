@@ -144,7 +144,7 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -172,7 +172,7 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -198,7 +198,7 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -227,7 +227,7 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -251,7 +251,7 @@ extern "C" STMPI_API int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_
   }
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allgather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -273,7 +273,7 @@ extern "C" STMPI_API int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcou
   }
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -292,9 +292,11 @@ extern "C" STMPI_API int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_D
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (sendbuf != MPI_IN_PLACE) {
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+  }
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::alltoall(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));
@@ -314,9 +316,11 @@ extern "C" STMPI_API int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcoun
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (sendbuf != MPI_IN_PLACE) {
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+  }
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj));

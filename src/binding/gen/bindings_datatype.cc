@@ -427,6 +427,8 @@ extern "C" STMPI_API int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype 
   call.count(incount, "incount");
   call.count(outsize, "outsize");
   call.not_null(position, "position");
+  call.not_in_place(outbuf, "outbuf");
+  call.not_in_place(inbuf, "inbuf");
   call.buffer(inbuf, incount, datatype_obj, "inbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::pack(inbuf, incount, *datatype_obj, outbuf, outsize, position,
@@ -442,6 +444,8 @@ extern "C" STMPI_API int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_D
   call.count(incount, "incount");
   call.count(outsize, "outsize");
   call.not_null(position, "position");
+  call.not_in_place(outbuf, "outbuf");
+  call.not_in_place(inbuf, "inbuf");
   call.buffer(inbuf, incount, datatype_obj, "inbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::pack_c(inbuf, incount, *datatype_obj, outbuf, outsize, position,
@@ -456,6 +460,8 @@ extern "C" STMPI_API int PMPI_Unpack(const void* inbuf, int insize, int* positio
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   call.count(insize, "insize");
   call.not_null(position, "position");
+  call.not_in_place(inbuf, "inbuf");
+  call.not_in_place(outbuf, "outbuf");
   call.buffer(outbuf, outcount, datatype_obj, "outbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::unpack(inbuf, insize, position, outbuf, outcount, *datatype_obj,
@@ -470,6 +476,8 @@ extern "C" STMPI_API int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   call.count(insize, "insize");
   call.not_null(position, "position");
+  call.not_in_place(inbuf, "inbuf");
+  call.not_in_place(outbuf, "outbuf");
   call.buffer(outbuf, outcount, datatype_obj, "outbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::unpack_c(inbuf, insize, position, outbuf, outcount, *datatype_obj,

@@ -22,6 +22,7 @@ extern "C" STMPI_API int PMPI_Send(const void* buf, int count, MPI_Datatype data
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::send(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -36,6 +37,7 @@ extern "C" STMPI_API int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datat
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::send_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -50,6 +52,7 @@ extern "C" STMPI_API int PMPI_Ssend(const void* buf, int count, MPI_Datatype dat
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::ssend(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -64,6 +67,7 @@ extern "C" STMPI_API int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Data
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::ssend_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -79,6 +83,7 @@ extern "C" STMPI_API int PMPI_Rsend(const void* buf, int count, MPI_Datatype dat
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::rsend(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -93,6 +98,7 @@ extern "C" STMPI_API int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Data
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::rsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -108,6 +114,7 @@ extern "C" STMPI_API int PMPI_Bsend(const void* buf, int count, MPI_Datatype dat
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::bsend(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -122,6 +129,7 @@ extern "C" STMPI_API int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Data
   call.count(count, "count");
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::bsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
@@ -138,6 +146,7 @@ extern "C" STMPI_API int PMPI_Isend(const void* buf, int count, MPI_Datatype dat
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::isend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -153,6 +162,7 @@ extern "C" STMPI_API int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Data
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::isend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -169,6 +179,7 @@ extern "C" STMPI_API int PMPI_Issend(const void* buf, int count, MPI_Datatype da
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::issend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -184,6 +195,7 @@ extern "C" STMPI_API int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Dat
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::issend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -200,6 +212,7 @@ extern "C" STMPI_API int PMPI_Irsend(const void* buf, int count, MPI_Datatype da
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::irsend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -215,6 +228,7 @@ extern "C" STMPI_API int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Dat
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::irsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -231,6 +245,7 @@ extern "C" STMPI_API int PMPI_Ibsend(const void* buf, int count, MPI_Datatype da
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::ibsend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -246,6 +261,7 @@ extern "C" STMPI_API int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Dat
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::ibsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -262,6 +278,7 @@ extern "C" STMPI_API int PMPI_Send_init(const void* buf, int count, MPI_Datatype
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::send_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -278,6 +295,7 @@ extern "C" STMPI_API int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::send_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -294,6 +312,7 @@ extern "C" STMPI_API int PMPI_Ssend_init(const void* buf, int count, MPI_Datatyp
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::ssend_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -310,6 +329,7 @@ extern "C" STMPI_API int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::ssend_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -326,6 +346,7 @@ extern "C" STMPI_API int PMPI_Rsend_init(const void* buf, int count, MPI_Datatyp
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::rsend_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -342,6 +363,7 @@ extern "C" STMPI_API int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::rsend_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -358,6 +380,7 @@ extern "C" STMPI_API int PMPI_Bsend_init(const void* buf, int count, MPI_Datatyp
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::bsend_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -374,6 +397,7 @@ extern "C" STMPI_API int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI
   call.rank(dest, "dest", comm_obj, RankKind::kDest);
   call.tag(tag, "tag", TagKind::kSend);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::bsend_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
@@ -384,6 +408,7 @@ extern "C" STMPI_API decltype(PMPI_Bsend_init_c) MPI_Bsend_init_c
 extern "C" STMPI_API int PMPI_Buffer_attach(void* buffer, int size) {
   Call call("MPI_Buffer_attach");
   call.count(size, "size");
+  call.not_in_place(buffer, "buffer");
   if (call.failed()) return call.result();
   return call.finish(impl::buffer_attach(buffer, size));
 }
@@ -393,6 +418,7 @@ extern "C" STMPI_API decltype(PMPI_Buffer_attach) MPI_Buffer_attach
 extern "C" STMPI_API int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
   Call call("MPI_Buffer_attach_c");
   call.count(size, "size");
+  call.not_in_place(buffer, "buffer");
   if (call.failed()) return call.result();
   return call.finish(impl::buffer_attach_c(buffer, size));
 }
@@ -428,6 +454,7 @@ extern "C" STMPI_API int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, 
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(tag, "tag", TagKind::kRecv);
   call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::recv(buf, count, *datatype_obj, source, tag, *comm_obj, status));
@@ -443,6 +470,7 @@ extern "C" STMPI_API int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype da
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(tag, "tag", TagKind::kRecv);
   call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::recv_c(buf, count, *datatype_obj, source, tag, *comm_obj, status));
@@ -458,6 +486,7 @@ extern "C" STMPI_API int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype,
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(tag, "tag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::irecv(buf, count, *datatype_obj, source, tag, *comm_obj, request));
@@ -473,6 +502,7 @@ extern "C" STMPI_API int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype d
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(tag, "tag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::irecv_c(buf, count, *datatype_obj, source, tag, *comm_obj, request));
@@ -489,6 +519,7 @@ extern "C" STMPI_API int PMPI_Recv_init(void* buf, int count, MPI_Datatype datat
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(tag, "tag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::recv_init(buf, count, *datatype_obj, source, tag, *comm_obj, request));
@@ -505,6 +536,7 @@ extern "C" STMPI_API int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Dataty
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(tag, "tag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::recv_init_c(buf, count, *datatype_obj, source, tag, *comm_obj, request));
@@ -526,7 +558,9 @@ extern "C" STMPI_API int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_D
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(status, "status");
+  call.not_in_place(sendbuf, "sendbuf");
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::sendrecv(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
@@ -549,7 +583,9 @@ extern "C" STMPI_API int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcoun
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(status, "status");
+  call.not_in_place(sendbuf, "sendbuf");
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::sendrecv_c(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
@@ -569,6 +605,7 @@ extern "C" STMPI_API int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatyp
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::sendrecv_replace(buf, count, *datatype_obj, dest, sendtag, source,
@@ -588,6 +625,7 @@ extern "C" STMPI_API int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::sendrecv_replace_c(buf, count, *datatype_obj, dest, sendtag, source,
@@ -610,7 +648,9 @@ extern "C" STMPI_API int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(sendbuf, "sendbuf");
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::isendrecv(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
@@ -633,7 +673,9 @@ extern "C" STMPI_API int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcou
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(sendbuf, "sendbuf");
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::isendrecv_c(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
@@ -653,6 +695,7 @@ extern "C" STMPI_API int PMPI_Isendrecv_replace(void* buf, int count, MPI_Dataty
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::isendrecv_replace(buf, count, *datatype_obj, dest, sendtag, source,
@@ -672,6 +715,7 @@ extern "C" STMPI_API int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MP
   call.rank(source, "source", comm_obj, RankKind::kSource);
   call.tag(recvtag, "recvtag", TagKind::kRecv);
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::isendrecv_replace_c(buf, count, *datatype_obj, dest, sendtag, source,
@@ -739,6 +783,7 @@ extern "C" STMPI_API int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype,
   call.count(count, "count");
   call.not_null(message, "message");
   call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::mrecv(buf, count, *datatype_obj, message, status));
@@ -752,6 +797,7 @@ extern "C" STMPI_API int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype d
   call.count(count, "count");
   call.not_null(message, "message");
   call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::mrecv_c(buf, count, *datatype_obj, message, status));
@@ -766,6 +812,7 @@ extern "C" STMPI_API int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype
   call.count(count, "count");
   call.not_null(message, "message");
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::imrecv(buf, count, *datatype_obj, message, request));
@@ -779,6 +826,7 @@ extern "C" STMPI_API int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype 
   call.count(count, "count");
   call.not_null(message, "message");
   call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
   return call.finish(impl::imrecv_c(buf, count, *datatype_obj, message, request));

@@ -19,6 +19,7 @@ extern "C" STMPI_API int PMPI_Win_create(void* base, MPI_Aint size, int disp_uni
   Call call("MPI_Win_create");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.not_null(win, "win");
+  call.not_in_place(base, "base");
   if (call.failed()) return call.result();
   return call.finish(impl::win_create(base, size, disp_unit, info, *comm_obj, win));
 }
@@ -30,6 +31,7 @@ extern "C" STMPI_API int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint d
   Call call("MPI_Win_create_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.not_null(win, "win");
+  call.not_in_place(base, "base");
   if (call.failed()) return call.result();
   return call.finish(impl::win_create_c(base, size, disp_unit, info, *comm_obj, win));
 }
@@ -123,6 +125,7 @@ extern "C" STMPI_API decltype(PMPI_Win_create_dynamic) MPI_Win_create_dynamic
 extern "C" STMPI_API int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
   Call call("MPI_Win_attach");
   mpi::Win* win_obj = call.win(win, "win");
+  call.not_in_place(base, "base");
   if (call.failed()) return call.result();
   return call.finish(impl::win_attach(*win_obj, base, size));
 }
@@ -294,6 +297,7 @@ extern "C" STMPI_API int PMPI_Put(const void* origin_addr, int origin_count,
   mpi::Datatype* target_datatype_obj = call.datatype(target_datatype, "target_datatype", /*needs_commit=*/true);
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::put(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -310,6 +314,7 @@ extern "C" STMPI_API int PMPI_Put_c(const void* origin_addr, MPI_Count origin_co
   mpi::Datatype* target_datatype_obj = call.datatype(target_datatype, "target_datatype", /*needs_commit=*/true);
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::put_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -326,6 +331,7 @@ extern "C" STMPI_API int PMPI_Get(void* origin_addr, int origin_count, MPI_Datat
   mpi::Datatype* target_datatype_obj = call.datatype(target_datatype, "target_datatype", /*needs_commit=*/true);
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::get(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -342,6 +348,7 @@ extern "C" STMPI_API int PMPI_Get_c(void* origin_addr, MPI_Count origin_count,
   mpi::Datatype* target_datatype_obj = call.datatype(target_datatype, "target_datatype", /*needs_commit=*/true);
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::get_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -359,6 +366,7 @@ extern "C" STMPI_API int PMPI_Accumulate(const void* origin_addr, int origin_cou
   mpi::Op* op_obj = call.op(op, "op");
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::accumulate(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -377,6 +385,7 @@ extern "C" STMPI_API int PMPI_Accumulate_c(const void* origin_addr, MPI_Count or
   mpi::Op* op_obj = call.op(op, "op");
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::accumulate_c(origin_addr, origin_count, *origin_datatype_obj,
@@ -401,7 +410,11 @@ extern "C" STMPI_API int PMPI_Get_accumulate(const void* origin_addr, int origin
     call.count(origin_count, "origin_count");
     origin_datatype_obj = call.datatype(origin_datatype, "origin_datatype", /*needs_commit=*/true);
   }
-  if (op != MPI_NO_OP) call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  if (op != MPI_NO_OP) {
+    call.not_in_place(origin_addr, "origin_addr");
+    call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  }
+  call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::get_accumulate(origin_addr, origin_count, origin_datatype_obj,
@@ -427,7 +440,11 @@ extern "C" STMPI_API int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Coun
     call.count(origin_count, "origin_count");
     origin_datatype_obj = call.datatype(origin_datatype, "origin_datatype", /*needs_commit=*/true);
   }
-  if (op != MPI_NO_OP) call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  if (op != MPI_NO_OP) {
+    call.not_in_place(origin_addr, "origin_addr");
+    call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  }
+  call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::get_accumulate_c(origin_addr, origin_count, origin_datatype_obj,
@@ -443,7 +460,11 @@ extern "C" STMPI_API int PMPI_Fetch_and_op(const void* origin_addr, void* result
   mpi::Win* win_obj = call.win(win, "win");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  if (op != MPI_NO_OP) call.buffer(origin_addr, 1, datatype_obj, "origin_addr");
+  if (op != MPI_NO_OP) {
+    call.not_in_place(origin_addr, "origin_addr");
+    call.buffer(origin_addr, 1, datatype_obj, "origin_addr");
+  }
+  call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, 1, datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::fetch_and_op(origin_addr, result_addr, *datatype_obj, target_rank,
@@ -457,8 +478,11 @@ extern "C" STMPI_API int PMPI_Compare_and_swap(const void* origin_addr, const vo
   Call call("MPI_Compare_and_swap");
   mpi::Win* win_obj = call.win(win, "win");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, 1, datatype_obj, "origin_addr");
+  call.not_in_place(compare_addr, "compare_addr");
   call.buffer(compare_addr, 1, datatype_obj, "compare_addr");
+  call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, 1, datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::compare_and_swap(origin_addr, compare_addr, result_addr, *datatype_obj,
@@ -477,6 +501,7 @@ extern "C" STMPI_API int PMPI_Rput(const void* origin_addr, int origin_count,
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
   call.not_null(request, "request");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::rput(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -494,6 +519,7 @@ extern "C" STMPI_API int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_c
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
   call.not_null(request, "request");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::rput_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -511,6 +537,7 @@ extern "C" STMPI_API int PMPI_Rget(void* origin_addr, int origin_count,
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
   call.not_null(request, "request");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::rget(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -528,6 +555,7 @@ extern "C" STMPI_API int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count,
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
   call.not_null(request, "request");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::rget_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -546,6 +574,7 @@ extern "C" STMPI_API int PMPI_Raccumulate(const void* origin_addr, int origin_co
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
   call.not_null(request, "request");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::raccumulate(origin_addr, origin_count, *origin_datatype_obj, target_rank,
@@ -565,6 +594,7 @@ extern "C" STMPI_API int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count o
   call.count(origin_count, "origin_count");
   call.count(target_count, "target_count");
   call.not_null(request, "request");
+  call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::raccumulate_c(origin_addr, origin_count, *origin_datatype_obj,
@@ -590,7 +620,11 @@ extern "C" STMPI_API int PMPI_Rget_accumulate(const void* origin_addr, int origi
     call.count(origin_count, "origin_count");
     origin_datatype_obj = call.datatype(origin_datatype, "origin_datatype", /*needs_commit=*/true);
   }
-  if (op != MPI_NO_OP) call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  if (op != MPI_NO_OP) {
+    call.not_in_place(origin_addr, "origin_addr");
+    call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  }
+  call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::rget_accumulate(origin_addr, origin_count, origin_datatype_obj,
@@ -617,7 +651,11 @@ extern "C" STMPI_API int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Cou
     call.count(origin_count, "origin_count");
     origin_datatype_obj = call.datatype(origin_datatype, "origin_datatype", /*needs_commit=*/true);
   }
-  if (op != MPI_NO_OP) call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  if (op != MPI_NO_OP) {
+    call.not_in_place(origin_addr, "origin_addr");
+    call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
+  }
+  call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
   return call.finish(impl::rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj,

@@ -45,9 +45,6 @@ int return_group(std::vector<int> world_ranks, MPI_Group* newgroup) {
 int check_rank_list(const Group& group, int n, const int ranks[], const char* function,
                     std::vector<int>* selected) {
   if (n < 0) return make_error(MPI_ERR_ARG, "%s: n = %d is negative", function, n);
-  // With n larger than the group, one of the first size + 1 entries is out of
-  // range or repeated (pigeonhole), so the loop stops there with MPI_ERR_RANK
-  // naming it, and never reads past ranks[size].
   selected->assign(group.size(), 0);
   for (int i = 0; i < n; ++i) {
     const int r = ranks[i];

@@ -74,6 +74,22 @@ static inline void ba_report(int line, const char *expr, int rc, int expected_cl
     } while (0)
 #define EXPECT_OK(expr) EXPECT(MPI_SUCCESS, NULL, expr)
 
+/* A case that must succeed and produce a value: VALUE(call, got, expected)
+ * is MPI_SUCCESS when the call succeeds and then `got` equals `expected`,
+ * else MPI_ERR_OTHER (reported as a wrong class) after printing both. */
+static int ba_call_rc;
+#define VALUE(call, got, expected) \
+    (ba_call_rc = (call), ba_value(ba_call_rc, (long long)(got), (long long)(expected), #got))
+static inline int ba_value(int rc, long long got, long long expected, const char *what)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (got == expected)
+        return MPI_SUCCESS;
+    fprintf(stderr, "[rank %d] %s is %lld, expected %lld\n", mtest_rank(), what, got, expected);
+    return MPI_ERR_OTHER;
+}
+
 static inline int ba_finish(void)
 {
     if (ba_count_only) {

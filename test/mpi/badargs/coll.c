@@ -21,7 +21,7 @@ static void user_op(void *in, void *inout, int *len, MPI_Datatype *type)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
+    int rank, size, rank_copy;
     ba_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -116,6 +116,35 @@ int main(int argc, char **argv)
     EXPECT2(MPI_ERR_BUFFER, "inoutbuf", MPI_Reduce_local, a, IP, 4, MPI_INT, MPI_SUM);
     EXPECT2(MPI_ERR_OP, "op", MPI_Reduce_local, a, b, 4, MPI_INT, MPI_OP_NULL);
 
+    /* Sizes that do not fit in MPI_Count: never a 0-byte collective. */
+    const MPI_Count huge = (MPI_Count)1 << 62;
+    EXPECT(MPI_ERR_COUNT, "buffer", MPI_Bcast_c(a, huge, MPI_DOUBLE, root, W));
+    EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Allreduce_c(a, b, huge, MPI_DOUBLE, MPI_SUM, W));
+    EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Gather_c(a, huge, MPI_DOUBLE, b, huge, MPI_DOUBLE, root, W));
+    EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Alltoall_c(IP, 0, MPI_INT, b, huge, MPI_DOUBLE, W));
+    EXPECT(MPI_ERR_COUNT, "inbuf", MPI_Reduce_local_c(a, b, huge, MPI_DOUBLE, MPI_SUM));
+    /* One block fits (2^62 bytes), the blocks of all processes do not. */
+    const MPI_Count block = (MPI_Count)1 << 59;
+    if (size >= 2) {
+        EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Allgather_c(a, 1, MPI_INT, b, block, MPI_DOUBLE, W));
+        EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Alltoall_c(a, block, MPI_DOUBLE, b, 1, MPI_INT, W));
+        EXPECT(MPI_ERR_COUNT, is_root ? "recvbuf" : "sendbuf",
+               MPI_Gather_c(a, is_root ? 1 : huge, MPI_DOUBLE, b, block, MPI_DOUBLE, root, W));
+        EXPECT(MPI_ERR_COUNT, is_root ? "sendbuf" : "recvbuf",
+               MPI_Scatter_c(a, block, MPI_DOUBLE, b, is_root ? 1 : huge, MPI_DOUBLE, root, W));
+    }
+
+    /* Operations */
+    MPI_Op op = MPI_SUM;
+    EXPECT(MPI_ERR_OP, "op", MPI_Op_free(&op));
+    op = MPI_OP_NULL;
+    EXPECT(MPI_ERR_OP, "op", MPI_Op_free(&op));
+    EXPECT(MPI_ERR_ARG, "op", MPI_Op_free(NULL));
+    EXPECT(MPI_ERR_ARG, "user_fn", MPI_Op_create(NULL, 1, &op));
+    EXPECT(MPI_ERR_ARG, "op", MPI_Op_create(user_op, 1, NULL));
+    EXPECT(MPI_ERR_ARG, "commute", MPI_Op_commutative(MPI_SUM, NULL));
+    EXPECT(MPI_ERR_OP, "op", MPI_Op_commutative(freed_op, &rank_copy));
+
     /* Legal edge cases. */
     EXPECT2_OK(MPI_Bcast, NULL, 0, MPI_INT, root, W);
     EXPECT2_OK(MPI_Allreduce, IP, b, 4, MPI_INT, MPI_SUM, W);
@@ -138,8 +167,11 @@ int main(int argc, char **argv)
     MPI_Type_create_hindexed(1, &one, &addr, MPI_INT, &absolute);
     MPI_Type_commit(&absolute);
     a[3] = is_root ? 1234 : -1;
-    EXPECT2_OK(MPI_Bcast, MPI_BOTTOM, 1, absolute, root, W);
-    CHECK_INT(a[3], 1234);
+    EXPECT(MPI_SUCCESS, NULL,
+           VALUE(MPI_Bcast(MPI_BOTTOM, 1, absolute, root, W), a[3], 1234));
+    a[3] = is_root ? 4321 : -1;
+    EXPECT(MPI_SUCCESS, NULL,
+           VALUE(MPI_Bcast_c(MPI_BOTTOM, 1, absolute, root, W), a[3], 4321));
     MPI_Type_free(&absolute);
 
     MPI_Type_free(&uncommitted);

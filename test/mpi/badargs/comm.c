@@ -41,13 +41,22 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_ARG, "comm_name", MPI_Comm_set_name(W, NULL));
     EXPECT(MPI_ERR_ARG, "resultlen", MPI_Comm_get_name(W, (char[MPI_MAX_OBJECT_NAME]){0}, NULL));
 
+    EXPECT(MPI_ERR_ARG, "color", MPI_Comm_split(W, -5, 0, &c));
+    EXPECT(MPI_ERR_COMM, "comm", MPI_Comm_split(MPI_COMM_NULL, 0, 0, &c));
+    EXPECT(MPI_ERR_ARG, "newcomm", MPI_Comm_create(W, world_group, NULL));
+
     /* Groups */
     int bad_ranks[2] = {0, size};
     int dup_ranks[2] = {0, 0};
     int ranges[1][3] = {{0, size, 1}};
     EXPECT(MPI_ERR_RANK, "ranks", MPI_Group_incl(world_group, 2, bad_ranks, &g));
     EXPECT(MPI_ERR_RANK, "ranks", MPI_Group_incl(world_group, 2, dup_ranks, &g));
-    EXPECT(MPI_ERR_RANK, "ranks", MPI_Group_incl(world_group, size + 1, bad_ranks, &g));
+    {
+        /* More ranks than the group has: one of them repeats or is invalid. */
+        int many[64];
+        for (int i = 0; i <= size && i < 64; ++i) many[i] = i % size;
+        EXPECT(MPI_ERR_RANK, "ranks", MPI_Group_incl(world_group, size + 1, many, &g));
+    }
     EXPECT(MPI_ERR_ARG, "n", MPI_Group_incl(world_group, -1, bad_ranks, &g));
     EXPECT(MPI_ERR_RANK, "ranks", MPI_Group_excl(world_group, 2, bad_ranks, &g));
     EXPECT(MPI_ERR_RANK, "ranges", MPI_Group_range_incl(world_group, 1, ranges, &g));

@@ -54,12 +54,9 @@ int main(int argc, char **argv)
     int size;
     MPI_Count size_c;
     MPI_Type_commit(&huge);
-    EXPECT_OK(MPI_Type_size(huge, &size));
-    CHECK_INT(size, MPI_UNDEFINED);
-    EXPECT_OK(MPI_Type_size_c(huge, &size_c));
-    CHECK_INT(size_c, big * 8);
-    EXPECT_OK(MPI_Type_size_x(huge, &size_c));
-    CHECK_INT(size_c, big * 8);
+    EXPECT_OK(VALUE(MPI_Type_size(huge, &size), size, MPI_UNDEFINED));
+    EXPECT_OK(VALUE(MPI_Type_size_c(huge, &size_c), size_c, big * 8));
+    EXPECT_OK(VALUE(MPI_Type_size_x(huge, &size_c), size_c, big * 8));
     EXPECT(MPI_ERR_COUNT, "incount", MPI_Pack_size_c(big, huge, MPI_COMM_WORLD, &size_c));
 
     /* Life cycle and queries */
@@ -88,6 +85,8 @@ int main(int argc, char **argv)
                                               MPI_COMM_WORLD));
     EXPECT(MPI_ERR_BUFFER, "inbuf", MPI_Pack(NULL, 1, MPI_INT, packbuf, 64, &position,
                                              MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "outbuf", MPI_Pack(in, 1, MPI_INT, MPI_IN_PLACE, 64, &position,
+                                              MPI_COMM_WORLD));
     position = 60;
     EXPECT(MPI_ERR_TRUNCATE, "insize", MPI_Unpack(packbuf, 64, &position, in, 2, MPI_INT,
                                                   MPI_COMM_WORLD));

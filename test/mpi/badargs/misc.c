@@ -46,6 +46,9 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_INFO, "info", MPI_Info_free(&null_info));
     EXPECT(MPI_ERR_ARG, "info", MPI_Info_free(NULL));
 
+    EXPECT(MPI_ERR_ARG, "buflen", MPI_Info_get_string(info, "a", NULL, value, &flag));
+    EXPECT(MPI_ERR_INFO, "info", MPI_Info_dup(MPI_INFO_NULL, &freed_info));
+
     /* Error handlers and codes */
     MPI_Errhandler eh;
     EXPECT(MPI_ERR_ARG, "errhandler", MPI_Comm_create_errhandler(handler, NULL));

@@ -62,6 +62,14 @@ int main(int argc, char **argv)
            MPI_Sendrecv_c(a, (MPI_Count)1 << 62, MPI_DOUBLE, rank, 0, a, 1, MPI_DOUBLE, rank, 0, W,
                           &st));
 
+    /* MPI_IN_PLACE is not an address: only collectives take it. */
+    EXPECT2(MPI_ERR_BUFFER, "buf", MPI_Send, MPI_IN_PLACE, 1, MPI_INT, peer, 0, W);
+    EXPECT2(MPI_ERR_BUFFER, "buf", MPI_Isend, MPI_IN_PLACE, 1, MPI_INT, rank, 0, W, &req);
+    EXPECT2(MPI_ERR_BUFFER, "buf", MPI_Recv, MPI_IN_PLACE, 1, MPI_INT, peer, 0, W, &st);
+    EXPECT2(MPI_ERR_BUFFER, "sendbuf", MPI_Sendrecv, MPI_IN_PLACE, 1, MPI_INT, rank, 0, a, 1,
+            MPI_INT, rank, 0, W, &st);
+    EXPECT2(MPI_ERR_BUFFER, "buffer", MPI_Buffer_attach, MPI_IN_PLACE, 1000);
+
     /* Receives and probes. */
     EXPECT2(MPI_ERR_RANK, "source", MPI_Recv, a, 1, MPI_INT, size, 0, W, &st);
     EXPECT2(MPI_ERR_RANK, "source", MPI_Recv, a, 1, MPI_INT, -9, 0, W, &st);
@@ -102,6 +110,20 @@ int main(int argc, char **argv)
             &st);
     EXPECT2(MPI_ERR_TAG, "recvtag", MPI_Isendrecv_replace, a, 1, MPI_INT, peer, 0, peer, -6, W,
             &req);
+
+    /* Persistent requests: starting one twice, a freed one. */
+    {
+        MPI_Request p;
+        MPI_Recv_init(a, 1, MPI_INT, MPI_PROC_NULL, 0, W, &p);
+        MPI_Start(&p);
+        EXPECT(MPI_ERR_REQUEST, "request", MPI_Start(&p));
+        MPI_Wait(&p, MPI_STATUS_IGNORE);
+        MPI_Request copy = p;
+        MPI_Request_free(&p);
+        EXPECT(MPI_ERR_REQUEST, "request", MPI_Start(&copy));
+    }
+    /* Bsend without an attached buffer. */
+    EXPECT2(MPI_ERR_BUFFER, "buffer", MPI_Bsend, a, 1, MPI_INT, peer, 0, W);
 
     /* Buffer attach/detach */
     EXPECT2(MPI_ERR_BUFFER, "buffer", MPI_Buffer_attach, NULL, 100);

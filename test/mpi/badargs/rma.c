@@ -53,6 +53,9 @@ int main(int argc, char **argv)
                                                     win));
     EXPECT(MPI_ERR_TYPE, "target_datatype", MPI_Get(r, 1, MPI_INT, peer, 0, 1, (MPI_Datatype)0x4cabcdef,
                                                     win));
+    EXPECT(MPI_ERR_BUFFER, "origin_addr", MPI_Put(MPI_IN_PLACE, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
+    EXPECT(MPI_ERR_BUFFER, "result_addr",
+           MPI_Fetch_and_op(a, MPI_IN_PLACE, MPI_INT, peer, 0, MPI_SUM, win));
     EXPECT(MPI_ERR_RMA_RANGE, "target", MPI_Put(a, 4, MPI_INT, peer, 14, 4, MPI_INT, win));
     EXPECT(MPI_ERR_OP, "op", MPI_Accumulate(a, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_OP_NULL, win));
     EXPECT(MPI_ERR_OP, "op", MPI_Accumulate(a, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win));
@@ -62,6 +65,22 @@ int main(int argc, char **argv)
            MPI_Put_c(a, (MPI_Count)1 << 62, MPI_DOUBLE, peer, 0, 1, MPI_INT, win));
     EXPECT(MPI_ERR_RANK, "rank", MPI_Win_flush(size, win));
     MPI_Win_unlock(peer, win);
+
+    EXPECT(MPI_ERR_GROUP, "group", MPI_Win_start(MPI_GROUP_NULL, 0, win));
+    EXPECT(MPI_ERR_GROUP, "group", MPI_Win_post(MPI_GROUP_NULL, 0, win));
+    EXPECT(MPI_ERR_ASSERT, "assert", MPI_Win_fence(0x7fff0000, win));
+    EXPECT(MPI_ERR_ASSERT, "assert", MPI_Win_lock(MPI_LOCK_SHARED, peer, 0x7fff0000, win));
+    {
+        MPI_Aint sz;
+        int du;
+        void *ptr;
+        /* MPI 4.0 allows every flavor (size 0 where not shared); a rank
+         * outside the window is an error. */
+        EXPECT_OK(MPI_Win_shared_query(win, 0, &sz, &du, &ptr));
+        EXPECT(MPI_ERR_RANK, "rank", MPI_Win_shared_query(win, size, &sz, &du, &ptr));
+    }
+    EXPECT(MPI_ERR_RMA_SYNC, "epoch", MPI_Win_wait(win));
+    EXPECT(MPI_ERR_RMA_SYNC, "lock", MPI_Win_flush(peer, win));
 
     EXPECT(MPI_ERR_ARG, "flag", MPI_Win_get_attr(win, MPI_WIN_BASE, &base, NULL));
     EXPECT(MPI_ERR_KEYVAL, "keyval", MPI_Win_get_attr(win, 424242, &base, &flag));

@@ -61,8 +61,8 @@ net_launch() {
   # A run that printed its "# BENCH: done" line and still has not exited $net_exit_grace
   # seconds later (MPICH over UCX's TCP transport can spin in MPI_Finalize) is stopped; its
   # results count, and the note in its stderr says so.
-  local out pid seen=""
-  out=$(readlink "/proc/$BASHPID/fd/1")
+  local out pid seen="" me=$BASHPID
+  out=$(readlink "/proc/$me/fd/1")   # the caller's output file
   timeout -k 5 "$limit" "${cmd[@]}" "$@" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do

@@ -80,6 +80,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 [[ "$bind" == core || "$bind" == none ]] || die "--bind wants core or none"
+[[ -n "$net_hosts" ]] && bind=none  # the nodes share the CPUs: bound ranks would share a core
 [[ -z "$wait_idle" || "$wait_idle" =~ ^[0-9]+$ ]] || die "--wait-idle wants a percentage"
 [[ -z "$repeats" ]] && repeats=$((quick ? 3 : 5))
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats wants a positive number"

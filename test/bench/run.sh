@@ -78,6 +78,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 [[ "$bind" == core || "$bind" == none ]] || die "--bind wants core or none"
+[[ -n "$net_hosts" ]] && bind=none  # the nodes share the CPUs: bound ranks would share a core
 wait_max=300
 if [[ "$wait_idle" == *,* ]]; then wait_max=${wait_idle#*,}; wait_idle=${wait_idle%%,*}; fi
 [[ -z "$wait_idle" || ( "$wait_idle" =~ ^[0-9]+$ && "$wait_max" =~ ^[0-9]+$ ) ]] ||

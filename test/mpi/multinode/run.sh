@@ -1,6 +1,6 @@
 #!/bin/bash
 # Cross-node tests: brings up 2 nodes (network namespaces, maint/netns.sh), runs the
-# programs of test/mpi/multinode/testlist across them under MPICH's Hydra
+# programs of test/mpi/multinode/programs across them under MPICH's Hydra
 # (mpiexec.hydra -launcher-exec maint/netns-launch) once per libfabric provider, then
 # runs the whole test/mpi suite once on one node with STMPI_DEVICE_NOLOCAL=yes (every
 # peer through the network module), tears the nodes down and prints
@@ -30,7 +30,7 @@
 #                      --env STMPI_OFI_IFACE=net0 --env STMPI_DEVICE_VERBOSE=yes
 #   --keep             leave the nodes up at the end (maint/netns.sh down removes them)
 # Environment: BUILDDIR (STMPI build tree, default .), SRCDIR (default: this script's
-#   ../../..), STMPI_TEST_TIMEOUT (default limit per program, 60 s; the testlist's timeout=
+#   ../../..), STMPI_TEST_TIMEOUT (default limit per program, 60 s; the list's timeout=
 #   wins), STMPI_NETNS_PREFIX (default: m<pid>, so concurrent runs do not collide), CC.
 #   Every other variable of the environment reaches the ranks as well (Hydra passes the
 #   launching environment on).
@@ -80,7 +80,7 @@ while read -r id nprocs rest; do
   [[ -z "$id" || "$id" == \#* ]] && continue
   [[ "$id" =~ $filter ]] || continue
   entries+=("$id $nprocs $rest")
-done <"$srcdir/test/mpi/multinode/testlist"
+done <"$srcdir/test/mpi/multinode/programs"
 
 compile() {  # chapter/name -> exe path on stdout; 1 when it does not compile
   local id=$1 src=$srcdir/test/mpi/$1.c exe=$outdir/${1//\//_}

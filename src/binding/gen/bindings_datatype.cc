@@ -534,3 +534,136 @@ extern "C" STMPI_API MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
 }
 extern "C" STMPI_API decltype(PMPI_Aint_diff) MPI_Aint_diff
     __attribute__((weak, alias("PMPI_Aint_diff")));
+
+extern "C" STMPI_API int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers,
+    int* num_addresses, int* num_datatypes, int* combiner) {
+  Call call("MPI_Type_get_envelope");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.not_null(num_integers, "num_integers");
+  call.not_null(num_addresses, "num_addresses");
+  call.not_null(num_datatypes, "num_datatypes");
+  call.not_null(combiner, "combiner");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_get_envelope(*datatype_obj, num_integers, num_addresses,
+      num_datatypes, combiner));
+}
+extern "C" STMPI_API decltype(PMPI_Type_get_envelope) MPI_Type_get_envelope
+    __attribute__((weak, alias("PMPI_Type_get_envelope")));
+
+extern "C" STMPI_API int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers,
+    MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes,
+    int* combiner) {
+  Call call("MPI_Type_get_envelope_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.not_null(num_integers, "num_integers");
+  call.not_null(num_addresses, "num_addresses");
+  call.not_null(num_large_counts, "num_large_counts");
+  call.not_null(num_datatypes, "num_datatypes");
+  call.not_null(combiner, "combiner");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_get_envelope_c(*datatype_obj, num_integers, num_addresses,
+      num_large_counts, num_datatypes, combiner));
+}
+extern "C" STMPI_API decltype(PMPI_Type_get_envelope_c) MPI_Type_get_envelope_c
+    __attribute__((weak, alias("PMPI_Type_get_envelope_c")));
+
+extern "C" STMPI_API int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+    int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+    MPI_Datatype array_of_datatypes[]) {
+  Call call("MPI_Type_get_contents");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.array(array_of_integers, max_integers, "array_of_integers");
+  call.array(array_of_addresses, max_addresses, "array_of_addresses");
+  call.array(array_of_datatypes, max_datatypes, "array_of_datatypes");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_get_contents(*datatype_obj, max_integers, max_addresses,
+      max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes));
+}
+extern "C" STMPI_API decltype(PMPI_Type_get_contents) MPI_Type_get_contents
+    __attribute__((weak, alias("PMPI_Type_get_contents")));
+
+extern "C" STMPI_API int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+    MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes,
+    int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+    MPI_Datatype array_of_datatypes[]) {
+  Call call("MPI_Type_get_contents_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.array(array_of_integers, max_integers, "array_of_integers");
+  call.array(array_of_addresses, max_addresses, "array_of_addresses");
+  call.array(array_of_large_counts, max_large_counts, "array_of_large_counts");
+  call.array(array_of_datatypes, max_datatypes, "array_of_datatypes");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_get_contents_c(*datatype_obj, max_integers, max_addresses,
+      max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts,
+      array_of_datatypes));
+}
+extern "C" STMPI_API decltype(PMPI_Type_get_contents_c) MPI_Type_get_contents_c
+    __attribute__((weak, alias("PMPI_Type_get_contents_c")));
+
+extern "C" STMPI_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+    const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype,
+    MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_subarray");
+  mpi::Datatype* oldtype_obj = call.datatype(oldtype, "oldtype", /*needs_commit=*/false);
+  call.array(array_of_sizes, ndims, "array_of_sizes");
+  call.array(array_of_subsizes, ndims, "array_of_subsizes");
+  call.array(array_of_starts, ndims, "array_of_starts");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_subarray(ndims, array_of_sizes, array_of_subsizes,
+      array_of_starts, order, *oldtype_obj, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_subarray) MPI_Type_create_subarray
+    __attribute__((weak, alias("PMPI_Type_create_subarray")));
+
+extern "C" STMPI_API int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+    const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order,
+    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_subarray_c");
+  mpi::Datatype* oldtype_obj = call.datatype(oldtype, "oldtype", /*needs_commit=*/false);
+  call.array(array_of_sizes, ndims, "array_of_sizes");
+  call.array(array_of_subsizes, ndims, "array_of_subsizes");
+  call.array(array_of_starts, ndims, "array_of_starts");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes,
+      array_of_starts, order, *oldtype_obj, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_subarray_c) MPI_Type_create_subarray_c
+    __attribute__((weak, alias("PMPI_Type_create_subarray_c")));
+
+extern "C" STMPI_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+  Call call("MPI_Type_match_size");
+  call.not_null(datatype, "datatype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_match_size(typeclass, size, datatype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_match_size) MPI_Type_match_size
+    __attribute__((weak, alias("PMPI_Type_match_size")));
+
+extern "C" STMPI_API int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_f90_integer");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_f90_integer(r, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_f90_integer) MPI_Type_create_f90_integer
+    __attribute__((weak, alias("PMPI_Type_create_f90_integer")));
+
+extern "C" STMPI_API int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_f90_real");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_f90_real(p, r, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_f90_real) MPI_Type_create_f90_real
+    __attribute__((weak, alias("PMPI_Type_create_f90_real")));
+
+extern "C" STMPI_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_f90_complex");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_f90_complex(p, r, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_f90_complex) MPI_Type_create_f90_complex
+    __attribute__((weak, alias("PMPI_Type_create_f90_complex")));

@@ -296,6 +296,27 @@ double wtick();
 [[nodiscard]] int get_address(const void* location, MPI_Aint* address);
 MPI_Aint aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+[[nodiscard]] int type_get_envelope(mpi::Datatype& datatype, int* num_integers, int* num_addresses,
+    int* num_datatypes, int* combiner);
+[[nodiscard]] int type_get_envelope_c(mpi::Datatype& datatype, MPI_Count* num_integers,
+    MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner);
+[[nodiscard]] int type_get_contents(mpi::Datatype& datatype, int max_integers, int max_addresses,
+    int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+    MPI_Datatype array_of_datatypes[]);
+[[nodiscard]] int type_get_contents_c(mpi::Datatype& datatype, MPI_Count max_integers,
+    MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes,
+    int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+    MPI_Datatype array_of_datatypes[]);
+[[nodiscard]] int type_create_subarray(int ndims, const int array_of_sizes[],
+    const int array_of_subsizes[], const int array_of_starts[], int order, mpi::Datatype& oldtype,
+    MPI_Datatype* newtype);
+[[nodiscard]] int type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+    const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order,
+    mpi::Datatype& oldtype, MPI_Datatype* newtype);
+[[nodiscard]] int type_match_size(int typeclass, int size, MPI_Datatype* datatype);
+[[nodiscard]] int type_create_f90_integer(int r, MPI_Datatype* newtype);
+[[nodiscard]] int type_create_f90_real(int p, int r, MPI_Datatype* newtype);
+[[nodiscard]] int type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
 
 // Collective communication and reduction operations
 [[nodiscard]] int barrier(mpi::Comm& comm);

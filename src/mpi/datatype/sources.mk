@@ -6,6 +6,7 @@ libmpi_la_SOURCES += \
 	src/mpi/datatype/predefined.cc \
 	src/mpi/datatype/type_create.cc \
 	src/mpi/datatype/type_query.cc \
+	src/mpi/datatype/type_decode.cc \
 	src/mpi/coll/op.cc \
 	src/mpi/coll/op_kernels.cc
 noinst_HEADERS += \

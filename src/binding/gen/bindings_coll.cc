@@ -638,7 +638,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block(const void* sendbuf, void* re
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
   call.count(recvcount, "recvcount");
-  call.buffer(sendbuf, recvcount, datatype_obj, "sendbuf");
+  call.buffer_blocks(sendbuf, recvcount, comm_obj, datatype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
@@ -655,7 +655,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* 
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
   call.count(recvcount, "recvcount");
-  call.buffer(sendbuf, recvcount, datatype_obj, "sendbuf");
+  call.buffer_blocks(sendbuf, recvcount, comm_obj, datatype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();

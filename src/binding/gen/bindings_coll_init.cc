@@ -79,7 +79,7 @@ extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MP
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -109,7 +109,7 @@ extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendc
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -199,7 +199,7 @@ extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -229,7 +229,7 @@ extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count send
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -317,7 +317,7 @@ extern "C" STMPI_API int PMPI_Allgather_init(const void* sendbuf, int sendcount,
   }
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allgather_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, info, request));
@@ -340,7 +340,7 @@ extern "C" STMPI_API int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count se
   }
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, info, request));
@@ -409,9 +409,11 @@ extern "C" STMPI_API int PMPI_Alltoall_init(const void* sendbuf, int sendcount,
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (sendbuf != MPI_IN_PLACE) {
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+  }
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::alltoall_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, info, request));
@@ -432,9 +434,11 @@ extern "C" STMPI_API int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sen
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (sendbuf != MPI_IN_PLACE) {
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+  }
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, info, request));
@@ -681,7 +685,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block_init(const void* sendbuf, voi
   mpi::Op* op_obj = call.op(op, "op");
   call.count(recvcount, "recvcount");
   call.not_null(request, "request");
-  call.buffer(sendbuf, recvcount, datatype_obj, "sendbuf");
+  call.buffer_blocks(sendbuf, recvcount, comm_obj, datatype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
@@ -700,7 +704,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, v
   mpi::Op* op_obj = call.op(op, "op");
   call.count(recvcount, "recvcount");
   call.not_null(request, "request");
-  call.buffer(sendbuf, recvcount, datatype_obj, "sendbuf");
+  call.buffer_blocks(sendbuf, recvcount, comm_obj, datatype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();

@@ -76,7 +76,7 @@ extern "C" STMPI_API int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Da
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -106,7 +106,7 @@ extern "C" STMPI_API int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -196,7 +196,7 @@ extern "C" STMPI_API int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_D
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -226,7 +226,7 @@ extern "C" STMPI_API int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcoun
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -313,7 +313,7 @@ extern "C" STMPI_API int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI
   }
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::iallgather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, request));
@@ -336,7 +336,7 @@ extern "C" STMPI_API int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendco
   }
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, request));
@@ -404,9 +404,11 @@ extern "C" STMPI_API int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (sendbuf != MPI_IN_PLACE) {
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+  }
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::ialltoall(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, request));
@@ -427,9 +429,11 @@ extern "C" STMPI_API int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcou
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (sendbuf != MPI_IN_PLACE) {
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+  }
   call.not_in_place(recvbuf, "recvbuf");
-  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
   return call.finish(impl::ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       *recvtype_obj, *comm_obj, request));
@@ -669,7 +673,7 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter_block(const void* sendbuf, void* r
   mpi::Op* op_obj = call.op(op, "op");
   call.count(recvcount, "recvcount");
   call.not_null(request, "request");
-  call.buffer(sendbuf, recvcount, datatype_obj, "sendbuf");
+  call.buffer_blocks(sendbuf, recvcount, comm_obj, datatype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
@@ -687,7 +691,7 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void*
   mpi::Op* op_obj = call.op(op, "op");
   call.count(recvcount, "recvcount");
   call.not_null(request, "request");
-  call.buffer(sendbuf, recvcount, datatype_obj, "sendbuf");
+  call.buffer_blocks(sendbuf, recvcount, comm_obj, datatype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();

@@ -77,11 +77,13 @@ if [ ! -e "$libdir/libmpich.so" ]; then
 else
   "$mpicc" -L"$triplet_dir" "$out/wrapper_hello.c" -o "$out/wrapper_hello_installed"
   check "mpicc builds with a user -L$triplet_dir" $?
-  readelf -d "$out/wrapper_hello_installed" | grep -q "NEEDED.*\[libmpich.so.12\]"
-  check "the binary needs libmpich.so.12" $?
-  resolved=$(ldd "$out/wrapper_hello_installed" | awk '/libmpich.so.12/ {print $3}')
-  [ "$(readlink -f "$resolved")" = "$(readlink -f "$libdir/libmpich.so.12")" ]
-  check "libmpich.so.12 resolves to ours ($resolved)" $?
+  # The library's soname is libmpi.so.12 (libmpich.so.12 is an alias), so
+  # that is what the binary needs; it must resolve into our libdir.
+  needed=$(readelf -d "$out/wrapper_hello_installed" | sed -n 's/.*NEEDED.*\[\(libmpi[a-z]*\.so\.12\)\].*/\1/p')
+  [ -n "$needed" ]; check "the binary needs our library ($needed)" $?
+  resolved=$(ldd "$out/wrapper_hello_installed" | awk -v lib="$needed" '$1 == lib {print $3}')
+  [ -n "$resolved" ] && [ "$(readlink -f "$resolved")" = "$(readlink -f "$libdir/$needed")" ]
+  check "$needed resolves to ours ($resolved), not another MPI's" $?
   "$STMPI_MPIEXEC" -n 2 "$out/wrapper_hello_installed" </dev/null | grep -q "No Errors"
   check "the installed-wrapper build runs on 2 ranks" $?
   for pc in stmpi mpich; do

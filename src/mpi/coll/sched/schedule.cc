@@ -1,10 +1,9 @@
 #include "mpi/coll/sched/schedule.h"
 
-#include "device/device.h"
+#include "device/progress.h"
 #include "mpi/coll/op.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
-#include "mpi/init/state.h"
 #include "mpi/pt2pt/pt2pt.h"
 #include "mpi/request/request.h"
 
@@ -148,11 +147,7 @@ bool Schedule::advance() {
 
 int Schedule::run() {
   start();
-  WaitBackoff backoff;
-  while (!advance()) {
-    dev::progress();
-    backoff.step();
-  }
+  dev::wait_until([this] { return advance(); });
   return error_;
 }
 

@@ -221,6 +221,12 @@ def is_collective(f):
     return f.chapter in ('coll', 'coll_nb', 'coll_init')
 
 
+# Arguments significant only at the local leader (MPI 4.1 section 7.6.2).
+LEADER_ONLY = {
+    'MPI_Intercomm_create': ('peer_comm', 'remote_leader', 'tag'),
+}
+
+
 def significance(f):
     """Conditions under which a collective's argument is significant, as C++
     expressions by parameter name. The standard lets a caller pass anything
@@ -230,6 +236,8 @@ def significance(f):
     buffer that is not root-only in a rooted collective (Gather's sendbuf,
     Scatter's recvbuf), else the send buffer (Allgather)."""
     conditions = {}
+    if f.name in LEADER_ONLY:
+        return {name: 'local_comm_obj->rank == local_leader' for name in LEADER_ONLY[f.name]}
     if f.name.removesuffix('_c') in NO_OP_ORIGIN:
         return {'origin_count': 'op != MPI_NO_OP', 'origin_datatype': 'op != MPI_NO_OP'}
     if not is_collective(f):
@@ -336,7 +344,8 @@ def wrapper_checks(f):
     # everything else.
     for p in f.params:
         if p.kind in ERROR_HANDLE_KINDS and object_param(f, p):
-            lines.append(f'{object_decl(p)} = {object_lookup(f, p)};')
+            value = 'nullptr' if p.name in conditions else object_lookup(f, p)
+            lines.append(f'{object_decl(p)} = {value};')
     for p in f.params:
         if p.kind in HANDLE_OBJECTS and p.kind not in ERROR_HANDLE_KINDS and object_param(f, p):
             value = 'nullptr' if p.name in conditions else object_lookup(f, p)

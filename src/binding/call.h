@@ -147,12 +147,15 @@ class Call {
   }
   // Ranks in `comm`: 0..size-1; MPI_PROC_NULL as a peer; MPI_ANY_SOURCE as a
   // source. A bad root is MPI_ERR_ROOT, any other bad rank MPI_ERR_RANK.
+  // On an intercommunicator a peer is a rank of the remote group, and a
+  // root is a remote rank, MPI_ROOT or MPI_PROC_NULL.
   void rank(int value, const char* arg, const mpi::Comm* comm, RankKind kind) {
     if (failed()) [[unlikely]] return;
-    if (static_cast<unsigned>(value) < static_cast<unsigned>(comm->size)) [[likely]] return;
-    if (value == MPI_PROC_NULL && kind != RankKind::kRoot) return;
+    if (static_cast<unsigned>(value) < static_cast<unsigned>(comm->peer_size())) [[likely]] return;
+    if (value == MPI_PROC_NULL && (kind != RankKind::kRoot || comm->is_inter())) return;
+    if (value == MPI_ROOT && kind == RankKind::kRoot && comm->is_inter()) return;
     if (value == MPI_ANY_SOURCE && kind == RankKind::kSource) return;
-    fail_rank(value, arg, comm->size, kind);
+    fail_rank(value, arg, comm->peer_size(), kind);
   }
   // Tags: 0..kTagUb; a receive or probe may also use MPI_ANY_TAG.
   void tag(int value, const char* arg, TagKind kind) {

@@ -289,3 +289,61 @@ extern "C" STMPI_API int PMPI_Group_difference(MPI_Group group1, MPI_Group group
 }
 extern "C" STMPI_API decltype(PMPI_Group_difference) MPI_Group_difference
     __attribute__((weak, alias("PMPI_Group_difference")));
+
+extern "C" STMPI_API int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  Call call("MPI_Comm_test_inter");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(flag, "flag");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_test_inter(*comm_obj, flag));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_test_inter) MPI_Comm_test_inter
+    __attribute__((weak, alias("PMPI_Comm_test_inter")));
+
+extern "C" STMPI_API int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  Call call("MPI_Comm_remote_size");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(size, "size");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_remote_size(*comm_obj, size));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_remote_size) MPI_Comm_remote_size
+    __attribute__((weak, alias("PMPI_Comm_remote_size")));
+
+extern "C" STMPI_API int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  Call call("MPI_Comm_remote_group");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(group, "group");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_remote_group(*comm_obj, group));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_remote_group) MPI_Comm_remote_group
+    __attribute__((weak, alias("PMPI_Comm_remote_group")));
+
+extern "C" STMPI_API int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+    MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) {
+  Call call("MPI_Intercomm_create");
+  mpi::Comm* local_comm_obj = call.comm(local_comm, "local_comm");
+  mpi::Comm* peer_comm_obj = nullptr;
+  call.not_null(newintercomm, "newintercomm");
+  if (!call.failed() && local_comm_obj->rank == local_leader) {
+    peer_comm_obj = call.comm(peer_comm, "peer_comm");
+    call.tag(tag, "tag", TagKind::kSend);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::intercomm_create(*local_comm_obj, local_leader, peer_comm_obj,
+      remote_leader, tag, newintercomm));
+}
+extern "C" STMPI_API decltype(PMPI_Intercomm_create) MPI_Intercomm_create
+    __attribute__((weak, alias("PMPI_Intercomm_create")));
+
+extern "C" STMPI_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
+    MPI_Comm* newintracomm) {
+  Call call("MPI_Intercomm_merge");
+  mpi::Comm* intercomm_obj = call.comm(intercomm, "intercomm");
+  call.not_null(newintracomm, "newintracomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::intercomm_merge(*intercomm_obj, high, newintracomm));
+}
+extern "C" STMPI_API decltype(PMPI_Intercomm_merge) MPI_Intercomm_merge
+    __attribute__((weak, alias("PMPI_Intercomm_merge")));

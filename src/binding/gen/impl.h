@@ -215,6 +215,12 @@ double wtick();
 [[nodiscard]] int group_union(mpi::Group& group1, mpi::Group& group2, MPI_Group* newgroup);
 [[nodiscard]] int group_intersection(mpi::Group& group1, mpi::Group& group2, MPI_Group* newgroup);
 [[nodiscard]] int group_difference(mpi::Group& group1, mpi::Group& group2, MPI_Group* newgroup);
+[[nodiscard]] int comm_test_inter(mpi::Comm& comm, int* flag);
+[[nodiscard]] int comm_remote_size(mpi::Comm& comm, int* size);
+[[nodiscard]] int comm_remote_group(mpi::Comm& comm, MPI_Group* group);
+[[nodiscard]] int intercomm_create(mpi::Comm& local_comm, int local_leader, mpi::Comm* peer_comm,
+    int remote_leader, int tag, MPI_Comm* newintercomm);
+[[nodiscard]] int intercomm_merge(mpi::Comm& intercomm, int high, MPI_Comm* newintracomm);
 
 // Datatypes, packing, addresses
 [[nodiscard]] int type_contiguous(int count, mpi::Datatype& oldtype, MPI_Datatype* newtype);

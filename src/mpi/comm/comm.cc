@@ -52,9 +52,14 @@ void finalize_predefined(Comm& comm) {
 Comm* comm_world() { return g_world_ready ? &g_world : nullptr; }
 Comm* comm_self() { return g_world_ready ? &g_self : nullptr; }
 
-int Comm::world_rank(int comm_rank) const { return group->world_ranks[comm_rank]; }
+int Comm::world_rank(int peer_rank) const {
+  return (remote_group != nullptr ? remote_group : group)->world_ranks[peer_rank];
+}
 
-Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandler) {
+int Comm::peer_size() const { return remote_group != nullptr ? remote_group->size() : size; }
+
+Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandler,
+                         bool registered) {
   auto* comm = new Comm;
   comm->group = group;
   comm->rank = group->my_rank;
@@ -62,7 +67,7 @@ Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandl
   comm->context_id = context_id;
   comm->errhandler = errhandler;
   if (errhandler != nullptr) errhandler_retain(errhandler);
-  comm->handle = g_comm_table.add(comm);
+  if (registered) comm->handle = g_comm_table.add(comm);
   return comm;
 }
 
@@ -76,6 +81,8 @@ void comm_release(Comm* comm) {
   context_id_release(comm->context_id);
   for (Attribute& attribute : comm->attributes) keyval_release(attribute.keyval);
   group_release(comm->group);
+  if (comm->remote_group != nullptr) group_release(comm->remote_group);
+  if (comm->local_comm != nullptr) comm_release(comm->local_comm);
   if (comm->errhandler != nullptr) errhandler_release(comm->errhandler);
   delete comm;
 }

@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi/handle.h"
@@ -13,6 +15,7 @@ namespace stmpi::mpi {
 struct Group;
 struct Errhandler;
 struct Keyval;
+struct Topology;
 
 // One cached attribute; the attribute holds a reference on its keyval.
 struct Attribute {
@@ -36,9 +39,24 @@ struct Comm {
   // Collectives started on this communicator so far (the same count on
   // every member): it tags the messages of each one (coll/sched).
   uint32_t coll_seq = 0;
+  // Intercommunicators (intercomm.cc): the remote group, and an
+  // intracommunicator over `group` with its own context id, on which the
+  // local half of a constructor runs. Null for intracommunicators.
+  Group* remote_group = nullptr;
+  Comm* local_comm = nullptr;
+  // Process topology (src/mpi/topo), shared by duplicates; null when none.
+  std::shared_ptr<const Topology> topology;
+  // Hints set by MPI_Comm_set_info / the *_with_info constructors.
+  std::vector<std::pair<std::string, std::string>> info;
 
   uint32_t coll_context_id() const { return context_id + 1; }
-  int world_rank(int comm_rank) const;
+  bool is_inter() const { return remote_group != nullptr; }
+  // Number of valid point-to-point peers: the remote group's size for an
+  // intercommunicator, else the communicator's size.
+  int peer_size() const;
+  // World rank of point-to-point peer `peer_rank` (in the remote group for
+  // an intercommunicator).
+  int world_rank(int peer_rank) const;
 };
 
 extern constinit HandleTable<Comm, ObjectKind::kComm> g_comm_table;
@@ -50,7 +68,10 @@ Comm* comm_self();
 // Registers a new communicator over `group` (taking over the caller's
 // reference to it) with an agreed context id (context_id.h): this process
 // must be a member. The communicator inherits `errhandler` (retained).
-Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandler);
+// With registered = false the object gets no handle (an intercommunicator's
+// internal local_comm).
+Comm* comm_create_object(Group* group, uint32_t context_id, Errhandler* errhandler,
+                         bool registered = true);
 
 void comm_retain(Comm* comm);
 // Drops a reference; the last one returns the context id and destroys the

@@ -14,6 +14,7 @@
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
+#include "mpi/comm/intercomm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
@@ -44,10 +45,17 @@ int comm_size(mpi::Comm& comm, int* size) {
 }
 
 int comm_dup(mpi::Comm& comm, MPI_Comm* newcomm) {
-  uint32_t context_id = 0;
-  if (int err = mpi::context_id_allocate(comm, &context_id); err != MPI_SUCCESS) return err;
-  mpi::group_retain(comm.group);
-  Comm* dup = mpi::comm_create_object(comm.group, context_id, comm.errhandler);
+  Comm* dup = nullptr;
+  if (comm.is_inter()) {
+    if (int err = mpi::intercomm_dup(comm, &dup); err != MPI_SUCCESS) return err;
+  } else {
+    uint32_t context_id = 0;
+    if (int err = mpi::context_id_allocate(comm, &context_id); err != MPI_SUCCESS) return err;
+    mpi::group_retain(comm.group);
+    dup = mpi::comm_create_object(comm.group, context_id, comm.errhandler);
+  }
+  dup->topology = comm.topology;
+  dup->info = comm.info;
   if (int err = mpi::attr_copy_all(comm, *dup); err != MPI_SUCCESS) {
     discard(dup);
     return err;
@@ -77,6 +85,7 @@ int comm_free(MPI_Comm* comm) {
 int comm_split(mpi::Comm& comm, int color, int key, MPI_Comm* newcomm) {
   if (color < 0 && color != MPI_UNDEFINED)
     return make_error(MPI_ERR_ARG, "color = %d is negative and not MPI_UNDEFINED", color);
+  if (comm.is_inter()) return mpi::intercomm_split(comm, color, key, newcomm);
   mpi::Datatype& int_type = *mpi::datatype_get(MPI_INT);
   const int mine[2] = {color, key};
   std::vector<int> all(2 * static_cast<std::size_t>(comm.size));
@@ -111,6 +120,11 @@ int comm_split(mpi::Comm& comm, int color, int key, MPI_Comm* newcomm) {
 // Processes outside `group` take part in the agreement and get MPI_COMM_NULL.
 // Disjoint groups on different processes (MPI 2.2) work like split colors.
 int comm_create(mpi::Comm& comm, mpi::Group& group, MPI_Comm* newcomm) {
+  if (comm.is_inter())
+    return make_error(MPI_ERR_COMM,
+                      "comm (0x%x) is an intercommunicator; MPI_Comm_create on "
+                      "intercommunicators is not supported",
+                      static_cast<unsigned>(comm.handle));
   for (int i = 0; i < group.size(); ++i) {
     if (comm.group->rank_of_world(group.world_ranks[i]) == MPI_UNDEFINED)
       return make_error(MPI_ERR_GROUP,
@@ -134,8 +148,20 @@ int comm_compare(mpi::Comm& comm1, mpi::Comm& comm2, int* result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
+  if (comm1.is_inter() != comm2.is_inter()) {
+    *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
+  }
   int groups = MPI_UNEQUAL;
   if (int err = group_compare(*comm1.group, *comm2.group, &groups); err != MPI_SUCCESS) return err;
+  if (comm1.is_inter()) {
+    // Both the local and the remote groups decide.
+    int remote = MPI_UNEQUAL;
+    if (int err = group_compare(*comm1.remote_group, *comm2.remote_group, &remote);
+        err != MPI_SUCCESS)
+      return err;
+    groups = std::max(groups, remote);  // MPI_IDENT < MPI_SIMILAR < MPI_UNEQUAL
+  }
   *result = groups == MPI_IDENT ? MPI_CONGRUENT : groups;
   return MPI_SUCCESS;
 }

@@ -46,11 +46,17 @@ void set_used(ContextIdState& s, uint32_t id, bool used) {
     s.free_mask[bit / 64] |= flag;
 }
 
-// Lowest set bit of the reduced mask, or -1.
-long lowest_free(const uint64_t* mask) {
-  for (std::size_t w = 0; w < kWords; ++w)
-    if (mask[w] != 0) return static_cast<long>(w * 64 + std::countr_zero(mask[w]));
-  return -1;
+// The `count` lowest set bits of the reduced mask, or false if fewer are set.
+bool lowest_free(const uint64_t* mask, int count, long* bits) {
+  int found = 0;
+  for (std::size_t w = 0; w < kWords && found < count; ++w) {
+    uint64_t word = mask[w];
+    while (word != 0 && found < count) {
+      bits[found++] = static_cast<long>(w * 64 + std::countr_zero(word));
+      word &= word - 1;
+    }
+  }
+  return found == count;
 }
 
 coll::Reduction bitwise_and() {
@@ -68,13 +74,27 @@ coll::Reduction bitwise_and() {
 }  // namespace
 
 int context_id_allocate(Comm& parent, uint32_t* id) {
+  return context_id_allocate_n(parent, 1, id, [&parent](void* offer, std::size_t bytes) {
+    return coll::allreduce(MPI_IN_PLACE, offer, static_cast<MPI_Count>(bytes), coll::byte_type(),
+                           bitwise_and(), parent);
+  });
+}
+
+void context_id_and(const void* in, void* inout, std::size_t bytes) {
+  const auto* a = static_cast<const unsigned char*>(in);
+  auto* b = static_cast<unsigned char*>(inout);
+  for (std::size_t i = 0; i < bytes; ++i) b[i] &= a[i];
+}
+
+std::size_t context_id_offer_bytes() { return (kWords + 1) * sizeof(uint64_t); }
+
+int context_id_allocate_n(Comm& parent, int count, uint32_t* ids, const ContextIdCombine& combine) {
   ContextIdState& s = state();
   const uint32_t key = parent.context_id;
   {
     std::lock_guard lock(s.mutex);
     s.in_flight.insert(key);
   }
-  const coll::Reduction reduction = bitwise_and();
   // kWords mask words, then the "everyone offered the real mask" word.
   std::array<uint64_t, kWords + 1> offer;
   for (;;) {
@@ -90,19 +110,20 @@ int context_id_allocate(Comm& parent, uint32_t* id) {
         offer.fill(0);
       }
     }
-    const int err = coll::allreduce(MPI_IN_PLACE, offer.data(), sizeof offer, coll::byte_type(),
-                                    reduction, parent);
-    const long bit = err == MPI_SUCCESS ? lowest_free(offer.data()) : -1;
+    const int err = combine(offer.data(), sizeof offer);
+    long bits[kMaxIdsPerAllocation];
+    const bool found = err == MPI_SUCCESS && lowest_free(offer.data(), count, bits);
     {
       std::lock_guard lock(s.mutex);
       if (offering) s.mask_offered = false;
-      // A free bit means every process offered its real mask, this one too.
-      if (bit >= 0) set_used(s, static_cast<uint32_t>(bit) * 2, true);
-      if (err != MPI_SUCCESS || bit >= 0 || offer[kWords] != 0) s.in_flight.erase(key);
+      // Free bits mean every process offered its real mask, this one too.
+      if (found)
+        for (int i = 0; i < count; ++i) set_used(s, static_cast<uint32_t>(bits[i]) * 2, true);
+      if (err != MPI_SUCCESS || found || offer[kWords] != 0) s.in_flight.erase(key);
     }
     if (err != MPI_SUCCESS) return err;
-    if (bit >= 0) {
-      *id = static_cast<uint32_t>(bit) * 2;
+    if (found) {
+      for (int i = 0; i < count; ++i) ids[i] = static_cast<uint32_t>(bits[i]) * 2;
       return MPI_SUCCESS;
     }
     if (offer[kWords] != 0)

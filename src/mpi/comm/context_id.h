@@ -23,7 +23,9 @@
 // then is an empty result "out of context ids" rather than "try again".
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace stmpi::mpi {
 
@@ -35,6 +37,18 @@ inline constexpr uint32_t kSelfContextId = 2;
 // Collective over `parent`: agrees on an id free in every member of parent
 // and marks it used here. MPI_ERR_OTHER "out of context ids" if none is.
 [[nodiscard]] int context_id_allocate(Comm& parent, uint32_t* id);
+// The global step of an agreement: turns this process's offer (a byte
+// string of context_id_offer_bytes()) into the bitwise AND of the offers of
+// every process that takes part, in place, identically everywhere.
+using ContextIdCombine = std::function<int(void* offer, std::size_t bytes)>;
+inline constexpr int kMaxIdsPerAllocation = 2;
+// Agrees on `count` (<= kMaxIdsPerAllocation) ids at once through `combine`;
+// `parent` orders concurrent constructions within this process (see above).
+// Intercommunicator constructors combine across both groups this way.
+[[nodiscard]] int context_id_allocate_n(Comm& parent, int count, uint32_t* ids,
+                                        const ContextIdCombine& combine);
+std::size_t context_id_offer_bytes();
+void context_id_and(const void* in, void* inout, std::size_t bytes);
 // Marks an id used without agreement (MPI_COMM_WORLD, MPI_COMM_SELF).
 void context_id_reserve(uint32_t id);
 // Marks an id free: when the communicator using it is destroyed, or at once

@@ -3,10 +3,12 @@ libmpi_la_SOURCES += \
 	src/mpi/comm/comm.cc \
 	src/mpi/comm/comm_ops.cc \
 	src/mpi/comm/context_id.cc \
+	src/mpi/comm/intercomm.cc \
 	src/mpi/comm/attr.cc
 noinst_HEADERS += \
 	src/mpi/comm/comm.h \
 	src/mpi/comm/context_id.h \
+	src/mpi/comm/intercomm.h \
 	src/mpi/comm/keyval.h \
 	src/mpi/comm/attr.h
 EXTRA_DIST += src/mpi/comm/README.md

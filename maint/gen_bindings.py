@@ -257,7 +257,9 @@ def significance(f):
                 continue
             terms = []
             if q.root_only and root is not None:
-                terms.append(f'comm_obj->rank == {root.name}')
+                # The root: its rank, or MPI_ROOT on an intercommunicator.
+                terms.append(f'(comm_obj->is_inter() ? {root.name} == MPI_ROOT '
+                             f': comm_obj->rank == {root.name})')
             if buf in in_place:
                 terms.append(f'{buf.name} != MPI_IN_PLACE')
             if terms:

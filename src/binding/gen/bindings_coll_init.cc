@@ -67,7 +67,7 @@ extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MP
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -91,7 +91,7 @@ extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendc
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -115,7 +115,7 @@ extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   if (call.failed()) return call.result();
@@ -138,7 +138,7 @@ extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count send
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   if (call.failed()) return call.result();
@@ -157,7 +157,7 @@ extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -181,7 +181,7 @@ extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count send
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -205,7 +205,7 @@ extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendc
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -228,7 +228,7 @@ extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Cou
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {

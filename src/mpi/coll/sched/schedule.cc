@@ -10,15 +10,17 @@
 namespace stmpi::mpi::coll {
 
 namespace {
-// Tags of collective messages: the communicator's collective sequence
-// number modulo 2^27 (MPI_TAG_UB is 2^28 - 1; the tag space of the
-// collective context is ours alone).
+// Tags of collective messages: 2^27 + the communicator's collective
+// sequence number modulo 2^27 (MPI_TAG_UB is 2^28 - 1). Other internal
+// traffic on the collective context (intercommunicator leaders) uses tags
+// below 2^27.
 constexpr uint32_t kSeqMask = (1u << 27) - 1;
+constexpr uint32_t kSeqBase = 1u << 27;
 }  // namespace
 
 Schedule::Schedule(Comm& comm) : comm_(&comm) {
   comm_retain(comm_);
-  tag_ = static_cast<int>(comm.coll_seq++ & kSeqMask);
+  tag_ = static_cast<int>(kSeqBase | (comm.coll_seq++ & kSeqMask));
 }
 
 Schedule::~Schedule() {

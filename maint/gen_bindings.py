@@ -356,7 +356,10 @@ def significance(f):
         for q in buffer_side(f, buf):
             terms = []
             if q.root_only and root is not None:
-                terms.append(f'{object_var(comm)}->rank == {root.name}')
+                # The root: its rank, or MPI_ROOT on an intercommunicator.
+                comm_var = object_var(comm)
+                terms.append(f'({comm_var}->is_inter() ? {root.name} == MPI_ROOT '
+                             f': {comm_var}->rank == {root.name})')
             if in_place_rule(f, buf) is not None:
                 terms.append(f'{buf.name} != MPI_IN_PLACE')
             if terms:

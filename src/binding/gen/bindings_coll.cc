@@ -136,7 +136,7 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -144,7 +144,9 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -164,7 +166,7 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -172,7 +174,9 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -188,7 +192,7 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -198,7 +202,9 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -217,7 +223,7 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -227,7 +233,9 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -340,7 +348,7 @@ extern "C" STMPI_API int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Da
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(recvcounts, comm_obj, "recvcounts");
     call.per_process_array(displs, comm_obj, "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
@@ -349,7 +357,9 @@ extern "C" STMPI_API int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Da
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -370,7 +380,7 @@ extern "C" STMPI_API int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(recvcounts, comm_obj, "recvcounts");
     call.per_process_array(displs, comm_obj, "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
@@ -379,7 +389,9 @@ extern "C" STMPI_API int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -396,7 +408,7 @@ extern "C" STMPI_API int PMPI_Scatterv(const void* sendbuf, const int sendcounts
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(sendcounts, comm_obj, "sendcounts");
     call.per_process_array(displs, comm_obj, "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -407,7 +419,9 @@ extern "C" STMPI_API int PMPI_Scatterv(const void* sendbuf, const int sendcounts
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -426,7 +440,7 @@ extern "C" STMPI_API int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count se
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(sendcounts, comm_obj, "sendcounts");
     call.per_process_array(displs, comm_obj, "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -437,7 +451,9 @@ extern "C" STMPI_API int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count se
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");

@@ -71,7 +71,7 @@ extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MP
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -79,7 +79,9 @@ extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MP
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -101,7 +103,7 @@ extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendc
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -109,7 +111,9 @@ extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendc
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -131,7 +135,7 @@ extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(recvcounts, comm_obj, "recvcounts");
     call.per_process_array(displs, comm_obj, "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
@@ -140,7 +144,9 @@ extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
@@ -162,7 +168,7 @@ extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count send
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(recvcounts, comm_obj, "recvcounts");
     call.per_process_array(displs, comm_obj, "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
@@ -171,7 +177,9 @@ extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count send
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
@@ -189,7 +197,7 @@ extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -199,7 +207,9 @@ extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -219,7 +229,7 @@ extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count send
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -229,7 +239,9 @@ extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count send
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -249,7 +261,7 @@ extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendc
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(sendcounts, comm_obj, "sendcounts");
     call.per_process_array(displs, comm_obj, "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -260,7 +272,9 @@ extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendc
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -280,7 +294,7 @@ extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Cou
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(sendcounts, comm_obj, "sendcounts");
     call.per_process_array(displs, comm_obj, "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -291,7 +305,9 @@ extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Cou
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");

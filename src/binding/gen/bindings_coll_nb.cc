@@ -68,7 +68,7 @@ extern "C" STMPI_API int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Da
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -76,7 +76,9 @@ extern "C" STMPI_API int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Da
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -98,7 +100,7 @@ extern "C" STMPI_API int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -106,7 +108,9 @@ extern "C" STMPI_API int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -128,7 +132,7 @@ extern "C" STMPI_API int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_D
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(recvcounts, comm_obj, "recvcounts");
     call.per_process_array(displs, comm_obj, "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
@@ -137,7 +141,9 @@ extern "C" STMPI_API int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_D
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -159,7 +165,7 @@ extern "C" STMPI_API int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcoun
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(recvcounts, comm_obj, "recvcounts");
     call.per_process_array(displs, comm_obj, "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
@@ -168,7 +174,9 @@ extern "C" STMPI_API int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcoun
   if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(recvbuf, "recvbuf");
-    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
+    }
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -186,7 +194,7 @@ extern "C" STMPI_API int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_D
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -196,7 +204,9 @@ extern "C" STMPI_API int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_D
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -216,7 +226,7 @@ extern "C" STMPI_API int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcoun
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -226,7 +236,9 @@ extern "C" STMPI_API int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcoun
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -246,7 +258,7 @@ extern "C" STMPI_API int PMPI_Iscatterv(const void* sendbuf, const int sendcount
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(sendcounts, comm_obj, "sendcounts");
     call.per_process_array(displs, comm_obj, "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -257,7 +269,9 @@ extern "C" STMPI_API int PMPI_Iscatterv(const void* sendbuf, const int sendcount
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
@@ -277,7 +291,7 @@ extern "C" STMPI_API int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count s
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.counts(sendcounts, comm_obj, "sendcounts");
     call.per_process_array(displs, comm_obj, "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -288,7 +302,9 @@ extern "C" STMPI_API int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count s
   }
   if (!call.failed() && comm_obj->rank == root) {
     call.not_in_place(sendbuf, "sendbuf");
-    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
+    }
   }
   call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
   if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");

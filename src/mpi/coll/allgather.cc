@@ -13,6 +13,7 @@
 
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/ring.h"
 #include "mpi/coll/settings.h"
@@ -53,6 +54,12 @@ void bruck(Schedule& s, void* recvbuf, MPI_Count rc, Datatype& rt) {
 
 int build_allgather(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                     void* recvbuf, MPI_Count recvcount, Datatype& recvtype) {
+  if (s.comm().is_inter()) {
+    std::vector<Block> recvs;
+    for (int r = 0; r < s.comm().peer_size(); ++r)
+      recvs.push_back({block(recvbuf, r, recvcount, recvtype.extent), recvcount, &recvtype});
+    return inter_allgatherv(s, sendbuf, sendcount, sendtype, recvs);
+  }
   int algorithm = -1;
   if (int err = choose(settings().allgather_algorithm, "ALLGATHER",
                        {"ring", "recursive_doubling", "bruck"}, &algorithm);
@@ -86,6 +93,13 @@ int build_allgather(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datat
 int build_allgatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                      void* recvbuf, const std::vector<MPI_Count>& counts,
                      const std::vector<MPI_Count>& displs, Datatype& recvtype) {
+  if (s.comm().is_inter()) {
+    std::vector<Block> recvs;
+    for (int r = 0; r < s.comm().peer_size(); ++r)
+      recvs.push_back({static_cast<char*>(recvbuf) + displs[r] * recvtype.extent, counts[r],
+                       &recvtype});
+    return inter_allgatherv(s, sendbuf, sendcount, sendtype, recvs);
+  }
   const int rank = s.rank();
   if (sendbuf != MPI_IN_PLACE)
     s.copy(sendbuf, sendcount, *sendtype,
@@ -124,8 +138,8 @@ template <class Count, class Disp>
 int allgatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
                    void* recvbuf, const Count recvcounts[], const Disp displs[],
                    mpi::Datatype& recvtype, mpi::Comm& comm, Mode mode, MPI_Request* request) {
-  std::vector<MPI_Count> counts(recvcounts, recvcounts + comm.size);
-  std::vector<MPI_Count> offsets(displs, displs + comm.size);
+  std::vector<MPI_Count> counts(recvcounts, recvcounts + comm.peer_size());
+  std::vector<MPI_Count> offsets(displs, displs + comm.peer_size());
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
     s.hold(&recvtype);

@@ -23,6 +23,7 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/ring.h"
 #include "mpi/coll/settings.h"
@@ -158,6 +159,7 @@ void ring(Schedule& s, void* buf, MPI_Count count, Datatype& type) {
 
 int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
                     Datatype& type) {
+  if (s.comm().is_inter()) return inter_allreduce(s, sendbuf, recvbuf, count, type);
   int algorithm = -1;
   if (int err = choose(settings().allreduce_algorithm, "ALLREDUCE",
                        {"recursive_doubling", "rabenseifner", "ring", "reduce_bcast"}, &algorithm);

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/sched/schedule.h"
 #include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
@@ -100,6 +101,7 @@ std::vector<Block> copy_aside(Schedule& s, const std::vector<Block>& recvs) {
 }  // namespace
 
 int build_alltoallw(Schedule& s, std::vector<Block> sends, const std::vector<Block>& recvs) {
+  if (s.comm().is_inter()) return inter_alltoallw(s, sends, recvs);
   int algorithm = -1;
   if (int err = choose(settings().alltoallv_algorithm, "ALLTOALLV", {"linear", "pairwise"},
                        &algorithm);
@@ -117,6 +119,15 @@ int build_alltoallw(Schedule& s, std::vector<Block> sends, const std::vector<Blo
 
 int build_alltoall(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                    void* recvbuf, MPI_Count recvcount, Datatype& recvtype) {
+  if (s.comm().is_inter()) {
+    if (sendbuf == MPI_IN_PLACE) return inter_in_place_error();
+    std::vector<Block> sends, recvs;
+    for (int r = 0; r < s.comm().peer_size(); ++r) {
+      sends.push_back({block(sendbuf, r, sendcount, sendtype->extent), sendcount, sendtype});
+      recvs.push_back({block(recvbuf, r, recvcount, recvtype.extent), recvcount, &recvtype});
+    }
+    return inter_alltoallw(s, sends, recvs);
+  }
   int algorithm = -1;
   if (int err = choose(settings().alltoall_algorithm, "ALLTOALL",
                        {"bruck", "linear", "pairwise"}, &algorithm);

@@ -65,7 +65,7 @@ int alltoallv_any(const void* sendbuf, const Count sendcounts[], const Disp sdis
                   mpi::Datatype* sendtype, void* recvbuf, const Count recvcounts[],
                   const Disp rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, Mode mode,
                   MPI_Request* request) {
-  const int n = comm.size;
+  const int n = comm.peer_size();
   std::vector<Block> sends;
   if (sendbuf != MPI_IN_PLACE)
     sends = blocks_of(sendbuf, sendcounts, sdispls, std::vector<mpi::Datatype*>(n, sendtype),
@@ -81,7 +81,7 @@ int alltoallw_any(const void* sendbuf, const Count sendcounts[], const Disp sdis
                   const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
                   const Disp rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
                   Mode mode, MPI_Request* request) {
-  const int n = comm.size;
+  const int n = comm.peer_size();
   std::vector<mpi::Datatype*> stypes, rtypes;
   std::vector<Block> sends;
   if (int err = types_of(recvtypes, n, "recvtypes", &rtypes); err != MPI_SUCCESS) return err;

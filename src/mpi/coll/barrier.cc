@@ -6,12 +6,14 @@
 // linear: everyone reports to rank 0, which then releases everyone.
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 
 namespace stmpi::mpi::coll {
 
 int build_barrier(Schedule& s) {
+  if (s.comm().is_inter()) return inter_barrier(s);
   const int n = s.size();
   const int rank = s.rank();
   int algorithm = -1;

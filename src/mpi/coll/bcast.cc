@@ -13,6 +13,7 @@
 
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
@@ -93,6 +94,7 @@ void scatter_allgather(Schedule& s, void* buf, MPI_Count count, Datatype& type, 
 }  // namespace
 
 int build_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, int root) {
+  if (s.comm().is_inter()) return inter_bcast(s, buf, count, type, root);
   int algorithm = -1;
   if (int err = choose(settings().bcast_algorithm, "BCAST", {"binomial", "scatter_allgather"},
                        &algorithm);

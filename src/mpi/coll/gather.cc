@@ -12,6 +12,8 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
+#include "mpi/comm/comm.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 #include "mpi/coll/tree.h"
@@ -60,6 +62,7 @@ void binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* s
 
 int build_gatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                   const std::vector<Block>& blocks, int root) {
+  if (s.comm().is_inter()) return inter_gatherv(s, sendbuf, sendcount, sendtype, blocks, root);
   const int n = s.size();
   if (s.rank() != root) {
     s.send(sendbuf, sendcount, *sendtype, root);
@@ -78,6 +81,13 @@ int build_gatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatyp
 
 int build_gather(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                  void* recvbuf, MPI_Count recvcount, Datatype* recvtype, int root) {
+  if (s.comm().is_inter()) {
+    std::vector<Block> blocks;
+    if (root == MPI_ROOT)
+      for (int r = 0; r < s.comm().peer_size(); ++r)
+        blocks.push_back({block(recvbuf, r, recvcount, recvtype->extent), recvcount, recvtype});
+    return inter_gatherv(s, sendbuf, sendcount, sendtype, blocks, root);
+  }
   int algorithm = -1;
   if (int err = choose(settings().gather_algorithm, "GATHER", {"binomial", "linear"}, &algorithm);
       err != MPI_SUCCESS)
@@ -136,7 +146,7 @@ int gather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype
     return make_error(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid recvbuf for MPI_Gather");
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
-    if (comm.rank == root) s.hold(recvtype);
+    if (mpi::coll::is_root(comm, root)) s.hold(recvtype);
     return mpi::coll::build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                    root);
   });
@@ -149,14 +159,14 @@ int gatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtyp
   if (int err = mpi::coll::check_in_place_root(sendbuf, root, comm.rank); err != MPI_SUCCESS)
     return err;
   std::vector<mpi::coll::Block> blocks;
-  if (comm.rank == root) {
+  if (mpi::coll::is_root(comm, root)) {
     if (recvbuf == MPI_IN_PLACE)
       return make_error(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid recvbuf for MPI_Gatherv");
-    blocks = mpi::coll::v_blocks(recvbuf, recvcounts, displs, recvtype, comm.size);
+    blocks = mpi::coll::v_blocks(recvbuf, recvcounts, displs, recvtype, comm.peer_size());
   }
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
-    if (comm.rank == root) s.hold(recvtype);
+    if (mpi::coll::is_root(comm, root)) s.hold(recvtype);
     return mpi::coll::build_gatherv(s, sendbuf, sendcount, sendtype, blocks, root);
   });
 }

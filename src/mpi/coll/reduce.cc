@@ -13,6 +13,7 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/op.h"
 #include "mpi/coll/settings.h"
@@ -87,6 +88,7 @@ void linear(Schedule& s, const void* contribution, void* recvbuf, MPI_Count coun
 
 int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
                  Datatype& type, int root) {
+  if (s.comm().is_inter()) return inter_reduce(s, sendbuf, recvbuf, count, type, root);
   int algorithm = -1;
   if (int err = choose(settings().reduce_algorithm, "REDUCE", {"binomial", "linear"}, &algorithm);
       err != MPI_SUCCESS)

@@ -11,6 +11,7 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/ring.h"
 #include "mpi/coll/settings.h"
@@ -20,6 +21,7 @@ namespace stmpi::mpi::coll {
 
 int build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf,
                          const std::vector<MPI_Count>& counts, Datatype& type) {
+  if (s.comm().is_inter()) return inter_reduce_scatter(s, sendbuf, recvbuf, counts, type);
   int algorithm = -1;
   if (int err = choose(settings().reduce_scatter_algorithm, "REDUCE_SCATTER",
                        {"ring", "reduce_scatterv"}, &algorithm);

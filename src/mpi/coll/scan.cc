@@ -9,6 +9,8 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/comm/comm.h"
+#include "mpi/errhan/error.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 
@@ -98,6 +100,9 @@ using mpi::coll::Mode;
 
 int scan_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
              mpi::Op& op, mpi::Comm& comm, bool exclusive, Mode mode, MPI_Request* request) {
+  if (comm.is_inter())
+    return mpi::errhan::make_error(MPI_ERR_COMM, "%s is not defined on intercommunicators",
+                                   exclusive ? "MPI_Exscan" : "MPI_Scan");
   if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
   if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, count); err != MPI_SUCCESS) return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {

@@ -10,6 +10,8 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
+#include "mpi/comm/comm.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 #include "mpi/coll/tree.h"
@@ -57,6 +59,7 @@ void binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* s
 
 int build_scatterv(Schedule& s, const std::vector<Block>& blocks, void* recvbuf,
                    MPI_Count recvcount, Datatype* recvtype, int root) {
+  if (s.comm().is_inter()) return inter_scatterv(s, blocks, recvbuf, recvcount, recvtype, root);
   const int n = s.size();
   if (s.rank() != root) {
     s.recv(recvbuf, recvcount, *recvtype, root);
@@ -74,6 +77,13 @@ int build_scatterv(Schedule& s, const std::vector<Block>& blocks, void* recvbuf,
 
 int build_scatter(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                   void* recvbuf, MPI_Count recvcount, Datatype* recvtype, int root) {
+  if (s.comm().is_inter()) {
+    std::vector<Block> blocks;
+    if (root == MPI_ROOT)
+      for (int r = 0; r < s.comm().peer_size(); ++r)
+        blocks.push_back({block(sendbuf, r, sendcount, sendtype->extent), sendcount, sendtype});
+    return inter_scatterv(s, blocks, recvbuf, recvcount, recvtype, root);
+  }
   int algorithm = -1;
   if (int err = choose(settings().scatter_algorithm, "SCATTER", {"binomial", "linear"},
                        &algorithm);
@@ -129,8 +139,9 @@ int scatter_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtyp
       err != MPI_SUCCESS)
     return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
-    if (comm.rank == root) s.hold(sendtype);
-    if (recvbuf != MPI_IN_PLACE) s.hold(recvtype);
+    if (mpi::coll::is_root(comm, root)) s.hold(sendtype);
+    if (recvbuf != MPI_IN_PLACE && !(comm.is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL)))
+      s.hold(recvtype);
     return mpi::coll::build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     root);
   });
@@ -145,12 +156,13 @@ int scatterv_any(const void* sendbuf, const Count sendcounts[], const Disp displ
       err != MPI_SUCCESS)
     return err;
   std::vector<mpi::coll::Block> blocks;
-  if (comm.rank == root) {
-    blocks = mpi::coll::v_blocks(sendbuf, sendcounts, displs, sendtype, comm.size);
+  if (mpi::coll::is_root(comm, root)) {
+    blocks = mpi::coll::v_blocks(sendbuf, sendcounts, displs, sendtype, comm.peer_size());
   }
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
-    if (comm.rank == root) s.hold(sendtype);
-    if (recvbuf != MPI_IN_PLACE) s.hold(recvtype);
+    if (mpi::coll::is_root(comm, root)) s.hold(sendtype);
+    if (recvbuf != MPI_IN_PLACE && !(comm.is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL)))
+      s.hold(recvtype);
     return mpi::coll::build_scatterv(s, blocks, recvbuf, recvcount, recvtype, root);
   });
 }

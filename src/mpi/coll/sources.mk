@@ -17,8 +17,9 @@ libmpi_la_SOURCES += \
 	src/mpi/coll/alltoall.cc \
 	src/mpi/coll/alltoall_calls.cc \
 	src/mpi/coll/reduce_scatter.cc \
-	src/mpi/coll/scan.cc
+	src/mpi/coll/scan.cc \
+	src/mpi/coll/inter.cc
 noinst_HEADERS += src/mpi/coll/coll.h src/mpi/coll/settings.h src/mpi/coll/checks.h \
-	src/mpi/coll/ring.h src/mpi/coll/tree.h src/mpi/coll/launch.h \
+	src/mpi/coll/ring.h src/mpi/coll/tree.h src/mpi/coll/launch.h src/mpi/coll/inter.h \
 	src/mpi/coll/sched/schedule.h src/mpi/coll/sched/engine.h
 EXTRA_DIST += src/mpi/coll/README.md src/mpi/coll/sched/README.md

@@ -102,7 +102,6 @@ void request_free(Request* req) {
 }
 
 bool request_test(Request* req) {
-  coll::poll_schedules();
   if (req->kind == Request::Kind::kCompound) {
     for (Request* part : req->parts)
       if (!request_test(part)) return false;

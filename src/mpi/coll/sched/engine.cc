@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "device/progress.h"
 #include "mpi/coll/sched/schedule.h"
 #include "mpi/request/request.h"
 
@@ -10,6 +11,7 @@ namespace {
 
 std::vector<Request*> g_active;
 bool g_advancing = false;
+int g_hook = -1;  // the device progress hook, registered while schedules are in flight
 
 void complete(Request* req) {
   status_set_empty(&req->status);
@@ -29,8 +31,12 @@ void engine_start(Request* req) {
   req->schedule->start();
   const bool done = req->schedule->advance();
   g_advancing = was_advancing;
-  if (done) complete(req);
-  else g_active.push_back(req);
+  if (done) {
+    complete(req);
+    return;
+  }
+  g_active.push_back(req);
+  if (g_hook < 0) g_hook = dev::add_progress_hook(advance_schedules, nullptr);
 }
 
 int advance_schedules(void*) {
@@ -49,12 +55,12 @@ int advance_schedules(void*) {
     }
   }
   g_active.resize(kept);
+  if (g_active.empty() && g_hook >= 0) {
+    dev::remove_progress_hook(g_hook);
+    g_hook = -1;
+  }
   g_advancing = false;
   return completed;
-}
-
-void poll_schedules() {
-  if (!g_active.empty() && !g_advancing) (void)advance_schedules(nullptr);
 }
 
 void schedule_destroy(Schedule* schedule) { delete schedule; }

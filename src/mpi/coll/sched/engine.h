@@ -1,6 +1,7 @@
 // The schedule engine: nonblocking and started persistent collectives in
-// flight, advanced from the progress loop. advance_schedules() has the
-// signature of a device progress hook.
+// flight, advanced from the device's progress loop: advance_schedules() is
+// registered as a progress hook (device/progress.h) while any schedule is
+// in flight.
 #pragma once
 
 namespace stmpi::mpi {
@@ -20,10 +21,6 @@ void engine_start(Request* req);
 // Advances every schedule in flight; returns how many completed.
 // Re-entrant calls (a schedule's own request tests) return 0 at once.
 int advance_schedules(void* unused);
-
-// Cheap when nothing is in flight: the request layer calls it while it
-// tests requests, so collectives progress whatever the caller waits for.
-void poll_schedules();
 
 void schedule_destroy(Schedule* schedule);
 

@@ -1,25 +1,26 @@
 #include "mpi/coll/sched/schedule.h"
 
-#include "device/device.h"
+#include "device/progress.h"
 #include "mpi/coll/op.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
-#include "mpi/init/state.h"
 #include "mpi/pt2pt/pt2pt.h"
 #include "mpi/request/request.h"
 
 namespace stmpi::mpi::coll {
 
 namespace {
-// Tags of collective messages: the communicator's collective sequence
-// number modulo 2^27 (MPI_TAG_UB is 2^28 - 1; the tag space of the
-// collective context is ours alone).
+// Tags of collective messages: 2^27 + the communicator's collective
+// sequence number modulo 2^27 (MPI_TAG_UB is 2^28 - 1). Other internal
+// traffic on the collective context (intercommunicator leaders) uses tags
+// below 2^27.
 constexpr uint32_t kSeqMask = (1u << 27) - 1;
+constexpr uint32_t kSeqBase = 1u << 27;
 }  // namespace
 
 Schedule::Schedule(Comm& comm) : comm_(&comm) {
   comm_retain(comm_);
-  tag_ = static_cast<int>(comm.coll_seq++ & kSeqMask);
+  tag_ = static_cast<int>(kSeqBase | (comm.coll_seq++ & kSeqMask));
 }
 
 Schedule::~Schedule() {
@@ -148,11 +149,7 @@ bool Schedule::advance() {
 
 int Schedule::run() {
   start();
-  WaitBackoff backoff;
-  while (!advance()) {
-    dev::progress();
-    backoff.step();
-  }
+  dev::wait_until([this] { return advance(); });
   return error_;
 }
 

@@ -48,9 +48,10 @@ void HostStreamExecutor::stop() {
 }
 
 int HostStreamExecutor::start(int spin_us, int poll_sleep_us, bool caller_runs, bool inline_ops,
-                              int yield_us) {
+                              int yield_us, int polls_per_yield) {
   spin_us_ = spin_us > 0 ? spin_us : 0;
   yield_us_ = yield_us;
+  polls_per_yield_ = polls_per_yield;
   poll_sleep_us_ = poll_sleep_us;
   spin_ns_ = static_cast<int64_t>(spin_us_) * 1000;
   caller_runs_ = caller_runs;
@@ -130,7 +131,7 @@ int HostStreamExecutor::synchronize() {
   auto reached = [&] { return static_cast<int64_t>(executed() - target) >= 0; };
   if (!caller_runs_) return wait_for_executor();
   callers_waiting_.fetch_add(1, std::memory_order_seq_cst);
-  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_);
+  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
   while (!reached()) {
     if (try_take_token(kOtherThread)) {
       if (!reached()) {
@@ -254,7 +255,7 @@ bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
     case HostOpKind::kWait: {
-      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_);
+      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
       for (const SignalWait& wait : op.entries<SignalWait>()) {
         while (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp)) {
           // A wait only polls: a synchronizing thread may take it over.

@@ -57,7 +57,8 @@ class HostStreamExecutor {
   // synchronize runs queued operations itself; `inline_ops`: library
   // operations on an idle stream run at enqueue.
   [[nodiscard]] int start(int spin_us, int poll_sleep_us, bool caller_runs = true,
-                          bool inline_ops = true, int yield_us = PollBackoff::kDefaultYieldUs);
+                          bool inline_ops = true, int yield_us = PollBackoff::kDefaultYieldUs,
+                          int polls_per_yield = PollBackoff::kDefaultPollsPerYield);
 
   // Runs everything enqueued so far, then stops and joins the thread. Later
   // enqueues fail. Idempotent; not from an operation of this stream.
@@ -134,6 +135,7 @@ class HostStreamExecutor {
   int spin_us_ = 0;
   int poll_sleep_us_ = 0;
   int yield_us_ = PollBackoff::kDefaultYieldUs;
+  int polls_per_yield_ = PollBackoff::kDefaultPollsPerYield;
   bool caller_runs_ = true;
   bool inline_ops_enabled_ = true;
   std::thread thread_;

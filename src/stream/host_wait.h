@@ -52,17 +52,23 @@ static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 // sleeper must first be woken and then wait for a turn, milliseconds when
 // many processes share a core) while every other runnable thread, the one
 // it waits for included, goes first. The sleeps are for waits that last (a
-// peer computing), so they cost no CPU.
+// peer computing), so they cost no CPU; a synchronizing thread never
+// sleeps (kNeverSleep), as the device's waits never do.
 class PollBackoff {
  public:
   static constexpr int kDefaultYieldUs = 2000;
   static constexpr int kDefaultPollsPerYield = 1;
+  // yield_us for a waiter that must never sleep: a thread in synchronize,
+  // whose peers may be waiting for it in turn (two waiters that sleep by
+  // turns pay a wake-up each, milliseconds per step on a loaded node).
+  static constexpr int kNeverSleep = -1;
 
   PollBackoff(int spin_us, int max_sleep_us, int yield_us = kDefaultYieldUs,
               int polls_per_yield = kDefaultPollsPerYield)
       : start_ns_(monotonic_ns()),
         spin_ns_(static_cast<int64_t>(spin_us > 0 ? spin_us : 0) * 1000),
-        yield_ns_(spin_ns_ + static_cast<int64_t>(yield_us > 0 ? yield_us : 0) * 1000),
+        yield_ns_(yield_us < 0 ? INT64_MAX
+                               : spin_ns_ + static_cast<int64_t>(yield_us) * 1000),
         max_sleep_ns_(static_cast<int64_t>(max_sleep_us > 1 ? max_sleep_us : 1) * 1000),
         polls_per_yield_(polls_per_yield > 1 ? polls_per_yield : 1) {}
 

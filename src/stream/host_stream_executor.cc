@@ -131,7 +131,7 @@ int HostStreamExecutor::synchronize() {
   auto reached = [&] { return static_cast<int64_t>(executed() - target) >= 0; };
   if (!caller_runs_) return wait_for_executor();
   callers_waiting_.fetch_add(1, std::memory_order_seq_cst);
-  PollBackoff backoff(spin_us_, poll_sleep_us_, PollBackoff::kNeverSleep, polls_per_yield_);
+  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
   while (!reached()) {
     if (try_take_token(kOtherThread)) {
       if (!reached()) {
@@ -255,10 +255,7 @@ bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
     case HostOpKind::kWait: {
-      // The stream's thread sleeps in a long wait; a synchronizing thread,
-      // which has nothing else to do, polls and yields.
-      PollBackoff backoff(spin_us_, poll_sleep_us_,
-                          yield_to_callers ? yield_us_ : PollBackoff::kNeverSleep, polls_per_yield_);
+      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
       for (const SignalWait& wait : op.entries<SignalWait>()) {
         while (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp)) {
           // A wait only polls: a synchronizing thread may take it over.

@@ -52,15 +52,14 @@ static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 // sleeper must first be woken and then wait for a turn, milliseconds when
 // many processes share a core) while every other runnable thread, the one
 // it waits for included, goes first. The sleeps are for waits that last (a
-// peer computing), so they cost no CPU; a synchronizing thread never
-// sleeps (kNeverSleep), as the device's waits never do.
+// peer computing), so they cost no CPU. yield_us = kNeverSleep (-1) never
+// sleeps, as the device's waits never do (measured worse at 8 ranks on the
+// loaded 2-core build machine, so not the default).
 class PollBackoff {
  public:
   static constexpr int kDefaultYieldUs = 2000;
   static constexpr int kDefaultPollsPerYield = 1;
-  // yield_us for a waiter that must never sleep: a thread in synchronize,
-  // whose peers may be waiting for it in turn (two waiters that sleep by
-  // turns pay a wake-up each, milliseconds per step on a loaded node).
+  // yield_us of a waiter that never sleeps.
   static constexpr int kNeverSleep = -1;
 
   PollBackoff(int spin_us, int max_sleep_us, int yield_us = kDefaultYieldUs,

@@ -22,7 +22,8 @@ const util::Param kParams[] = {
     {"yield_us", util::Param::Type::kInt, &g_settings.yield_us, "2000",
      "microseconds a host-stream wait (or a thread waiting for its stream) polls with "
      "sched_yield between polls, after the spin and before it sleeps: on a loaded node a "
-     "yielding waiter polls again at its next turn, a sleeping one must be woken first"},
+     "yielding waiter polls again at its next turn, a sleeping one must be woken first; -1: "
+     "never sleep"},
     {"polls_per_yield", util::Param::Type::kInt, &g_settings.polls_per_yield, "1",
      "polls of a host-stream wait between two sched_yield calls in its yield phase; 0: the rule "
      "of the device's RMA waits (1000, or 20 when the node's ranks outnumber its cores)"},

@@ -107,7 +107,8 @@ void HostStreamExecutor::release_other_token() {
 
 template <class More>
 uint64_t HostStreamExecutor::run_queued(More&& more, bool yield_to_callers,
-                                        std::atomic<uint64_t>* ops) {
+                                        std::atomic<uint64_t>* ops,
+                                        std::atomic<uint64_t>* batches) {
   RunningScope scope(this);
   uint64_t ran = 0;
   while (more() && queue_.has_work()) {
@@ -118,6 +119,7 @@ uint64_t HostStreamExecutor::run_queued(More&& more, bool yield_to_callers,
     // Counted before the operation is published as executed, so a thread
     // that synchronized sees every count of what it waited for.
     ops->fetch_add(1, std::memory_order_relaxed);
+    if (ran == 0 && batches != nullptr) batches->fetch_add(1, std::memory_order_relaxed);
     executed_.store(queue_.popped(), std::memory_order_seq_cst);
     ++ran;
   }
@@ -136,7 +138,8 @@ int HostStreamExecutor::synchronize() {
     if (try_take_token(kOtherThread)) {
       if (!reached()) {
         takeovers_.fetch_add(1, std::memory_order_relaxed);
-        (void)run_queued([&] { return !reached(); }, /*yield_to_callers=*/false, &caller_ops_);
+        (void)run_queued([&] { return !reached(); }, /*yield_to_callers=*/false, &caller_ops_,
+                         nullptr);
       }
       token_.store(kFree, std::memory_order_seq_cst);
       continue;
@@ -202,8 +205,7 @@ void HostStreamExecutor::run() {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   while (wait_for_work()) {
     if (!try_take_token(kExecutorThread)) continue;
-    if (run_queued([] { return true; }, /*yield_to_callers=*/true, &executor_ops_) != 0)
-      handoffs_.fetch_add(1, std::memory_order_relaxed);
+    (void)run_queued([] { return true; }, /*yield_to_callers=*/true, &executor_ops_, &handoffs_);
     token_.store(kFree, std::memory_order_seq_cst);
   }
 }

@@ -98,9 +98,12 @@ class HostStreamExecutor {
   // token) and the operation stays at the front.
   bool execute(const HostOp& op, bool yield_to_callers);
   // Runs queued operations while `more()` and work is queued, counting each
-  // in `*ops`; returns how many ran.
+  // in `*ops` and, when at least one ran, the batch in `*batches` (if not
+  // null); returns how many ran. Counted before an operation is published
+  // as executed.
   template <class More>
-  uint64_t run_queued(More&& more, bool yield_to_callers, std::atomic<uint64_t>* ops);
+  uint64_t run_queued(More&& more, bool yield_to_callers, std::atomic<uint64_t>* ops,
+                      std::atomic<uint64_t>* batches);
   bool pending() const {
     return queue_.published() != executed_.load(std::memory_order_seq_cst);
   }

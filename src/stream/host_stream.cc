@@ -72,7 +72,8 @@ int HostStream::create(std::shared_ptr<HostStream>* out) {
     return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
   const Settings& config = settings();
   if (int err = stream->executor_.start(effective_spin_us(), config.poll_sleep_us,
-                                         config.caller_runs, config.inline_ops, config.yield_us);
+                                         config.caller_runs, config.inline_ops, config.yield_us,
+                                         effective_polls_per_yield());
       err != MPI_SUCCESS)
     return err;
   *out = std::move(stream);

@@ -48,9 +48,10 @@ void HostStreamExecutor::stop() {
 }
 
 int HostStreamExecutor::start(int spin_us, int poll_sleep_us, bool caller_runs, bool inline_ops,
-                              int yield_us) {
+                              int yield_us, int polls_per_yield) {
   spin_us_ = spin_us > 0 ? spin_us : 0;
   yield_us_ = yield_us;
+  polls_per_yield_ = polls_per_yield;
   poll_sleep_us_ = poll_sleep_us;
   spin_ns_ = static_cast<int64_t>(spin_us_) * 1000;
   caller_runs_ = caller_runs;
@@ -106,7 +107,8 @@ void HostStreamExecutor::release_other_token() {
 
 template <class More>
 uint64_t HostStreamExecutor::run_queued(More&& more, bool yield_to_callers,
-                                        std::atomic<uint64_t>* ops) {
+                                        std::atomic<uint64_t>* ops,
+                                        std::atomic<uint64_t>* batches) {
   RunningScope scope(this);
   uint64_t ran = 0;
   while (more() && queue_.has_work()) {
@@ -117,6 +119,7 @@ uint64_t HostStreamExecutor::run_queued(More&& more, bool yield_to_callers,
     // Counted before the operation is published as executed, so a thread
     // that synchronized sees every count of what it waited for.
     ops->fetch_add(1, std::memory_order_relaxed);
+    if (ran == 0 && batches != nullptr) batches->fetch_add(1, std::memory_order_relaxed);
     executed_.store(queue_.popped(), std::memory_order_seq_cst);
     ++ran;
   }
@@ -130,12 +133,13 @@ int HostStreamExecutor::synchronize() {
   auto reached = [&] { return static_cast<int64_t>(executed() - target) >= 0; };
   if (!caller_runs_) return wait_for_executor();
   callers_waiting_.fetch_add(1, std::memory_order_seq_cst);
-  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_);
+  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
   while (!reached()) {
     if (try_take_token(kOtherThread)) {
       if (!reached()) {
         takeovers_.fetch_add(1, std::memory_order_relaxed);
-        (void)run_queued([&] { return !reached(); }, /*yield_to_callers=*/false, &caller_ops_);
+        (void)run_queued([&] { return !reached(); }, /*yield_to_callers=*/false, &caller_ops_,
+                         nullptr);
       }
       token_.store(kFree, std::memory_order_seq_cst);
       continue;
@@ -201,8 +205,7 @@ void HostStreamExecutor::run() {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   while (wait_for_work()) {
     if (!try_take_token(kExecutorThread)) continue;
-    if (run_queued([] { return true; }, /*yield_to_callers=*/true, &executor_ops_) != 0)
-      handoffs_.fetch_add(1, std::memory_order_relaxed);
+    (void)run_queued([] { return true; }, /*yield_to_callers=*/true, &executor_ops_, &handoffs_);
     token_.store(kFree, std::memory_order_seq_cst);
   }
 }
@@ -254,7 +257,7 @@ bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
     case HostOpKind::kWait: {
-      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_);
+      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
       for (const SignalWait& wait : op.entries<SignalWait>()) {
         while (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp)) {
           // A wait only polls: a synchronizing thread may take it over.

@@ -57,7 +57,8 @@ class HostStreamExecutor {
   // synchronize runs queued operations itself; `inline_ops`: library
   // operations on an idle stream run at enqueue.
   [[nodiscard]] int start(int spin_us, int poll_sleep_us, bool caller_runs = true,
-                          bool inline_ops = true, int yield_us = PollBackoff::kDefaultYieldUs);
+                          bool inline_ops = true, int yield_us = PollBackoff::kDefaultYieldUs,
+                          int polls_per_yield = PollBackoff::kDefaultPollsPerYield);
 
   // Runs everything enqueued so far, then stops and joins the thread. Later
   // enqueues fail. Idempotent; not from an operation of this stream.
@@ -97,9 +98,12 @@ class HostStreamExecutor {
   // token) and the operation stays at the front.
   bool execute(const HostOp& op, bool yield_to_callers);
   // Runs queued operations while `more()` and work is queued, counting each
-  // in `*ops`; returns how many ran.
+  // in `*ops` and, when at least one ran, the batch in `*batches` (if not
+  // null); returns how many ran. Counted before an operation is published
+  // as executed.
   template <class More>
-  uint64_t run_queued(More&& more, bool yield_to_callers, std::atomic<uint64_t>* ops);
+  uint64_t run_queued(More&& more, bool yield_to_callers, std::atomic<uint64_t>* ops,
+                      std::atomic<uint64_t>* batches);
   bool pending() const {
     return queue_.published() != executed_.load(std::memory_order_seq_cst);
   }
@@ -134,6 +138,7 @@ class HostStreamExecutor {
   int spin_us_ = 0;
   int poll_sleep_us_ = 0;
   int yield_us_ = PollBackoff::kDefaultYieldUs;
+  int polls_per_yield_ = PollBackoff::kDefaultPollsPerYield;
   bool caller_runs_ = true;
   bool inline_ops_enabled_ = true;
   std::thread thread_;

@@ -22,7 +22,11 @@ const util::Param kParams[] = {
     {"yield_us", util::Param::Type::kInt, &g_settings.yield_us, "2000",
      "microseconds a host-stream wait (or a thread waiting for its stream) polls with "
      "sched_yield between polls, after the spin and before it sleeps: on a loaded node a "
-     "yielding waiter polls again at its next turn, a sleeping one must be woken first"},
+     "yielding waiter polls again at its next turn, a sleeping one must be woken first; -1: "
+     "never sleep"},
+    {"polls_per_yield", util::Param::Type::kInt, &g_settings.polls_per_yield, "1",
+     "polls of a host-stream wait between two sched_yield calls in its yield phase; 0: the rule "
+     "of the device's RMA waits (1000, or 20 when the node's ranks outnumber its cores)"},
     {"caller_runs", util::Param::Type::kBool, &g_settings.caller_runs, "yes",
      "a thread synchronizing a host stream runs the queued operations itself instead of "
      "sleeping until the stream's thread has run them"},
@@ -40,6 +44,12 @@ int g_ranks_on_node = 1;
 const Settings& settings() { return g_settings; }
 
 void set_ranks_on_node(int ranks) { g_ranks_on_node = ranks > 0 ? ranks : 1; }
+
+int effective_polls_per_yield() {
+  if (g_settings.polls_per_yield > 0) return g_settings.polls_per_yield;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return g_ranks_on_node > cores ? 20 : 1000;
+}
 
 int effective_spin_us() {
   if (g_settings.spin_us >= 0) return g_settings.spin_us;

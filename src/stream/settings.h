@@ -12,6 +12,7 @@ struct Settings {
   int spin_us = -1;              // busy polling before a yield or a sleep; -1: automatic
   int poll_sleep_us = 50;        // longest sleep between two polls of a wait
   int yield_us = 2000;           // yielding polls of a wait before it sleeps
+  int polls_per_yield = 1;       // polls between two yields; 0: the device's rule
   bool caller_runs = true;       // synchronize runs queued operations itself
   bool inline_ops = true;        // library operations on an idle stream run at enqueue
 };
@@ -20,6 +21,10 @@ const Settings& settings();
 
 // MPI_Init reports how many ranks share this node, for the automatic spin.
 void set_ranks_on_node(int ranks);
+// Polls between two sched_yield calls of a host wait: the setting, or for
+// 0 the device's RMA waits' rule (20 when the node's ranks outnumber its
+// cores, else 1000).
+int effective_polls_per_yield();
 // The spin in microseconds: the setting, or, when automatic, 20 when every
 // rank and one executor per rank can each have a core, else 0 (spinning
 // executors would take the cores their ranks need).

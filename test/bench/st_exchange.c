@@ -36,6 +36,8 @@
  */
 #include <mpi.h>
 
+#include "bench_common.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,16 +210,6 @@ static double run_variant(const struct run *r, int st, MPI_Win win, double *ghos
   return t;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -296,11 +288,11 @@ int main(int argc, char **argv) {
              1e6 * c_st[rep], 1e6 * c_pscw[rep]);
   }
   if (rank == 0) {
-    double st = median(t_st, repeats), pscw = median(t_pscw, repeats);
+    double st = bench_median(t_st, repeats), pscw = bench_median(t_pscw, repeats);
     printf("exchange %d %s %ld %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap], 8 * r.n,
-           1e6 * st, 1e6 * pscw, st / pscw, median(ratio, repeats));
-    printf("stcpu %d %s %.2f %.2f\n", size, overlap_name[r.overlap], 1e6 * median(c_st, repeats),
-           1e6 * median(c_pscw, repeats));
+           1e6 * st, 1e6 * pscw, st / pscw, bench_median(ratio, repeats));
+    printf("stcpu %d %s %.2f %.2f\n", size, overlap_name[r.overlap], 1e6 * bench_median(c_st, repeats),
+           1e6 * bench_median(c_pscw, repeats));
     double per = (double)repeats * (double)r.steps;
     printf("ststream %d %s %.2f %.2f %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap],
            sum_counts[0] / per, sum_counts[1] / per, sum_counts[2] / per, sum_counts[3] / per,

@@ -92,7 +92,8 @@ stop_load() {
   for pid in "${busy_pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   busy_pids=()
 }
-trap 'stop_load' EXIT INT TERM
+trap 'stop_load' EXIT
+trap 'stop_load; exit 130' INT TERM
 
 load_avg() { cut -d' ' -f1 /proc/loadavg; }
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <mpi.h>
@@ -201,6 +203,108 @@ TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
     EXPECT_EQ(s.launches.copy, 1u * kEpochs);
     EXPECT_EQ(s.launches.wait, 2u * kEpochs);
     EXPECT_EQ(s.pending_plans, 0u);  // every plan recycled once the stream ran it
+    EXPECT_EQ(windows[r]->drain(), MPI_SUCCESS);
+  }
+}
+
+// On idle host streams a whole epoch runs at enqueue: the post signal, the
+// origin's wait (the target's post already ran), the copy, the completion
+// signal and the target's wait are all done inline, nothing is queued, and
+// the plan retires at once.
+TEST(StreamWindow, EpochOnIdleHostStreamsRunsInline) {
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  std::shared_ptr<stream::HostStream> host[kRanks];
+  std::shared_ptr<stream::Stream> streams[kRanks];
+  for (int r = 0; r < kRanks; ++r) {
+    ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
+    streams[r] = host[r];
+  }
+  const int origin = 0, target = 1;
+  uint64_t value = 0x1234567890abcdefu;
+  ASSERT_EQ(windows[target]->post({&origin, 1}, streams[target]), MPI_SUCCESS);
+  ASSERT_EQ(windows[origin]->start({&target, 1}), MPI_SUCCESS);
+  const rma::Run run{0, 8};
+  const OriginPiece piece{reinterpret_cast<char*>(&value), 8};
+  DeferredOp op = put_to(segment, target);
+  op.bytes = 8;
+  ASSERT_EQ(windows[origin]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
+  ASSERT_EQ(windows[origin]->complete(streams[origin]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->wait(streams[target]), MPI_SUCCESS);
+  // No synchronize: everything already happened.
+  uint64_t received = 0;
+  std::memcpy(&received, segment.data(target), 8);
+  EXPECT_EQ(received, value);
+  EXPECT_EQ(segment.stream_post(origin, target), 1u);
+  EXPECT_EQ(segment.stream_complete(target, origin), 1u);
+  EXPECT_EQ(windows[origin]->stats().pending_plans, 0u);
+  const stream::HostStreamCounters o = host[origin]->executor().counters();
+  const stream::HostStreamCounters t = host[target]->executor().counters();
+  EXPECT_EQ(o.enqueued, 0u);
+  EXPECT_EQ(t.enqueued, 0u);
+  EXPECT_EQ(o.inline_ops, 3u);    // wait, copy, signal
+  EXPECT_EQ(o.inline_waits, 1u);
+  EXPECT_EQ(t.inline_ops, 2u);    // post signal, wait
+  EXPECT_EQ(t.inline_waits, 1u);
+  // Launches are counted as before: inline is how, not whether.
+  EXPECT_EQ(windows[origin]->stats().launches.wait, 1u);
+  EXPECT_EQ(windows[origin]->stats().launches.copy, 1u);
+  EXPECT_EQ(windows[origin]->stats().launches.signal, 1u);
+  for (int r = 0; r < kRanks; ++r) EXPECT_EQ(windows[r]->drain(), MPI_SUCCESS);
+}
+
+// Epochs queued behind a closed gate: the threads that synchronize the two
+// streams take the queued epochs over and run them themselves ("caller
+// runs"), each waiting for the other's signals; the results are exact.
+TEST(StreamWindow, SynchronizingThreadsRunQueuedEpochs) {
+  constexpr int kEpochs = 200;
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  std::shared_ptr<stream::HostStream> host[kRanks];
+  std::shared_ptr<stream::Stream> streams[kRanks];
+  RankState state[kRanks];
+  alignas(8) uint64_t gate = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
+    streams[r] = host[r];
+    state[r].rank = r;
+    state[r].received = reinterpret_cast<const uint64_t*>(segment.data(r) + 8 * (1 - r));
+    ASSERT_EQ(streams[r]->wait_value(&gate, 1), MPI_SUCCESS);
+  }
+  for (int e = 0; e < kEpochs; ++e) {
+    for (int r = 0; r < kRanks; ++r) {
+      const int peer = 1 - r;
+      ASSERT_EQ(streams[r]->launch(produce, &state[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->post({&peer, 1}, streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
+      const rma::Run run{8u * static_cast<uint64_t>(r), 8};
+      const OriginPiece piece{reinterpret_cast<char*>(&state[r].src), 8};
+      DeferredOp op = put_to(segment, peer);
+      op.bytes = 8;
+      ASSERT_EQ(windows[r]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->complete(streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->wait(streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(streams[r]->launch(check, &state[r]), MPI_SUCCESS);
+    }
+  }
+  std::thread other([&] { EXPECT_EQ(streams[1]->synchronize(), MPI_SUCCESS); });
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+  });
+  ASSERT_EQ(streams[0]->synchronize(), MPI_SUCCESS);
+  other.join();
+  opener.join();
+  for (int r = 0; r < kRanks; ++r) {
+    EXPECT_EQ(state[r].checked, kEpochs);
+    EXPECT_EQ(state[r].errors.load(), 0);
+    const stream::HostStreamCounters c = host[r]->executor().counters();
+    // 1 gate + per epoch: produce, post, wait, copy, signal, wait, check.
+    EXPECT_EQ(c.enqueued, 1u + 7u * kEpochs);
+    EXPECT_EQ(c.executor_ops + c.caller_ops, c.enqueued);
+    EXPECT_GE(c.takeovers, 1u);
+    EXPECT_GE(c.caller_ops, 7u * kEpochs) << "rank " << r;
+    EXPECT_EQ(windows[r]->stats().pending_plans, 0u);
     EXPECT_EQ(windows[r]->drain(), MPI_SUCCESS);
   }
 }

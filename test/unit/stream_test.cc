@@ -438,7 +438,10 @@ TEST(HostStreamExecutor, WithoutCallerRunsTheThreadRunsEverything) {
   EXPECT_EQ(counter.load(), 50);
   const HostStreamCounters c = executor.counters();
   EXPECT_EQ(c.caller_ops, 0u);
-  EXPECT_EQ(c.executor_ops, 51u);  // and the fence synchronize queued
+  // And the fence synchronize queued, which may still be retiring when
+  // synchronize returns (the fence wakes the caller before it is counted).
+  EXPECT_GE(c.executor_ops, 50u);
+  EXPECT_LE(c.executor_ops, 51u);
   EXPECT_GE(c.handoffs, 1u);
 }
 

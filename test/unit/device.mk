@@ -5,10 +5,7 @@ check_PROGRAMS += test/unit/device_test
 TESTS += test/unit/device_test
 test_unit_device_test_SOURCES = \
 	test/unit/device_test.cc \
-	src/device/progress.cc \
-	src/pmi/process_mapping.cc \
-	src/util/backoff.cc \
-	src/util/param.cc
+	src/device/progress.cc
 test_unit_device_test_CPPFLAGS = $(AM_CPPFLAGS)
-test_unit_device_test_LDADD = -lgtest -lgtest_main -lpthread
+test_unit_device_test_LDADD = libstmpi_pmi.la libstmpi_util.la -lgtest -lgtest_main -lpthread
 endif

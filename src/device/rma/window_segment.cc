@@ -11,7 +11,7 @@
 #include <mpi.h>
 
 #include "device/rma/spin_wait.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "pmi/client.h"
 #include "util/param.h"
 #include "util/shm_segment.h"
@@ -59,10 +59,10 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   while (me < nlocal && local[me] != my_rank) ++me;
   uint32_t cells = static_cast<uint32_t>(g_settings.cells);
   if (cells < 2 || (cells & (cells - 1)) != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
+    return util::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
                                    g_settings.cells);
   if (g_settings.cell_size < 256 || g_settings.cell_size % 64 != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER,
+    return util::make_error(MPI_ERR_OTHER,
                                    "STMPI_SHM_CELL_SIZE=%zu must be a multiple of 64, >= 256",
                                    g_settings.cell_size);
   const uint32_t cell_size = static_cast<uint32_t>(g_settings.cell_size);
@@ -84,23 +84,23 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
       error += " (" + std::to_string(nlocal * nlocal) +
                " rings of STMPI_SHM_CELLS cells of STMPI_SHM_CELL_SIZE bytes)";
     if (pmi.put(key, ok ? segment.name() : "!" + error) != 0)
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI put failed: %s", pmi.error().c_str());
+      return util::make_error(MPI_ERR_OTHER, "PMI put failed: %s", pmi.error().c_str());
   }
   if (pmi.barrier() != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   if (me != 0) {
     std::string name;
     if (pmi.get(key, &name) != 0)
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());
+      return util::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());
     if (name.starts_with("!")) {
-      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "the node's first rank failed: %s",
+      return util::make_error(MPI_ERR_NO_MEM, "the node's first rank failed: %s",
                                      name.c_str() + 1);
     }
     ok = segment.open(name, bytes_, &error);
   }
   if (!ok) {
     const int no_space = segment.error_number() == ENOSPC || segment.error_number() == ENOMEM;
-    return mpi::errhan::make_error(no_space ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, "%s", error.c_str());
+    return util::make_error(no_space ? MPI_ERR_NO_MEM : MPI_ERR_OTHER, "%s", error.c_str());
   }
   base_ = segment.release_mapping();
   auto* header = static_cast<SegmentHeader*>(base_);
@@ -120,10 +120,10 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   // Allow peers to pull from this process (needed where Yama restricts ptrace).
   prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   if (pmi.barrier() != 0)  // the creator initialized the rings
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   header->pids[me] = getpid();
   if (pmi.barrier() != 0)  // everyone attached and wrote its pid
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   // Everyone has it mapped: remove the name now, so nothing can leak.
   segment.unlink();
 

@@ -7,8 +7,7 @@ libmpi_la_SOURCES += \
 	src/mpi/datatype/type_create.cc \
 	src/mpi/datatype/type_query.cc \
 	src/mpi/datatype/type_decode.cc \
-	src/mpi/coll/op.cc \
-	src/mpi/coll/op_kernels.cc
+	src/mpi/coll/op.cc
 noinst_HEADERS += \
 	src/mpi/datatype/datatype.h \
 	src/mpi/datatype/layout_builder.h \

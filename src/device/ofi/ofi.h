@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +34,13 @@
 #include "device/protocol/wire.h"
 #include "device/request_dev.h"
 #include "device/transport.h"
+
+namespace stmpi::pmi {
+class Client;
+}
+namespace stmpi::dev {
+struct PeerInfo;
+}
 
 namespace stmpi::dev::ofi {
 
@@ -81,6 +89,10 @@ class Ofi final {
   // Collective over the job. 0, or -1 with *error for the user.
   [[nodiscard]] int init(int rank, int size, const Allgather& allgather, bool verbose,
                          std::string* error);
+  // The device's entry (ofi_device.cc): collective over the job; opens the
+  // network only when the peer table has network peers, exchanges names
+  // through PMI. An MPI error code.
+  [[nodiscard]] int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
   void finalize();
   bool initialized() const { return initialized_; }
 
@@ -241,5 +253,6 @@ int Ofi::poll(F&& handler) {
 }
 
 static_assert(Transport<Ofi>);
+using OfiTransport = Ofi;
 
 }  // namespace stmpi::dev::ofi

@@ -2,9 +2,11 @@
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -55,7 +57,6 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   }
   const fi_info* info = fabric_.info();
   local_mr_ = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
-  inject_size_ = info->tx_attr->inject_size;
   eager_size_ = std::min<std::size_t>(s.eager_size, info->ep_attr->max_msg_size);
   cache_.init(&fabric_, std::max(s.mr_cache, 0));
   credits_ = s.credits;
@@ -185,29 +186,22 @@ bool Ofi::send(int peer, const WireHeader& h, const void* payload) {
   const std::size_t total = kHeaders + h.payload_bytes;
   OfiPrefix prefix{rank_, send_seq_[peer], static_cast<uint16_t>(std::min(owed_[peer], 65535)),
                    kTypeMessage, {}};
-  if (total <= inject_size_) {
-    char buf[kHeaders + 256];
-    std::memcpy(buf, &prefix, sizeof prefix);
-    std::memcpy(buf + sizeof prefix, &h, sizeof h);
-    if (h.payload_bytes != 0) std::memcpy(buf + kHeaders, payload, h.payload_bytes);
-    const ssize_t rc = fi_inject(e.ep, buf, total, e.peers[peer]);
-    if (rc == -FI_EAGAIN) return false;
-    if (rc != 0) fatal(fi_error("fi_inject", rc) + " (to rank " + std::to_string(peer) + ")");
-  } else {
-    if (bounce_free_.empty()) return false;
-    const uint32_t index = bounce_free_.back();
-    char* buf = bounce_memory_.get() + index * eager_size_;
-    std::memcpy(buf, &prefix, sizeof prefix);
-    std::memcpy(buf + sizeof prefix, &h, sizeof h);
-    if (h.payload_bytes != 0) std::memcpy(buf + kHeaders, payload, h.payload_bytes);
-    OpContext& op = bounce_ctx_[index];
-    op.peer = peer;
-    const ssize_t rc =
-        fi_send(e.ep, buf, total, local_mr_ ? bounce_reg_.desc : nullptr, e.peers[peer], &op.fi);
-    if (rc == -FI_EAGAIN) return false;
-    if (rc != 0) fatal(fi_error("fi_send", rc) + " (to rank " + std::to_string(peer) + ")");
-    bounce_free_.pop_back();
-  }
+  // Always through a bounce buffer with a completion (no fi_inject): finalize
+  // waits for every send to complete before it closes the endpoint, which
+  // would otherwise drop messages the provider still holds.
+  if (bounce_free_.empty()) return false;
+  const uint32_t index = bounce_free_.back();
+  char* buf = bounce_memory_.get() + index * eager_size_;
+  std::memcpy(buf, &prefix, sizeof prefix);
+  std::memcpy(buf + sizeof prefix, &h, sizeof h);
+  if (h.payload_bytes != 0) std::memcpy(buf + kHeaders, payload, h.payload_bytes);
+  OpContext& op = bounce_ctx_[index];
+  op.peer = peer;
+  const ssize_t rc =
+      fi_send(e.ep, buf, total, local_mr_ ? bounce_reg_.desc : nullptr, e.peers[peer], &op.fi);
+  if (rc == -FI_EAGAIN) return false;
+  if (rc != 0) fatal(fi_error("fi_send", rc) + " (to rank " + std::to_string(peer) + ")");
+  bounce_free_.pop_back();
   --send_credits_[peer];
   ++send_seq_[peer];
   owed_[peer] -= prefix.credits;
@@ -219,21 +213,21 @@ bool Ofi::send_credit(int peer) {
   OfiPrefix& prefix = credit_buf_[peer];
   prefix = OfiPrefix{rank_, 0, static_cast<uint16_t>(std::min(owed_[peer], 65535)), kTypeCredit, {}};
   Endpoint& e = fabric_.msg();
-  ssize_t rc;
-  if (sizeof prefix <= inject_size_) {
-    rc = fi_inject(e.ep, &prefix, sizeof prefix, e.peers[peer]);
-  } else {
-    OpContext& op = credit_ctx_[peer];
-    op.kind = OpContext::Kind::kCredit;
-    op.peer = peer;
+  OpContext& op = credit_ctx_[peer];
+  op.kind = OpContext::Kind::kCredit;
+  op.peer = peer;
+  void* desc = nullptr;
+  if (local_mr_) {
+    // credit_buf_ never moves: its registration stays in the cache.
     Registration* reg = nullptr;
-    if (local_mr_ && cache_.acquire(&prefix, sizeof prefix, &reg, &error_) != 0) return false;
-    rc = fi_send(e.ep, &prefix, sizeof prefix, reg ? reg->desc : nullptr, e.peers[peer], &op.fi);
-    if (reg) cache_.release(reg);  // stays registered: credit_buf_ never moves
-    if (rc == 0) credit_busy_[peer] = 1;
+    if (cache_.acquire(&prefix, sizeof prefix, &reg, &error_) != 0) return false;
+    desc = reg->desc;
+    cache_.release(reg);
   }
+  const ssize_t rc = fi_send(e.ep, &prefix, sizeof prefix, desc, e.peers[peer], &op.fi);
+  if (rc == 0) credit_busy_[peer] = 1;
   if (rc == -FI_EAGAIN) return false;
-  if (rc != 0) fatal(fi_error("fi_inject", rc) + " (credits to rank " + std::to_string(peer) + ")");
+  if (rc != 0) fatal(fi_error("fi_send", rc) + " (credits to rank " + std::to_string(peer) + ")");
   owed_[peer] -= prefix.credits;
   ++credit_messages_;
   return true;
@@ -417,7 +411,25 @@ PullStatus Ofi::pull(int peer, const WireHeader& rts, void* local, std::size_t b
   return PullStatus::kPending;
 }
 
+void Ofi::drain_sends() {
+  if (!initialized_) return;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::seconds(settings().timeout_s > 0 ? settings().timeout_s : 3600);
+  auto busy = [&] {
+    if (bounce_free_.size() != bounce_ctx_.size()) return true;
+    for (uint8_t b : credit_busy_)
+      if (b) return true;
+    return false;
+  };
+  while (busy() && std::chrono::steady_clock::now() < deadline) {
+    std::vector<Arrival> ignored;  // the protocol is idle: only credits may still come
+    poll_completions(&ignored);
+    sched_yield();
+  }
+}
+
 void Ofi::finalize() {
+  drain_sends();
   if (progress_thread_.joinable()) {
     stop_thread_ = true;
     progress_thread_.join();

@@ -155,6 +155,8 @@ class Ofi final {
   };
 
   int setup_buffers(std::string* error);
+  // Waits (up to STMPI_OFI_TIMEOUT) until every send has completed.
+  void drain_sends();
   int post_recv(uint32_t index);
   // Reads the message CQ: handles internal completions, collects arrivals.
   int poll_completions(std::vector<Arrival>* arrivals);
@@ -180,7 +182,6 @@ class Ofi final {
   Fabric fabric_;
   MrCache cache_;
   std::size_t eager_size_ = 0;
-  std::size_t inject_size_ = 0;
   bool local_mr_ = false;
 
   // Receive buffers: multi-receive slabs, or one eager_size buffer each.

@@ -24,6 +24,10 @@ void default_fatal(const std::string& message) {
 
 }  // namespace
 
+Ofi* g_instance = nullptr;
+
+Ofi* instance() { return g_instance; }
+
 void Ofi::fatal(const std::string& message) {
   (fatal_ ? fatal_ : default_fatal)(message);
   std::abort();  // a handler must not return
@@ -98,6 +102,7 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     });
   }
   initialized_ = true;
+  g_instance = this;
   if (verbose_ && rank_ == 0) {
     std::fprintf(stderr,
                  "STMPI network module: libfabric %u.%u, provider %s; eager up to %zu bytes, %d "
@@ -436,6 +441,7 @@ void Ofi::finalize() {
   }
   if (!initialized_ && fabric_.domain() == nullptr) return;
   initialized_ = false;
+  if (g_instance == this) g_instance = nullptr;
   if (recv_reg_.mr) cache_.deregister(&recv_reg_);
   if (bounce_reg_.mr) cache_.deregister(&bounce_reg_);
   cache_.clear();

@@ -140,6 +140,10 @@ class Ofi final {
   const std::string& error() const { return error_; }
   const std::string& description() const { return fabric_.choice().description; }
   bool progress_thread_running() const { return progress_thread_.joinable(); }
+  // Remote addresses are virtual addresses (FI_MR_VIRT_ADDR), else offsets.
+  bool virt_addr() const {
+    return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+  }
   MrCache& cache() { return cache_; }
   void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
   // Counters for tests and verbose output.
@@ -255,5 +259,8 @@ int Ofi::poll(F&& handler) {
 
 static_assert(Transport<Ofi>);
 using OfiTransport = Ofi;
+
+// The initialized module (the device owns it), or nullptr.
+Ofi* instance();
 
 }  // namespace stmpi::dev::ofi

@@ -17,7 +17,7 @@
 #include "device/protocol/protocol.h"
 #include "device/shm/shm.h"
 #include "device/transport.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "pmi/client.h"
 #include "pmi/process_mapping.h"
 #include "util/backoff.h"
@@ -154,13 +154,13 @@ int learn_nodes(pmi::Client& pmi, std::vector<int>* node_of, std::string* source
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   if (pmi.put("host-" + std::to_string(g.rank), host) != 0 || pmi.barrier() != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI exchange failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI exchange failed: %s", pmi.error().c_str());
   std::vector<std::string> hosts;
   node_of->assign(g.size, 0);
   for (int peer = 0; peer < g.size; ++peer) {
     std::string peer_host;
     if (pmi.get("host-" + std::to_string(peer), &peer_host) != 0)
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());
+      return util::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());
     auto it = std::find(hosts.begin(), hosts.end(), peer_host);
     (*node_of)[peer] = static_cast<int>(it - hosts.begin());
     if (it == hosts.end()) hosts.push_back(peer_host);
@@ -194,10 +194,10 @@ int build_peer_table(pmi::Client& pmi) {
     for (int peer = 0; peer < g.size; ++peer) {
       if (g.peers.table[peer].transport != PeerTransport::kNet) continue;
       if (g_settings.nolocal)
-        return mpi::errhan::make_error(
+        return util::make_error(
             MPI_ERR_OTHER, "STMPI_DEVICE_NOLOCAL=yes routes rank %d through the network module, "
             "which this build does not have", peer);
-      return mpi::errhan::make_error(
+      return util::make_error(
           MPI_ERR_OTHER, "rank %d runs on node %d and rank %d on node %d (nodes from %s): ranks "
           "on other nodes need a network module, which this build does not have", g.rank, mine,
           peer, node_of[peer], source.c_str());
@@ -218,7 +218,7 @@ int init(pmi::Client& pmi) {
   g.rank = pmi.rank();
   g.size = pmi.size();
   if (g.size > match::kMaxRanks)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "%d ranks exceed the supported %d", g.size,
+    return util::make_error(MPI_ERR_OTHER, "%d ranks exceed the supported %d", g.size,
                                    match::kMaxRanks);
   if (int err = build_peer_table(pmi); err != MPI_SUCCESS) return err;
   if (int err = g.peers.shm.init(g.rank, g.size, g.node_ranks, g.peers.table[g.rank].node, pmi);
@@ -290,7 +290,7 @@ std::size_t am_max_bytes() { return g.peers.max_payload(); }
 
 int am_send(int peer, uint8_t id, const void* data, std::size_t bytes) {
   if (bytes > am_max_bytes())
-    return mpi::errhan::make_error(MPI_ERR_INTERN, "active message of %zu bytes exceeds %zu", bytes,
+    return util::make_error(MPI_ERR_INTERN, "active message of %zu bytes exceeds %zu", bytes,
                                    am_max_bytes());
   g.proto.am_send(peer, id, data, bytes);
   return MPI_SUCCESS;

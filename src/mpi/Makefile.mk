@@ -1,6 +1,5 @@
 # src/mpi: MPI objects and semantics, one folder per chapter
 libmpi_la_SOURCES += \
-	src/mpi/errhan/error.cc \
 	src/mpi/errhan/errhandler.cc \
 	src/mpi/init/init.cc \
 	src/mpi/request/request.cc \

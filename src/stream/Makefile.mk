@@ -8,7 +8,7 @@ STREAM_CORE_SOURCES = \
 	src/stream/gpu_stream.cc \
 	src/stream/backend.cc \
 	src/stream/registry.cc
-libmpi_la_SOURCES += $(STREAM_CORE_SOURCES) src/stream/mpix_host_stream.cc
+libmpi_la_SOURCES += $(STREAM_CORE_SOURCES)
 noinst_HEADERS += \
 	src/stream/stream.h \
 	src/stream/settings.h \

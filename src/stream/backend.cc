@@ -5,7 +5,7 @@
 #include <mpi.h>
 
 #include "config.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/settings.h"
 #if STMPI_HAVE_CUDA_BACKEND
 #include "stream/cuda/cuda_runtime.h"
@@ -112,7 +112,7 @@ int choose_backend(const std::string& setting, BackendKind* kind, std::unique_pt
                    std::string* notes) {
   std::string error;
   if (!choose(setting, kind, gpu, notes, &error))
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "%s", error.c_str());
+    return util::make_error(MPI_ERR_OTHER, "%s", error.c_str());
   return MPI_SUCCESS;
 }
 
@@ -121,7 +121,7 @@ int active_backend(BackendKind* kind, GpuRuntime** gpu) {
   std::call_once(state.once, [&state] {
     state.ok = choose(settings().backend, &state.kind, &state.gpu, &state.notes, &state.error);
   });
-  if (!state.ok) return mpi::errhan::make_error(MPI_ERR_OTHER, "%s", state.error.c_str());
+  if (!state.ok) return util::make_error(MPI_ERR_OTHER, "%s", state.error.c_str());
   *kind = state.kind;
   *gpu = state.gpu.get();
   return MPI_SUCCESS;
@@ -142,7 +142,7 @@ int gpu_for_ipc(const char* what, GpuRuntime** gpu) {
   BackendKind kind;
   if (int err = active_backend(&kind, gpu); err != MPI_SUCCESS) return err;
   if (*gpu == nullptr)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "%s needs a GPU stream backend (active: %s)",
+    return util::make_error(MPI_ERR_OTHER, "%s needs a GPU stream backend (active: %s)",
                                    what, backend_name(kind));
   return MPI_SUCCESS;
 }

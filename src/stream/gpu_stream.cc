@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/kernel_params.h"
 
 namespace stmpi::stream {
@@ -28,7 +28,7 @@ unsigned copy_blocks_per_range(std::size_t max_bytes) {
 
 int GpuStream::launch(HostFn fn, void* arg) {
   if (fn == nullptr) [[unlikely]]
-    return mpi::errhan::make_error(MPI_ERR_ARG, "fn is NULL (%s stream %p)",
+    return util::make_error(MPI_ERR_ARG, "fn is NULL (%s stream %p)",
                                    backend_name(backend()), handle_);
   if (int err = runtime_.launch_host_fn(handle_, fn, arg); err != MPI_SUCCESS) return err;
   count_launch(OpKind::kUser);

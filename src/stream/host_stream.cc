@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/settings.h"
 
 namespace stmpi::stream {
@@ -17,7 +17,7 @@ bool word_ok(const volatile uint64_t* addr) {
 int check(std::span<const SignalWrite> writes) {
   for (std::size_t i = 0; i < writes.size(); ++i) {
     if (!word_ok(writes[i].addr)) [[unlikely]]
-      return mpi::errhan::make_error(MPI_ERR_ARG,
+      return util::make_error(MPI_ERR_ARG,
                                      "signal write %zu: address %p is not an aligned 64-bit word",
                                      i, static_cast<void*>(writes[i].addr));
   }
@@ -27,7 +27,7 @@ int check(std::span<const SignalWrite> writes) {
 int check(std::span<const SignalWait> waits) {
   for (std::size_t i = 0; i < waits.size(); ++i) {
     if (!word_ok(waits[i].addr)) [[unlikely]]
-      return mpi::errhan::make_error(MPI_ERR_ARG,
+      return util::make_error(MPI_ERR_ARG,
                                      "signal wait %zu: address %p is not an aligned 64-bit word",
                                      i, const_cast<uint64_t*>(waits[i].addr));
   }
@@ -38,7 +38,7 @@ int check(std::span<const CopyRange> ranges) {
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const CopyRange& range = ranges[i];
     if (range.bytes != 0 && (range.dst == nullptr || range.src == nullptr)) [[unlikely]]
-      return mpi::errhan::make_error(MPI_ERR_ARG, "copy %zu: dst=%p src=%p with %zu bytes", i,
+      return util::make_error(MPI_ERR_ARG, "copy %zu: dst=%p src=%p with %zu bytes", i,
                                      range.dst, range.src, range.bytes);
   }
   return MPI_SUCCESS;
@@ -49,7 +49,7 @@ int check(std::span<const CopyRange> ranges) {
 int HostStream::create(std::shared_ptr<HostStream>* out) {
   std::shared_ptr<HostStream> stream(new (std::nothrow) HostStream);
   if (stream == nullptr)
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
+    return util::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
   const Settings& config = settings();
   if (int err = stream->executor_.start(effective_spin_us(), config.poll_sleep_us); err != MPI_SUCCESS)
     return err;
@@ -59,7 +59,7 @@ int HostStream::create(std::shared_ptr<HostStream>* out) {
 
 int HostStream::launch(HostFn fn, void* arg) {
   if (fn == nullptr) [[unlikely]]
-    return mpi::errhan::make_error(MPI_ERR_ARG, "fn is NULL (host stream %p)", handle());
+    return util::make_error(MPI_ERR_ARG, "fn is NULL (host stream %p)", handle());
   HostOp op;
   op.kind = HostOpKind::kUser;
   op.payload.user = {fn, arg};
@@ -77,7 +77,7 @@ int HostStream::enqueue_entries(HostOpKind kind, OpKind counted, std::span<const
   op.kind = kind;
   op.cmp = cmp;
   if (!op.set_entries(entries)) [[unlikely]]
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory for %zu %s entries",
+    return util::make_error(MPI_ERR_NO_MEM, "out of memory for %zu %s entries",
                                    entries.size(), op_kind_name(counted));
   if (int err = executor_.enqueue(op); err != MPI_SUCCESS) return err;
   count_launch(counted);
@@ -98,7 +98,7 @@ int HostStream::copy(std::span<const CopyRange> ranges) {
 
 int HostStream::synchronize() {
   if (executor_.on_executor_thread()) [[unlikely]]
-    return mpi::errhan::make_error(
+    return util::make_error(
         MPI_ERR_OTHER,
         "host stream %p synchronized from an operation running on it (it would wait for itself)",
         handle());

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/host_wait.h"
 
 namespace stmpi::stream {
@@ -36,7 +36,7 @@ int HostStreamExecutor::start(int spin_us, int poll_sleep_us) {
     thread_id_ = thread_.get_id();
     native_thread_ = thread_.native_handle();
   } catch (const std::system_error& e) {
-    error = mpi::errhan::make_error(MPI_ERR_OTHER, "cannot start a host stream thread: %s",
+    error = util::make_error(MPI_ERR_OTHER, "cannot start a host stream thread: %s",
                                     e.what());
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -46,11 +46,11 @@ int HostStreamExecutor::start(int spin_us, int poll_sleep_us) {
 int HostStreamExecutor::enqueue(HostOp& op) {
   if (stop_.load(std::memory_order_relaxed)) [[unlikely]] {
     op.release();
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "enqueue on a host stream that was freed");
+    return util::make_error(MPI_ERR_OTHER, "enqueue on a host stream that was freed");
   }
   if (!queue_.push(op)) [[unlikely]] {
     op.release();
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory enqueuing on a host stream");
+    return util::make_error(MPI_ERR_NO_MEM, "out of memory enqueuing on a host stream");
   }
   wake_if_sleeping();
   return MPI_SUCCESS;

@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/backend.h"
 #include "stream/gpu_stream.h"
 
@@ -52,11 +52,11 @@ int free_host_stream(const void* handle) {
     std::lock_guard lock(reg.mutex);
     const auto it = reg.host.find(handle);
     if (it == reg.host.end())
-      return mpi::errhan::make_error(
+      return util::make_error(
           MPI_ERR_ARG, "stream=%p is not a live MPIX_Host_stream (never created, or already freed)",
           handle);
     if (it->second->executor().on_executor_thread())
-      return mpi::errhan::make_error(
+      return util::make_error(
           MPI_ERR_OTHER, "host stream %p freed from an operation running on it", handle);
     stream = std::move(it->second);
     reg.host.erase(it);
@@ -84,10 +84,10 @@ int resolve(void* handle, std::shared_ptr<Stream>* out) {
     return MPI_SUCCESS;
   }
   if (handle == nullptr)
-    return mpi::errhan::make_error(
+    return util::make_error(
         MPI_ERR_ARG, "stream=NULL is not a stream this library can use (backend: %s)",
         backend_name(kind));
-  return mpi::errhan::make_error(MPI_ERR_ARG,
+  return util::make_error(MPI_ERR_ARG,
                                  "stream=%p is not a stream this library can use (backend: %s)",
                                  handle, backend_name(kind));
 }

@@ -1,4 +1,8 @@
 # src/util: runtime parameters, logging, small shared helpers
-libmpi_la_SOURCES += src/util/param.cc src/util/backoff.cc
-noinst_HEADERS += src/util/param.h src/util/backoff.h
-libmpi_la_SOURCES += src/util/info_print.cc
+libstmpi_util_la_SOURCES += src/util/param.cc src/util/backoff.cc src/util/error.cc \
+	src/util/reduce.cc
+EXTRA_DIST += src/util/README.md
+noinst_HEADERS += src/util/param.h src/util/backoff.h src/util/error.h \
+	src/util/element_kind.h src/util/reduce.h
+libstmpi_util_la_SOURCES += src/util/info_print.cc src/util/launcher_env.cc
+noinst_HEADERS += src/util/launcher_env.h

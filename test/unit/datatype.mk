@@ -10,9 +10,7 @@ test_unit_datatype_test_SOURCES = \
 	src/mpi/datatype/predefined.cc \
 	src/mpi/datatype/type_create.cc \
 	src/mpi/datatype/type_query.cc \
-	src/mpi/coll/op.cc \
-	src/mpi/coll/op_kernels.cc \
-	src/mpi/errhan/error.cc
+	src/mpi/coll/op.cc
 test_unit_datatype_test_CPPFLAGS = $(AM_CPPFLAGS)
-test_unit_datatype_test_LDADD = -lgtest -lgtest_main -lpthread
+test_unit_datatype_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread
 endif

@@ -10,7 +10,6 @@ test_unit_st_test_SOURCES = \
 	src/device/rma/st/merged_kernel_executor.cc \
 	src/device/rma/st/stream_window.cc \
 	src/device/rma/window_segment.cc \
-	src/util/backoff.cc \
 	src/device/rma/accumulate.cc \
 	src/mpi/datatype/datatype.cc \
 	src/mpi/datatype/layout_builder.cc \
@@ -18,12 +17,9 @@ test_unit_st_test_SOURCES = \
 	src/mpi/datatype/type_create.cc \
 	src/mpi/datatype/type_query.cc \
 	src/mpi/coll/op.cc \
-	src/mpi/coll/op_kernels.cc \
-	$(STREAM_CORE_SOURCES) \
-	src/util/param.cc \
-	src/mpi/errhan/error.cc
+	$(STREAM_CORE_SOURCES)
 test_unit_st_test_CPPFLAGS = $(AM_CPPFLAGS)
-test_unit_st_test_LDADD = -lgtest -lgtest_main -lpthread -ldl
+test_unit_st_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread -ldl
 nodist_test_unit_st_test_SOURCES =
 if STMPI_CUDA_BACKEND
 test_unit_st_test_SOURCES += src/stream/cuda/cuda_runtime.cc

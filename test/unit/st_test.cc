@@ -309,7 +309,7 @@ TEST(StreamWindow, GpuStreamRegistersMemoryAndMergesEveryLaunch) {
     static int64_t addend = 5;
     DeferredOp acc = put_to(segment, 1);
     acc.kind = DeferredKind::kAccumulate;
-    acc.acc = AccumulateOp{mpi::op_get(MPI_SUM), mpi::datatype_get(MPI_INT64_T)};
+    acc.acc = AccumulateOp{util::OpKind::kSum, util::ElementKind::kInt64, 8};
     acc.bytes = 8;
     const rma::Run acc_run{8, 8};
     const OriginPiece acc_piece{reinterpret_cast<char*>(&addend), 8};

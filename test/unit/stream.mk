@@ -5,11 +5,9 @@ check_PROGRAMS += test/unit/stream_test
 TESTS += test/unit/stream_test
 test_unit_stream_test_SOURCES = \
 	test/unit/stream_test.cc \
-	$(STREAM_CORE_SOURCES) \
-	src/util/param.cc \
-	src/mpi/errhan/error.cc
+	$(STREAM_CORE_SOURCES)
 test_unit_stream_test_CPPFLAGS = $(AM_CPPFLAGS)
-test_unit_stream_test_LDADD = -lgtest -lgtest_main -lpthread -ldl
+test_unit_stream_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread -ldl
 endif
 if HAVE_GTEST
 nodist_test_unit_stream_test_SOURCES =

@@ -5,22 +5,18 @@
 
 #include <mpi.h>
 
-#include "mpi/coll/op.h"
-#include "mpi/coll/op_kernels.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
+#include "util/reduce.h"
 
 namespace stmpi::dev::rma {
 namespace {
 
-using mpi::ElementKind;
-using mpi::OpKind;
+using util::ElementKind;
+using util::OpKind;
 
-OpKind kind_of(const mpi::Op& op) { return static_cast<OpKind>(op.handle & 0xff); }
-
-bool is_int64(const mpi::Datatype& type) {
-  return type.size == 8 &&
-         (type.element_kind == ElementKind::kInt64 || type.element_kind == ElementKind::kUint64);
+bool is_int64(const AccumulateOp& acc) {
+  return acc.element_size == 8 &&
+         (acc.element == ElementKind::kInt64 || acc.element == ElementKind::kUint64);
 }
 
 bool aligned8(const void* address) { return (reinterpret_cast<uintptr_t>(address) & 7) == 0; }
@@ -38,7 +34,7 @@ uint64_t apply_native(uint64_t* address, OpKind op, uint64_t value, ElementKind 
     default: break;
   }
   // MAX, MIN, PROD and the logical ops: compute with the kernel, publish by CAS.
-  const mpi::OpKernel kernel = mpi::op_kernel(op, kind, true);
+  const util::OpKernel kernel = util::op_kernel(op, kind, true);
   uint64_t current = word.load(std::memory_order_relaxed);
   for (;;) {
     uint64_t next = current;
@@ -56,8 +52,8 @@ void apply_run(const AccumulateOp& acc, OpKind op, const char* in, char* target,
       std::memcpy(target, in, bytes);
       return;
     default: {
-      const mpi::OpKernel kernel = mpi::op_kernel(op, acc.basic->element_kind, true);
-      kernel(in, target, static_cast<MPI_Count>(bytes / static_cast<uint64_t>(acc.basic->size)));
+      const util::OpKernel kernel = util::op_kernel(op, acc.element, true);
+      kernel(in, target, static_cast<MPI_Count>(bytes / acc.element_size));
     }
   }
 }
@@ -65,18 +61,18 @@ void apply_run(const AccumulateOp& acc, OpKind op, const char* in, char* target,
 }  // namespace
 
 bool uses_native_atomics(const Region& region, const AccumulateOp& acc) {
-  return region.native_atomics && is_int64(*acc.basic);
+  return region.native_atomics && is_int64(acc);
 }
 
 int apply_packed(const AccumulateOp& acc, const void* in, void* target, uint64_t bytes) {
-  apply_run(acc, kind_of(*acc.op), static_cast<const char*>(in), static_cast<char*>(target), bytes);
+  apply_run(acc, acc.op, static_cast<const char*>(in), static_cast<char*>(target), bytes);
   return MPI_SUCCESS;
 }
 
 int accumulate_local(char* base, bool native, std::atomic<uint64_t>* lock,
                      std::span<const Run> runs, const AccumulateOp& acc, const void* in,
                      void* out) {
-  const OpKind op = kind_of(*acc.op);
+  const OpKind op = acc.op;
   const char* src = static_cast<const char*>(in);
   char* fetched = static_cast<char*>(out);
   if (native) {
@@ -86,7 +82,7 @@ int accumulate_local(char* base, bool native, std::atomic<uint64_t>* lock,
     bool all_aligned = true;
     for (const Run& run : runs) all_aligned = all_aligned && aligned8(base + run.offset);
     if (all_aligned) {
-      const ElementKind kind = acc.basic->element_kind;
+      const ElementKind kind = acc.element;
       uint64_t pos = 0;
       for (const Run& run : runs) {
         auto* word = reinterpret_cast<uint64_t*>(base + run.offset);
@@ -103,7 +99,7 @@ int accumulate_local(char* base, bool native, std::atomic<uint64_t>* lock,
   // Runs that each hold whole elements are combined in place. A run that
   // splits an element (pair types with padding inside, like MPI_SHORT_INT)
   // makes us gather the packed elements, combine, and scatter them back.
-  const auto element = static_cast<uint64_t>(acc.basic->size);
+  const auto element = static_cast<uint64_t>(acc.element_size);
   bool whole = true;
   uint64_t total = 0;
   for (const Run& run : runs) {
@@ -139,7 +135,7 @@ int accumulate_local(char* base, bool native, std::atomic<uint64_t>* lock,
 
 int compare_swap_local(char* address, bool native, std::atomic<uint64_t>* lock,
                        const AccumulateOp& acc, const void* compare, const void* swap, void* out) {
-  const auto size = static_cast<std::size_t>(acc.basic->size);
+  const auto size = static_cast<std::size_t>(acc.element_size);
   if (native && aligned8(address)) {
     uint64_t expected = 0, desired = 0;
     std::memcpy(&expected, compare, 8);

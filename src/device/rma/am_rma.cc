@@ -16,24 +16,25 @@
 #include "device/device.h"
 #include "device/rma/accumulate.h"
 #include "device/rma/spin_wait.h"
-#include "mpi/coll/op.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma {
 namespace {
 
-enum class AmKind : uint8_t { kPut, kGet, kAccumulate, kCompareSwap, kAck, kReply };
+enum class AmKind : uint8_t { kPut, kGet, kAccumulate, kCompareSwap, kAtomic64, kAck, kReply };
+
+// kAtomic64: the data is {Atomic64Op, operand, operand}; the reply the old value.
+enum class Atomic64Op : uint64_t { kFetchAdd, kCompareSwap, kLoad, kStore };
 
 struct AmHeader {
   AmKind kind;
   uint8_t pad[3];
   uint32_t nruns;        // Run entries after the header
   uint64_t data_bytes;   // data after the runs
-  int32_t op;            // accumulates: MPI_Op handle
-  int32_t basic;         // accumulates: predefined MPI_Datatype handle
+  int32_t op;            // accumulates: util::OpKind
+  int32_t element;       // accumulates, compare-and-swap: util::ElementKind
   int32_t error;         // replies: the target's error class, 0 if none
-  uint32_t pad2;
+  uint32_t element_size; // accumulates, compare-and-swap: bytes per element
   uint64_t window;       // the window id (accumulate lock at the target)
   uint64_t base;         // the region's first byte in the target; runs are relative
   uint64_t completion;   // the origin's Completion*, echoed in replies
@@ -219,28 +220,63 @@ void apply(int origin, const AmHeader& h, const Run* runs, const char* data) {
       return;
     }
     case AmKind::kAccumulate: {
-      const AccumulateOp acc{mpi::op_get(h.op), mpi::datatype_get(h.basic)};
+      const AccumulateOp acc{static_cast<util::OpKind>(h.op), static_cast<util::ElementKind>(h.element),
+                             h.element_size};
       std::vector<char> out(h.result != 0 ? total : 0);
       const int err = accumulate_local(base, false, lock_of(h.window), run_list, acc,
                                        h.data_bytes != 0 ? data : nullptr,
                                        h.result != 0 ? out.data() : nullptr);
-      reply(origin, h, out.data(), out.size(), mpi::errhan::error_class_of(err));
+      reply(origin, h, out.data(), out.size(), util::error_class_of(err));
       return;
     }
     case AmKind::kCompareSwap: {
       // data: compare value, then swap value
-      const AccumulateOp acc{nullptr, mpi::datatype_get(h.basic)};
+      const AccumulateOp acc{util::OpKind::kReplace, static_cast<util::ElementKind>(h.element),
+                             h.element_size};
       const uint64_t size = run_list[0].bytes;
       std::vector<char> out(size);
       const int err = compare_swap_local(base + run_list[0].offset, false, lock_of(h.window), acc,
                                          data, data + size, out.data());
-      reply(origin, h, out.data(), size, mpi::errhan::error_class_of(err));
+      reply(origin, h, out.data(), size, util::error_class_of(err));
+      return;
+    }
+    case AmKind::kAtomic64: {
+      uint64_t args[3];
+      std::memcpy(args, data, sizeof args);
+      std::atomic_ref<uint64_t> word(*reinterpret_cast<uint64_t*>(base + run_list[0].offset));
+      uint64_t old = 0;
+      switch (static_cast<Atomic64Op>(args[0])) {
+        case Atomic64Op::kFetchAdd: old = word.fetch_add(args[1]); break;
+        case Atomic64Op::kCompareSwap:
+          old = args[1];
+          word.compare_exchange_strong(old, args[2]);
+          break;
+        case Atomic64Op::kLoad: old = word.load(); break;
+        case Atomic64Op::kStore: word.store(args[1]); break;
+      }
+      reply(origin, h, &old, sizeof old, 0);
       return;
     }
     case AmKind::kAck:
     case AmKind::kReply:
       return;
   }
+}
+
+// The origin side of a 64-bit atomic: one message, waits for the old value.
+uint64_t atomic64(const Region& region, uint64_t offset, Atomic64Op op, uint64_t a, uint64_t b) {
+  ensure_handler();
+  Completion done;
+  uint64_t old = 0;
+  AmHeader h = header_for(region, AmKind::kAtomic64);
+  h.completion = reinterpret_cast<uint64_t>(&done);
+  h.result = reinterpret_cast<uint64_t>(&old);
+  const uint64_t args[3] = {static_cast<uint64_t>(op), a, b};
+  done.pending.fetch_add(1, std::memory_order_relaxed);
+  if (send(region.target, make_message(h, {Run{offset, sizeof(uint64_t)}}, args, sizeof args)) != 0)
+    return 0;
+  spin_until([&] { return done.pending.load(std::memory_order_acquire) == 0; });
+  return old;
 }
 
 void handle(int sender, const char* data, std::size_t) {
@@ -254,7 +290,7 @@ void handle(int sender, const char* data, std::size_t) {
       std::memcpy(reinterpret_cast<void*>(h.result), payload, h.data_bytes);
     if (done != nullptr) {
       if (h.error != 0 && done->error == 0)
-        done->error = mpi::errhan::make_error(h.error, "an active-message RMA operation failed at rank %d", sender);
+        done->error = util::make_error(h.error, "an active-message RMA operation failed at rank %d", sender);
       done->pending.fetch_sub(1, std::memory_order_release);
     }
     answered(sender);
@@ -280,23 +316,25 @@ int AmRma::get(const Region& region, std::span<const Run> runs, void* out, Compl
 int AmRma::accumulate(const Region& region, std::span<const Run> runs, const AccumulateOp& acc,
                       const void* in, void* out, Completion* done) {
   AmHeader h = header_for(region, AmKind::kAccumulate);
-  h.op = acc.op->handle;
-  h.basic = acc.basic->handle;
+  h.op = static_cast<int32_t>(acc.op);
+  h.element = static_cast<int32_t>(acc.element);
+  h.element_size = acc.element_size;
   if (in == nullptr && out == nullptr) return MPI_SUCCESS;  // MPI_NO_OP without a result
   if (in == nullptr) {
     // MPI_NO_OP: a get under the accumulate lock; no data travels.
-    h.op = MPI_NO_OP;
+    h.op = static_cast<int32_t>(util::OpKind::kNoOp);
   }
-  return ship(region, h, runs, static_cast<uint64_t>(acc.basic->size), static_cast<const char*>(in),
+  return ship(region, h, runs, static_cast<uint64_t>(acc.element_size), static_cast<const char*>(in),
               static_cast<char*>(out), done);
 }
 
 int AmRma::compare_swap(const Region& region, uint64_t offset, const AccumulateOp& acc,
                         const void* compare, const void* swap, void* out, Completion* done) {
   ensure_handler();
-  const auto size = static_cast<uint64_t>(acc.basic->size);
+  const auto size = static_cast<uint64_t>(acc.element_size);
   AmHeader h = header_for(region, AmKind::kCompareSwap);
-  h.basic = acc.basic->handle;
+  h.element = static_cast<int32_t>(acc.element);
+  h.element_size = acc.element_size;
   h.completion = reinterpret_cast<uint64_t>(done);
   h.result = reinterpret_cast<uint64_t>(out);
   std::vector<char> values(2 * size);
@@ -304,6 +342,23 @@ int AmRma::compare_swap(const Region& region, uint64_t offset, const AccumulateO
   std::memcpy(values.data() + size, swap, size);
   done->pending.fetch_add(1, std::memory_order_relaxed);
   return send(region.target, make_message(h, {Run{offset, size}}, values.data(), values.size()));
+}
+
+uint64_t AmRma::fetch_add64(const Region& region, uint64_t offset, uint64_t add) {
+  return atomic64(region, offset, Atomic64Op::kFetchAdd, add, 0);
+}
+
+uint64_t AmRma::compare_swap64(const Region& region, uint64_t offset, uint64_t expected,
+                               uint64_t desired) {
+  return atomic64(region, offset, Atomic64Op::kCompareSwap, expected, desired);
+}
+
+uint64_t AmRma::load64(const Region& region, uint64_t offset) {
+  return atomic64(region, offset, Atomic64Op::kLoad, 0, 0);
+}
+
+void AmRma::store64(const Region& region, uint64_t offset, uint64_t value) {
+  (void)atomic64(region, offset, Atomic64Op::kStore, value, 0);
 }
 
 int AmRma::flush(int target) {

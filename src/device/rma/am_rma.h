@@ -25,6 +25,14 @@ class AmRma final {
                         const void* in, void* out, Completion* done);
   static int compare_swap(const Region& region, uint64_t offset, const AccumulateOp& acc,
                           const void* compare, const void* swap, void* out, Completion* done);
+  // 64-bit atomics on an 8-byte aligned word at `offset`, applied by the
+  // target with CPU atomics when it progresses; each waits for its answer.
+  // The one fallback for regions without native remote atomics.
+  static uint64_t fetch_add64(const Region& region, uint64_t offset, uint64_t add);
+  static uint64_t compare_swap64(const Region& region, uint64_t offset, uint64_t expected,
+                                 uint64_t desired);
+  static uint64_t load64(const Region& region, uint64_t offset);
+  static void store64(const Region& region, uint64_t offset, uint64_t value);
   // Waits until every operation sent to `target` (world rank; -1: all) has
   // been acknowledged.
   static int flush(int target);

@@ -10,8 +10,7 @@
 #include <mpi.h>
 
 #include "device/rma/accumulate.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma {
 namespace {
@@ -43,13 +42,13 @@ int transfer(pid_t pid, bool write, uint64_t remote_base, std::span<const Run> r
                                 : process_vm_readv(pid, &mine, 1, remote.data(), remote.size(), 0);
     if (moved < 0) {
       if (errno == EINTR) continue;
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "single-copy %s of %llu bytes %s process %d failed: %s",
+      return util::make_error(MPI_ERR_OTHER, "single-copy %s of %llu bytes %s process %d failed: %s",
                                      write ? "write" : "read",
                                      static_cast<unsigned long long>(batch),
                                      write ? "to" : "from", static_cast<int>(pid), strerror(errno));
     }
     if (moved == 0)
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "single-copy %s to process %d made no progress",
+      return util::make_error(MPI_ERR_OTHER, "single-copy %s to process %d made no progress",
                                      write ? "write" : "read", static_cast<int>(pid));
     local += moved;
     // Advance (next, skip) past `moved` bytes.
@@ -102,7 +101,7 @@ int CmaRma::accumulate(const Region& region, std::span<const Run> runs, const Ac
 
 int CmaRma::compare_swap(const Region& region, uint64_t offset, const AccumulateOp& acc,
                          const void* compare, const void* swap, void* out, Completion*) {
-  const auto size = static_cast<uint64_t>(acc.basic->size);
+  const auto size = static_cast<uint64_t>(acc.element_size);
   const Run run{offset, size};
   AccumulateLockGuard guard(region.acc_lock);
   if (int err = transfer(region.pid, false, region.remote, {&run, 1}, static_cast<char*>(out)))

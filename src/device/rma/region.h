@@ -37,10 +37,8 @@
 #include <cstdint>
 #include <span>
 
-namespace stmpi::mpi {
-struct Datatype;
-struct Op;
-}  // namespace stmpi::mpi
+#include "util/element_kind.h"
+#include "util/reduce.h"
 
 namespace stmpi::dev::rma {
 
@@ -48,23 +46,27 @@ enum class RegionKind : uint8_t {
   kMapped,  // mapped by this process: loads, stores and CPU atomics
   kCma,     // private memory of another process of the node
   kAm,      // reachable only through the target's progress
+  kNet,     // registered with the network module (remote address + key)
 };
 
 // One registered region of one target, as this process reaches it.
 struct Region {
   RegionKind kind = RegionKind::kMapped;
-  // Every origin reaches this memory through a mapping, so 8-byte integer
-  // accumulates may use CPU atomics instead of the accumulate lock.
+  // kMapped: every origin reaches this memory through a mapping, so 8-byte
+  // integer accumulates may use CPU atomics instead of the accumulate lock.
+  // kNet: the network module does 64-bit atomics on it (else the
+  // active-message fallback does them).
   bool native_atomics = false;
   int target = -1;         // world rank of the owner
   char* mapped = nullptr;  // kMapped: the region's first byte in this process
-  uint64_t remote = 0;     // kCma, kAm: the region's first byte in the owner
+  uint64_t remote = 0;     // kCma, kAm, kNet: the region's first byte in the owner
   uint64_t bytes = 0;
   pid_t pid = 0;           // kCma: the owner's process id
   // The owner's accumulate lock (always mapped: it lives in the window's
   // control segment).
   std::atomic<uint64_t>* acc_lock = nullptr;
   uint64_t am_window = 0;  // kAm: the window id the owner's handler looks up
+  uint64_t key = 0;        // kNet: the network module's key for the region
 };
 
 // `bytes` bytes at `offset` from the start of a region. A noncontiguous
@@ -82,11 +84,13 @@ struct Completion {
   int error = 0;  // first failure reported by the target (MPI error code)
 };
 
-// The element type and operation of an accumulate: `basic` is the
-// predefined type both sides are made of; runs hold whole elements.
+// The element type and operation of an accumulate: a predefined operation
+// (one-sided accumulates allow no others) on elements of the predefined
+// type both sides are made of; runs hold whole elements.
 struct AccumulateOp {
-  const mpi::Op* op = nullptr;
-  const mpi::Datatype* basic = nullptr;
+  util::OpKind op = util::OpKind::kNoOp;
+  util::ElementKind element = util::ElementKind::kNone;
+  uint32_t element_size = 0;  // bytes of one element
 };
 
 // What a transport must provide. `int` results are MPI error codes.

@@ -8,13 +8,15 @@
 
 #include "device/rma/am_rma.h"
 #include "device/rma/cma_rma.h"
+#include "device/rma/net_rma.h"
 #include "device/rma/shm_rma.h"
 
 namespace stmpi::dev::rma {
 
 static_assert(AtomicTransport<ShmRma>);
 static_assert(RmaTransport<CmaRma>);
-static_assert(RmaTransport<AmRma>);
+static_assert(AtomicTransport<AmRma>);
+static_assert(RmaTransport<NetRma>);
 
 // Writes the packed bytes `in` to the runs of `region`. Locally complete
 // on return (the origin buffer may be reused); remotely complete after
@@ -24,6 +26,7 @@ static_assert(RmaTransport<AmRma>);
     case RegionKind::kMapped: return ShmRma::put(region, runs, in);
     case RegionKind::kCma: return CmaRma::put(region, runs, in);
     case RegionKind::kAm: return AmRma::put(region, runs, in);
+    case RegionKind::kNet: return NetRma::put(region, runs, in);
   }
   return 0;
 }
@@ -36,6 +39,7 @@ static_assert(RmaTransport<AmRma>);
     case RegionKind::kMapped: return ShmRma::get(region, runs, out, done);
     case RegionKind::kCma: return CmaRma::get(region, runs, out, done);
     case RegionKind::kAm: return AmRma::get(region, runs, out, done);
+    case RegionKind::kNet: return NetRma::get(region, runs, out, done);
   }
   return 0;
 }
@@ -50,6 +54,7 @@ static_assert(RmaTransport<AmRma>);
     case RegionKind::kMapped: return ShmRma::accumulate(region, runs, acc, in, out, done);
     case RegionKind::kCma: return CmaRma::accumulate(region, runs, acc, in, out, done);
     case RegionKind::kAm: return AmRma::accumulate(region, runs, acc, in, out, done);
+    case RegionKind::kNet: return NetRma::accumulate(region, runs, acc, in, out, done);
   }
   return 0;
 }
@@ -66,25 +71,42 @@ static_assert(RmaTransport<AmRma>);
       return CmaRma::compare_swap(region, offset, acc, compare, swap, out, done);
     case RegionKind::kAm:
       return AmRma::compare_swap(region, offset, acc, compare, swap, out, done);
+    case RegionKind::kNet:
+      return NetRma::compare_swap(region, offset, acc, compare, swap, out, done);
   }
   return 0;
 }
 
-// Raw 64-bit atomics on 8-byte aligned words of atomic-capable regions (the
-// lock protocol's words). Only mapped regions exist for them today.
+// Raw 64-bit atomics on 8-byte aligned words (the lock protocol's words,
+// PSCW and fence signals). Mapped regions use CPU atomics, kNet regions the
+// network module's where it has them; every other region goes to the one
+// active-message fallback (AmRma), which the owner applies with CPU atomics.
+inline bool cpu_atomics(const Region& region) { return region.kind == RegionKind::kMapped; }
+inline bool net_atomics(const Region& region) {
+  return region.kind == RegionKind::kNet && region.native_atomics;
+}
+
 inline uint64_t fetch_add64(const Region& region, uint64_t offset, uint64_t add) {
-  return ShmRma::fetch_add64(region, offset, add);
+  if (cpu_atomics(region)) [[likely]] return ShmRma::fetch_add64(region, offset, add);
+  if (net_atomics(region)) return NetRma::fetch_add64(region, offset, add);
+  return AmRma::fetch_add64(region, offset, add);
 }
 // Returns the previous value; the swap happened iff it equals `expected`.
 inline uint64_t compare_swap64(const Region& region, uint64_t offset, uint64_t expected,
                                uint64_t desired) {
-  return ShmRma::compare_swap64(region, offset, expected, desired);
+  if (cpu_atomics(region)) [[likely]] return ShmRma::compare_swap64(region, offset, expected, desired);
+  if (net_atomics(region)) return NetRma::compare_swap64(region, offset, expected, desired);
+  return AmRma::compare_swap64(region, offset, expected, desired);
 }
 inline uint64_t load64(const Region& region, uint64_t offset) {
-  return ShmRma::load64(region, offset);
+  if (cpu_atomics(region)) [[likely]] return ShmRma::load64(region, offset);
+  if (net_atomics(region)) return NetRma::load64(region, offset);
+  return AmRma::load64(region, offset);
 }
 inline void store64(const Region& region, uint64_t offset, uint64_t value) {
-  ShmRma::store64(region, offset, value);
+  if (cpu_atomics(region)) [[likely]] return ShmRma::store64(region, offset, value);
+  if (net_atomics(region)) return NetRma::store64(region, offset, value);
+  AmRma::store64(region, offset, value);
 }
 
 // Completes every operation this process issued to `target` (world rank)

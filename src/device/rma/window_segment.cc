@@ -11,7 +11,7 @@
 #include <mpi.h>
 
 #include "device/rma/spin_wait.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma {
 namespace {
@@ -54,14 +54,14 @@ int SharedSegment::create(const std::string& name, std::size_t bytes) {
     fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   }
   if (fd < 0)
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot create window segment %s: %s",
+    return util::make_error(MPI_ERR_NO_MEM, "cannot create window segment %s: %s",
                                    name.c_str(), strerror(errno));
   name_ = name;
   if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
     const int saved = errno;
     close(fd);
     unlink();
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot size window segment %s to %zu bytes: %s",
+    return util::make_error(MPI_ERR_NO_MEM, "cannot size window segment %s to %zu bytes: %s",
                                    name.c_str(), bytes, strerror(saved));
   }
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
@@ -69,7 +69,7 @@ int SharedSegment::create(const std::string& name, std::size_t bytes) {
   if (base == MAP_FAILED) {
     const int saved = errno;
     unlink();
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot map window segment %s (%zu bytes): %s",
+    return util::make_error(MPI_ERR_NO_MEM, "cannot map window segment %s (%zu bytes): %s",
                                    name.c_str(), bytes, strerror(saved));
   }
   base_ = static_cast<char*>(base);
@@ -80,12 +80,12 @@ int SharedSegment::create(const std::string& name, std::size_t bytes) {
 int SharedSegment::open(const std::string& name, std::size_t bytes) {
   const int fd = shm_open(name.c_str(), O_RDWR, 0600);
   if (fd < 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot open window segment %s: %s", name.c_str(),
+    return util::make_error(MPI_ERR_OTHER, "cannot open window segment %s: %s", name.c_str(),
                                    strerror(errno));
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   close(fd);
   if (base == MAP_FAILED)
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot map window segment %s (%zu bytes): %s",
+    return util::make_error(MPI_ERR_NO_MEM, "cannot map window segment %s (%zu bytes): %s",
                                    name.c_str(), bytes, strerror(errno));
   base_ = static_cast<char*>(base);
   bytes_ = bytes;

@@ -1,3 +1,3 @@
 # src/device/shm: node segment, per-pair rings, single-copy pulls
-libmpi_la_SOURCES += src/device/shm/shm.cc
+libstmpi_device_la_SOURCES += src/device/shm/shm.cc
 noinst_HEADERS += src/device/shm/shm.h src/device/shm/ring.h

@@ -12,7 +12,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "pmi/client.h"
 #include "util/param.h"
 
@@ -56,10 +56,10 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   while (me < nlocal && local[me] != my_rank) ++me;
   uint32_t cells = static_cast<uint32_t>(g_settings.cells);
   if (cells < 2 || (cells & (cells - 1)) != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
+    return util::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
                                    g_settings.cells);
   if (g_settings.cell_size < 256 || g_settings.cell_size % 64 != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER,
+    return util::make_error(MPI_ERR_OTHER,
                                    "STMPI_SHM_CELL_SIZE=%zu must be a multiple of 64, >= 256",
                                    g_settings.cell_size);
   const uint32_t cell_size = static_cast<uint32_t>(g_settings.cell_size);
@@ -83,26 +83,26 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
       const int saved = errno;
       close(fd);
       shm_unlink(name.c_str());
-      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot size shared segment %s to %zu bytes: %s",
+      return util::make_error(MPI_ERR_NO_MEM, "cannot size shared segment %s to %zu bytes: %s",
                                      name.c_str(), bytes_, strerror(saved));
     }
   }
   if (creator && fd < 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot create shared segment %s: %s",
+    return util::make_error(MPI_ERR_OTHER, "cannot create shared segment %s: %s",
                                    name.c_str(), strerror(errno));
   if (pmi.barrier() != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   if (!creator) {
     fd = shm_open(name.c_str(), O_RDWR, 0600);
     if (fd < 0)
-      return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot open shared segment %s: %s",
+      return util::make_error(MPI_ERR_OTHER, "cannot open shared segment %s: %s",
                                      name.c_str(), strerror(errno));
   }
   base_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (base_ == MAP_FAILED) {
     base_ = nullptr;
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot map shared segment (%zu bytes): %s",
+    return util::make_error(MPI_ERR_NO_MEM, "cannot map shared segment (%zu bytes): %s",
                                    bytes_, strerror(errno));
   }
   auto* header = static_cast<SegmentHeader*>(base_);
@@ -122,10 +122,10 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   // Allow peers to pull from this process (needed where Yama restricts ptrace).
   prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   if (pmi.barrier() != 0)  // the creator initialized the rings
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   header->pids[me] = getpid();
   if (pmi.barrier() != 0)  // everyone attached and wrote its pid
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
+    return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   // Everyone has it mapped: remove the name now, so nothing can leak.
   if (creator) shm_unlink(name.c_str());
 

@@ -12,20 +12,11 @@
 #include <mpi.h>
 
 #include "mpi/handle.h"
+#include "util/element_kind.h"
 
 namespace stmpi::mpi {
 
-// C++ type of a predefined datatype's values, as the reduction kernels see
-// them. Pair kinds are the (value, index) structs of MPI_MINLOC/MPI_MAXLOC.
-enum class ElementKind : uint8_t {
-  kNone,
-  kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64,
-  kFloat, kDouble, kLongDouble, kFloat128,
-  kComplexFloat, kComplexDouble, kComplexLongDouble, kComplexFloat128,
-  kBool,
-  kFloatInt, kDoubleInt, kLongInt, kShortInt, kLongDoubleInt,
-  kIntInt, kFloatFloat, kDoubleDouble,
-};
+using util::ElementKind;  // util/element_kind.h
 
 // The groups of predefined types that decide which predefined operations
 // apply (MPI 4.1, section 6.9.2). C, Fortran and multi-language integers

@@ -6,8 +6,7 @@ libmpi_la_SOURCES += \
 	src/mpi/datatype/predefined.cc \
 	src/mpi/datatype/type_create.cc \
 	src/mpi/datatype/type_query.cc \
-	src/mpi/coll/op.cc \
-	src/mpi/coll/op_kernels.cc
+	src/mpi/coll/op.cc
 noinst_HEADERS += \
 	src/mpi/datatype/datatype.h \
 	src/mpi/datatype/layout_builder.h \

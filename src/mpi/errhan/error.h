@@ -1,33 +1,21 @@
-// Error codes with messages: an error code carries its MPI error class in
-// the low 8 bits (user-added classes also have bit 30 set) and, above them, the slot of a detail message, so that
-// MPI_Error_string can say which argument and value were wrong. Messages
-// are built here, off the fast path; callers only return the code.
+// The MPI layer's names for the error codes with messages, which live below
+// the device (util/error.h) so that the device and streams build them too.
 #pragma once
 
-#include <cstdarg>
-#include <string>
+#include "util/error.h"
 
 namespace stmpi::mpi::errhan {
 
-inline constexpr int kClassMask = 0xff;
-inline constexpr int kSlotShift = 8;
-// Classes added with MPI_Add_error_class lie above MPI_ERR_LASTCODE
-// (0x3fffffff): bit 30 set, the class number in the low 8 bits.
-inline constexpr int kUserClassBit = 0x40000000;
-inline constexpr int kFirstUserClass = kUserClassBit | 1;
-inline constexpr int kLastUserClass = kUserClassBit | kClassMask;
-// Codes made by MPI_Add_error_code: bit 29 set, a serial number above the class.
-inline constexpr int kUserCodeBit = 0x20000000;
-
-// Builds a code of class `error_class` whose message is printf-formatted.
-[[nodiscard]] int make_error(int error_class, const char* fmt, ...)
-    __attribute__((format(printf, 2, 3), cold));
-[[nodiscard]] int make_error_v(int error_class, const char* fmt, va_list args);
-
-inline int error_class_of(int code) { return code & (kUserClassBit | kClassMask); }
-
-// Text of a class ("Invalid rank") and, for a code, "class: detail".
-const char* class_string(int error_class);
-std::string error_string(int code);
+using util::class_string;
+using util::error_class_of;
+using util::error_string;
+using util::kClassMask;
+using util::kFirstUserClass;
+using util::kLastUserClass;
+using util::kSlotShift;
+using util::kUserClassBit;
+using util::kUserCodeBit;
+using util::make_error;
+using util::make_error_v;
 
 }  // namespace stmpi::mpi::errhan

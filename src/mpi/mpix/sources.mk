@@ -2,6 +2,7 @@
 # hooks the one-sided chapter calls for stream epochs
 libmpi_la_SOURCES += \
 	src/mpi/mpix/win_stream.cc \
-	src/mpi/mpix/mpix_win_stream.cc
+	src/mpi/mpix/mpix_win_stream.cc \
+	src/mpi/mpix/mpix_host_stream.cc
 noinst_HEADERS += src/mpi/mpix/win_stream.h
 EXTRA_DIST += src/mpi/mpix/README.md

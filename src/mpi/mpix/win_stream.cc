@@ -62,10 +62,10 @@ int stream_window(Win& win, StreamWindow** out) {
     dev::rma::st::WindowView view;
     view.rank = win.rank;
     view.nranks = win.nranks;
-    view.words = dev::rma::st::SignalWords(std::move(control), win.layout.stream_post_signal(0),
-                                           win.layout.stream_complete_signal(0));
-    view.segment = win.segment.base();
-    view.segment_bytes = win.segment.bytes();
+    view.words = dev::rma::st::SignalWords(std::move(control), win.device.layout().stream_post_signal(0),
+                                           win.device.layout().stream_complete_signal(0));
+    view.segment = win.device.segment_base();
+    view.segment_bytes = win.device.segment_bytes();
     std::unique_ptr<StreamWindow> created;
     if (int err = StreamWindow::create(std::move(view), &created); err != MPI_SUCCESS) return err;
     win.stream = std::move(created);

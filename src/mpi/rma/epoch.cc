@@ -58,9 +58,8 @@ const char* epoch_description(const Win& win) {
 void wait_for_post(Win& win, int target) {
   WinEpochs& e = win.epoch;
   if (e.start_state[target] != kAwaitingPost) return;
-  auto signal = dev::rma::segment_word(win.my_control(), win.layout.post_signal(target));
-  dev::rma::spin_until(
-      [&] { return signal.load(std::memory_order_acquire) > e.posts_seen[target]; });
+  const std::size_t signal = win.device.layout().post_signal(target);
+  dev::rma::spin_until([&] { return win.device.signal_count(signal) > e.posts_seen[target]; });
   ++e.posts_seen[target];
   e.start_state[target] = kPostSeen;
 }

@@ -8,7 +8,10 @@
 #include <mpi.h>
 
 #include "device/rma/lock/passive_lock.h"
+#include "device/rma/region.h"
 #include "device/rma/window_segment.h"
+#include "mpi/coll/op.h"
+#include "mpi/datatype/datatype.h"
 
 namespace stmpi::mpi {
 struct Group;
@@ -20,11 +23,6 @@ namespace stmpi::mpi::rma {
 // win_attr.cc: info hints; attribute delete callbacks (MPI_Win_free).
 void apply_hints(Win& win, int info);
 [[nodiscard]] int delete_attributes(Win& win);
-
-// win_create.cc: the region of `target`'s attached memory (dynamic windows)
-// that holds the bytes [low, high), if any.
-bool find_attached(const Win& win, int target, uint64_t low, uint64_t high,
-                   dev::rma::AttachedRegion* found);
 
 // epoch.cc: may an RMA call by this process reach `target` now? Opens the
 // fence epoch for use and waits for the target's post in a PSCW epoch.
@@ -48,6 +46,13 @@ const char* epoch_description(const Win& win);
 // stats.cc: counters of freed windows join the process totals.
 void stats_add_freed(const dev::rma::lock::LockStats& stats);
 
+// The device's description of an accumulate: predefined `op` on elements
+// of the predefined type `basic`.
+inline dev::rma::AccumulateOp accumulate_op(const Op& op, const Datatype& basic) {
+  return {static_cast<util::OpKind>(op.handle & 0xff), basic.element_kind,
+          static_cast<uint32_t>(basic.size)};
+}
+
 }  // namespace stmpi::mpi::rma
 
 namespace stmpi::mpi::rma {
@@ -57,6 +62,7 @@ struct Settings {
   bool print_stats = false;  // print lock statistics at MPI_Finalize
   bool single_copy = true;   // reach private window memory by CMA; else active messages
   int attach_slots = 256;    // regions one process may attach to a dynamic window
+  bool am_atomics = false;   // other processes' lock and signal words by active messages
 };
 const Settings& settings();
 

@@ -118,7 +118,7 @@ int do_accumulate(const void* origin, MPI_Count ocount, const Datatype* otype, v
   if (int err = resolve_target(win, target, disp, tcount, ttype, function, &span)) return err;
   if (win.epoch.stream_access)
     return mpix::stream_record_accumulate(win, target, span, origin, ocount, otype,
-                                          dev::rma::AccumulateOp{&op, basic}, rtype != nullptr,
+                                          accumulate_op(op, *basic), rtype != nullptr,
                                           function);
   std::vector<char> in_storage, out_storage;
   const char* in = otype != nullptr ? packed_origin(origin, ocount, *otype, in_storage) : nullptr;
@@ -131,7 +131,7 @@ int do_accumulate(const void* origin, MPI_Count ocount, const Datatype* otype, v
     }
   }
   dev::rma::Completion done;
-  const dev::rma::AccumulateOp acc{&op, basic};
+  const dev::rma::AccumulateOp acc = accumulate_op(op, *basic);
   if (int err = dev::rma::accumulate(span.region, span.runs.span(), acc, in, out, &done)) return err;
   if (int err = dev::rma::wait(done)) return err;
   if (rtype != nullptr && !rtype->contiguous)
@@ -281,7 +281,7 @@ int compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   if ((err = mpi::rma::resolve_target(win, target_rank, target_disp, 1, datatype, kFunction, &span)))
     return err;
   dev::rma::Completion done;
-  const dev::rma::AccumulateOp acc{mpi::op_get(MPI_REPLACE), &datatype};
+  const dev::rma::AccumulateOp acc = mpi::rma::accumulate_op(*mpi::op_get(MPI_REPLACE), datatype);
   if ((err = dev::rma::compare_swap(span.region, span.runs.span()[0].offset, acc, compare_addr,
                                     origin_addr, result_addr, &done)))
     return err;

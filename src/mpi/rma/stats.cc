@@ -28,6 +28,10 @@ const util::Param kParams[] = {
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
     {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "256",
      "memory regions one process may attach to a dynamic window at a time"},
+    {"am_atomics", util::Param::Type::kBool, &g_settings.am_atomics, "no",
+     "reach other processes' lock words and PSCW signals by active-message 64-bit atomics (the "
+     "fallback for memory without native remote atomics) instead of CPU atomics; for testing, "
+     "passive locks then need the target to call MPI"},
 };
 const util::ParamTable kTable{"rma", kParams};
 const util::ParamRegistration kRegistration{&kTable};
@@ -73,7 +77,7 @@ extern "C" STMPI_API int PMPIX_Win_get_lock_stats(MPI_Win win, long long* acquis
   call.not_null(acquisitions, "acquisitions");
   call.not_null(remote_atomics, "remote_atomics");
   if (call.failed()) return call.result();
-  const stmpi::dev::rma::lock::LockStats& s = win_obj->locks.stats();
+  const stmpi::dev::rma::lock::LockStats& s = win_obj->device.locks().stats();
   *acquisitions = s.acquisitions;
   *remote_atomics = s.remote_ops;
   return MPI_SUCCESS;
@@ -88,7 +92,7 @@ extern "C" STMPI_API int PMPIX_Win_get_lock_stats_max(MPI_Win win, long long* ma
   call.not_null(max_remote_atomics, "max_remote_atomics");
   call.not_null(waited, "waited");
   if (call.failed()) return call.result();
-  const stmpi::dev::rma::lock::LockStats& s = win_obj->locks.stats();
+  const stmpi::dev::rma::lock::LockStats& s = win_obj->device.locks().stats();
   *max_remote_atomics = s.max_remote_ops;
   *waited = s.waited;
   return MPI_SUCCESS;

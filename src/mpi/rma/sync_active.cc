@@ -57,14 +57,15 @@ int leave_unused_fence(Win& win, const char* function) {
 }
 
 void signal(Win& win, int peer, std::size_t offset) {
-  (void)dev::rma::fetch_add64(win.targets[peer].control, offset, 1);
+  win.device.signal(peer, offset);
 }
 
 bool completes_arrived(Win& win) {
   WinEpochs& e = win.epoch;
   for (int origin : e.post_ranks) {
-    auto word = dev::rma::segment_word(win.my_control(), win.layout.complete_signal(origin));
-    if (word.load(std::memory_order_acquire) <= e.completes_seen[origin]) return false;
+    if (win.device.signal_count(win.device.layout().complete_signal(origin)) <=
+        e.completes_seen[origin])
+      return false;
   }
   return true;
 }
@@ -94,7 +95,7 @@ int win_fence(int assert, mpi::Win& win) {
                       "with it", mpi::rma::epoch_description(win));
   if (int err = dev::rma::flush_all()) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  dev::rma::segment_barrier(win.segment.base(), win.nranks);
+  win.device.barrier();
   e.fence = (assert & MPI_MODE_NOSUCCEED) == 0;
   e.fence_used = false;
   return MPI_SUCCESS;
@@ -117,7 +118,7 @@ int win_post(mpi::Group& group, int assert, mpi::Win& win) {
   e.post_ranks = std::move(origins);
   // Local stores to the window happen before any origin's access.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (int origin : e.post_ranks) mpi::rma::signal(win, origin, win.layout.post_signal(win.rank));
+  for (int origin : e.post_ranks) mpi::rma::signal(win, origin, win.device.layout().post_signal(win.rank));
   return MPI_SUCCESS;
 }
 
@@ -153,10 +154,10 @@ int win_complete(mpi::Win& win) {
   // Every post of this epoch is consumed, even by targets nothing was sent to.
   for (int target : e.start_ranks) mpi::rma::wait_for_post(win, target);
   for (int target : e.start_ranks)
-    if (int err = dev::rma::flush(win.targets[target].world_rank)) return err;
+    if (int err = dev::rma::flush(win.target(target).world_rank)) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int target : e.start_ranks) {
-    mpi::rma::signal(win, target, win.layout.complete_signal(win.rank));
+    mpi::rma::signal(win, target, win.device.layout().complete_signal(win.rank));
     e.start_state[target] = mpi::kNotStarted;
   }
   e.started = false;

@@ -69,7 +69,7 @@ int win_lock(int lock_type, int rank, int assert, mpi::Win& win) {
   if (int err = check_no_active_access(win, kFunction)) return err;
   const bool exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
   const bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
-  if (!nocheck) win.locks.acquire(rank, exclusive ? LockType::kExclusive : LockType::kShared);
+  if (!nocheck) win.device.locks().acquire(rank, exclusive ? LockType::kExclusive : LockType::kShared);
   e.locks[rank] = exclusive ? LockState::kExclusive : LockState::kShared;
   e.lock_nocheck[rank] = nocheck;
   ++e.locks_held;
@@ -87,9 +87,9 @@ int win_unlock(int rank, mpi::Win& win) {
                       "window (the window has %s)",
                       rank, rank, mpi::rma::epoch_description(win));
   // Operations complete at the target before anyone else may get the lock.
-  if (int err = dev::rma::flush(win.targets[rank].world_rank)) return err;
+  if (int err = dev::rma::flush(win.target(rank).world_rank)) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (!e.lock_nocheck[rank]) win.locks.release(rank, type_of(e.locks[rank]));
+  if (!e.lock_nocheck[rank]) win.device.locks().release(rank, type_of(e.locks[rank]));
   e.locks[rank] = LockState::kNone;
   e.lock_nocheck[rank] = 0;
   --e.locks_held;
@@ -106,7 +106,7 @@ int win_lock_all(int assert, mpi::Win& win) {
   if (int err = check_no_active_access(win, kFunction)) return err;
   e.lock_all_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
   if (!e.lock_all_nocheck)
-    for (int r = 0; r < win.nranks; ++r) win.locks.acquire(r, LockType::kShared);
+    for (int r = 0; r < win.nranks; ++r) win.device.locks().acquire(r, LockType::kShared);
   e.lock_all = true;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;
@@ -120,7 +120,7 @@ int win_unlock_all(mpi::Win& win) {
   if (int err = dev::rma::flush_all()) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!e.lock_all_nocheck)
-    for (int r = 0; r < win.nranks; ++r) win.locks.release(r, LockType::kShared);
+    for (int r = 0; r < win.nranks; ++r) win.device.locks().release(r, LockType::kShared);
   e.lock_all = false;
   e.lock_all_nocheck = false;
   return MPI_SUCCESS;
@@ -130,7 +130,7 @@ int win_flush(int rank, mpi::Win& win) {
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (int err = mpi::rma::check_rank(win, rank, "rank")) return err;
   if (int err = mpi::rma::check_passive(win, rank, "MPI_Win_flush")) return err;
-  if (int err = dev::rma::flush(win.targets[rank].world_rank)) return err;
+  if (int err = dev::rma::flush(win.target(rank).world_rank)) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;
 }

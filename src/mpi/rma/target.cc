@@ -52,12 +52,12 @@ void flatten(int64_t start, MPI_Count count, const Datatype& type, RunList& runs
 
 int resolve_target(const Win& win, int target, MPI_Aint disp, MPI_Count count,
                    const Datatype& type, const char* function, TargetSpan* out) {
-  const WinTarget& t = win.targets[target];
+  const WinTarget& t = win.target(target);
   if (win.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
     // target_disp is an address in the target (MPI_Get_address there).
     flatten(disp, count, type, out->runs);
     dev::rma::AttachedRegion region;
-    if (!find_attached(win, target, static_cast<uint64_t>(out->runs.low()),
+    if (!win.device.find_attached(target, static_cast<uint64_t>(out->runs.low()),
                        static_cast<uint64_t>(out->runs.high()), &region))
       return make_error(MPI_ERR_RMA_RANGE,
                         "%s: target_disp=0x%lx with target_count=%lld of %s reaches addresses "

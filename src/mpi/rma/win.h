@@ -10,9 +10,8 @@
 
 #include <mpi.h>
 
-#include "device/rma/lock/passive_lock.h"
 #include "device/rma/region.h"
-#include "device/rma/window_segment.h"
+#include "device/rma/window.h"
 #include "mpi/handle.h"
 
 namespace stmpi::dev::rma::st {
@@ -31,15 +30,8 @@ struct WinAttribute {
   void* value = nullptr;
 };
 
-// One target (a rank of the window's communicator), as seen from here.
-struct WinTarget {
-  dev::rma::Region memory;   // its window memory (unused by dynamic windows)
-  dev::rma::Region control;  // its control block in the window segment
-  MPI_Aint size = 0;
-  int disp_unit = 1;
-  int world_rank = 0;
-  char* shared_base = nullptr;  // its memory in this process (allocate flavors)
-};
+// One target (a rank of the window's communicator), as the device reaches it.
+using WinTarget = dev::rma::WindowTarget;
 
 // The info hints a window understands (MPI 4.1 section 12.2.1).
 struct WinHints {
@@ -91,7 +83,6 @@ struct WinEpochs {
 
 struct Win {
   int handle = 0;
-  uint64_t id = 0;  // the same on every process of the window
   int flavor = MPI_WIN_FLAVOR_CREATE;
   int model = MPI_WIN_UNIFIED;  // public and private copies are one memory
   Comm* comm = nullptr;  // a private duplicate of the creating communicator
@@ -104,18 +95,18 @@ struct Win {
   std::string name;
   std::vector<WinAttribute> attributes;
   WinHints hints;
-  dev::rma::SharedSegment segment;
-  dev::rma::WindowLayout layout;
-  std::vector<WinTarget> targets;  // by comm rank
-  dev::rma::lock::PassiveLocks locks;
+  // The device's window: regions by comm rank, segment, passive locks,
+  // fence/PSCW words. src/mpi/rma never picks how a target is reached.
+  dev::rma::Window device;
   WinEpochs epoch;
   std::vector<dev::rma::AttachedRegion> attached;  // this process's, for dynamic windows
   // Stream-triggered state, created by the first stream epoch (src/mpi/mpix).
   std::shared_ptr<dev::rma::st::StreamWindow> stream;
 
   // This process's control block in its mapping.
-  char* my_control() const { return segment.base() + layout.control(rank); }
-  char* control_of(int r) const { return segment.base() + layout.control(r); }
+  char* my_control() const { return device.my_control(); }
+  char* control_of(int r) const { return device.control_of(r); }
+  const WinTarget& target(int r) const { return device.target(r); }
 };
 
 HandleTable<Win, ObjectKind::kWin>& win_table();

@@ -2,11 +2,11 @@
 // 12.2), MPI_Win_shared_query and MPI_Win_attach/detach.
 //
 // Creation is collective over the communicator and never leaves a process
-// hanging when another one has bad arguments: every process announces its
-// arguments (and any error) with one allgather, after which all of them
-// agree on success or failure. Then local rank 0 creates the window segment
-// (window_segment.h), everyone maps it, and the name is removed.
-#include <unistd.h>
+// hanging when another one has bad arguments: the device window
+// (device/rma/window.h) announces every process's arguments (and any error)
+// with one allgather over the communicator, after which all of them agree on
+// success or failure; it then sets up the memory and picks how each target
+// is reached.
 
 #include <algorithm>
 #include <climits>
@@ -18,8 +18,6 @@
 #include <mpi.h>
 
 #include "binding/gen/impl.h"
-#include "device/rma/am_rma.h"
-#include "device/rma/cma_rma.h"
 #include "device/rma/rma.h"
 #include "device/rma/spin_wait.h"
 #include "mpi/coll/coll.h"
@@ -34,31 +32,11 @@
 #include "mpi/mpix/win_stream.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
-#include "pmi/client.h"
 
 namespace stmpi::mpi::rma {
 namespace {
 
-using dev::rma::Region;
-using dev::rma::RegionKind;
-using dev::rma::WindowLayout;
 using errhan::make_error;
-
-// What every process tells the others when a window is created.
-struct Announcement {
-  int64_t error = 0;  // this process's MPI error class, 0 if its arguments are good
-  int64_t size = 0;
-  int64_t disp_unit = 1;
-  uint64_t base = 0;   // its memory (windows over user memory)
-  uint64_t probe = 0;  // an address in this process that single copy may read
-  int64_t pid = 0;
-  uint64_t id = 0;     // a window id unique in the job (rank 0's is used)
-  int64_t noncontig = 0;
-};
-
-uint64_t g_windows_created = 0;
-// A word peers read once per window to learn whether single copy is allowed.
-uint64_t g_probe_word = 1;
 
 struct CreateArgs {
   int flavor = MPI_WIN_FLAVOR_CREATE;
@@ -68,8 +46,13 @@ struct CreateArgs {
   MPI_Info info = MPI_INFO_NULL;
 };
 
-bool memory_in_segment(int flavor) {
-  return flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
+dev::rma::WindowMemory memory_of(int flavor) {
+  switch (flavor) {
+    case MPI_WIN_FLAVOR_ALLOCATE: return dev::rma::WindowMemory::kAllocate;
+    case MPI_WIN_FLAVOR_SHARED: return dev::rma::WindowMemory::kShared;
+    case MPI_WIN_FLAVOR_DYNAMIC: return dev::rma::WindowMemory::kDynamic;
+    default: return dev::rma::WindowMemory::kUser;
+  }
 }
 
 int check_arguments(const CreateArgs& a) {
@@ -86,11 +69,24 @@ int check_arguments(const CreateArgs& a) {
   return MPI_SUCCESS;
 }
 
-int int_min_allreduce(int value, Comm& comm, int* result) {
-  Datatype& int_type = *datatype_get(MPI_INT);
-  return coll::allreduce(&value, result, 1, int_type, coll::reduction_of(*op_get(MPI_MIN), int_type),
-                         comm);
-}
+// The device window's collective steps, over the window's communicator.
+class CommExchange final : public dev::rma::GroupExchange {
+ public:
+  explicit CommExchange(Comm& comm) : comm_(comm) {}
+  int allgather(const void* mine, std::size_t bytes, void* all) override {
+    Datatype& byte = *datatype_get(MPI_BYTE);
+    const auto count = static_cast<MPI_Count>(bytes);
+    return coll::allgather(mine, count, &byte, all, count, byte, comm_);
+  }
+  int allreduce_min(int value, int* result) override {
+    Datatype& int_type = *datatype_get(MPI_INT);
+    return coll::allreduce(&value, result, 1, int_type,
+                           coll::reduction_of(*op_get(MPI_MIN), int_type), comm_);
+  }
+
+ private:
+  Comm& comm_;
+};
 
 // Drops a window: its communicator, error handler and segment mapping.
 void discard(Win* win) {
@@ -108,68 +104,8 @@ struct Discard {
 // A window under construction; released to the handle table on success.
 using WinUnderConstruction = std::unique_ptr<Win, Discard>;
 
-// Maps the window segment on every process. Returns an error everywhere if
-// it failed anywhere.
-int map_segment(Win& win, const std::vector<Announcement>& all) {
-  const uint64_t id = all[0].id;
-  const std::string name = "/stmpi-" + pmi::client().kvsname() + "-win" +
-                           std::to_string(id >> 32) + "." + std::to_string(id & 0xffffffffu);
-  Comm& comm = *win.comm;
-  int status = MPI_SUCCESS;
-  if (comm.rank == 0) status = win.segment.create(name, win.layout.total_bytes());
-  int created = status == MPI_SUCCESS;
-  if (int err = coll::bcast(&created, 1, *datatype_get(MPI_INT), 0, comm)) return err;
-  if (!created)
-    return comm.rank == 0 ? status
-                          : make_error(MPI_ERR_NO_MEM, "rank 0 could not create window segment %s",
-                                       name.c_str());
-  if (comm.rank != 0) status = win.segment.open(name, win.layout.total_bytes());
-  int everywhere = 0;
-  if (int err = int_min_allreduce(status == MPI_SUCCESS, comm, &everywhere)) return err;
-  win.segment.unlink();  // every process has mapped it, or gave up
-  if (everywhere) return MPI_SUCCESS;
-  return status != MPI_SUCCESS ? status
-                               : make_error(MPI_ERR_OTHER, "another process could not map window segment %s",
-                                            name.c_str());
-}
-
-// The targets as this process reaches them.
-void build_targets(Win& win, const std::vector<Announcement>& all) {
+void reset_epochs(Win& win) {
   const int n = win.nranks;
-  const bool in_segment = memory_in_segment(win.flavor);
-  win.targets.resize(n);
-  std::vector<Region> blocks(n);
-  std::vector<uint64_t> node_offsets(n);
-  for (int r = 0; r < n; ++r) {
-    WinTarget& t = win.targets[r];
-    t.world_rank = win.comm->world_rank(r);
-    t.size = all[r].size;
-    t.disp_unit = static_cast<int>(all[r].disp_unit);
-    char* control = win.control_of(r);
-    auto* acc_lock = reinterpret_cast<std::atomic<uint64_t>*>(control + WindowLayout::kAccumulateLock);
-    t.control = Region{RegionKind::kMapped, false, t.world_rank, control, 0,
-                       win.layout.block_bytes(), 0, acc_lock, win.id};
-    blocks[r] = t.control;
-    node_offsets[r] = win.layout.queue_node(r);
-    if (in_segment) {
-      t.shared_base = win.segment.base() + win.layout.data(r);
-      t.memory = Region{RegionKind::kMapped, true, t.world_rank, t.shared_base, 0,
-                        static_cast<uint64_t>(t.size), 0, acc_lock, win.id};
-      continue;
-    }
-    const auto pid = static_cast<pid_t>(all[r].pid);
-    RegionKind kind = RegionKind::kMapped;
-    if (r != win.rank) {
-      kind = settings().single_copy && dev::rma::CmaRma::reachable(pid, all[r].probe, 8)
-                 ? RegionKind::kCma
-                 : RegionKind::kAm;
-    }
-    t.memory = Region{kind, false, t.world_rank,
-                      r == win.rank ? reinterpret_cast<char*>(all[r].base) : nullptr, all[r].base,
-                      static_cast<uint64_t>(t.size), pid, acc_lock, win.id};
-  }
-  win.locks = dev::rma::lock::PassiveLocks(win.rank, std::move(blocks), std::move(node_offsets),
-                                           WindowLayout::kLockWord);
   WinEpochs& e = win.epoch;
   e.locks.assign(n, LockState::kNone);
   e.lock_nocheck.assign(n, 0);
@@ -191,45 +127,25 @@ int create_window(Comm& comm, const CreateArgs& args, Win** out) {
   win->errhandler = errhandler_get(MPI_ERRORS_ARE_FATAL);
   errhandler_retain(win->errhandler);
 
-  Announcement mine;
-  mine.error = errhan::error_class_of(local_error);
-  mine.size = args.size;
-  mine.disp_unit = args.disp_unit;
-  mine.base = reinterpret_cast<uint64_t>(args.base);
-  mine.probe = reinterpret_cast<uint64_t>(&g_probe_word);
-  mine.pid = getpid();
-  mine.id = (static_cast<uint64_t>(win->comm->world_rank(win->rank)) << 32) | g_windows_created++;
-  mine.noncontig = win->hints.alloc_shared_noncontig;
-  std::vector<Announcement> all(static_cast<std::size_t>(win->nranks));
-  Datatype& bytes = *datatype_get(MPI_BYTE);
-  if (int err = coll::allgather(&mine, sizeof mine, &bytes, all.data(), sizeof mine, bytes,
-                                *win->comm))
-    return err;
-  for (int r = 0; r < win->nranks; ++r) {
-    if (all[r].error == 0) continue;
-    if (local_error != MPI_SUCCESS) return local_error;
-    return make_error(static_cast<int>(all[r].error),
-                      "window creation failed: rank %d of the communicator passed bad arguments", r);
-  }
-  win->id = all[0].id;
-  std::vector<uint64_t> data(static_cast<std::size_t>(win->nranks), 0);
-  if (memory_in_segment(args.flavor))
-    for (int r = 0; r < win->nranks; ++r) data[r] = static_cast<uint64_t>(all[r].size);
-  const bool contiguous = args.flavor == MPI_WIN_FLAVOR_SHARED && all[0].noncontig == 0;
-  const int slots = args.flavor == MPI_WIN_FLAVOR_DYNAMIC ? settings().attach_slots : 0;
-  win->layout = WindowLayout(data, contiguous, slots);
-  if (int err = map_segment(*win, all)) return err;
-  build_targets(*win, all);
-  win->bytes = args.size;
+  dev::rma::WindowSpec spec;
+  spec.memory = memory_of(args.flavor);
+  spec.rank = win->rank;
+  spec.world_ranks.resize(static_cast<std::size_t>(win->nranks));
+  for (int r = 0; r < win->nranks; ++r) spec.world_ranks[r] = win->comm->world_rank(r);
+  spec.base = args.base;
+  spec.size = static_cast<uint64_t>(std::max<MPI_Aint>(args.size, 0));
+  spec.disp_unit = local_error == MPI_SUCCESS ? static_cast<int>(args.disp_unit) : 1;
+  spec.noncontig = win->hints.alloc_shared_noncontig;
+  spec.attach_slots = settings().attach_slots;
+  spec.single_copy = settings().single_copy;
+  spec.am_atomics = settings().am_atomics;
+  spec.local_error = local_error;
+  CommExchange exchange(*win->comm);
+  if (int err = win->device.create(spec, exchange)) return err;
+  reset_epochs(*win);
+  win->bytes = args.flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : args.size;
   win->disp_unit = static_cast<int>(args.disp_unit);
-  win->base = memory_in_segment(args.flavor) ? win->targets[win->rank].shared_base : args.base;
-  if (args.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-    win->base = nullptr;
-    win->bytes = 0;
-  }
-  dev::rma::am_register_window(win->id, win->targets[win->rank].memory.acc_lock);
-  // Nobody may reach this process's window before it is registered.
-  dev::rma::segment_barrier(win->segment.base(), win->nranks);
+  win->base = win->device.base();
   win->handle = win_table().add(win.get());
   *out = win.release();
   return MPI_SUCCESS;
@@ -243,49 +159,7 @@ int create(const CreateArgs& args, Comm& comm, void* baseptr, MPI_Win* handle) {
   return MPI_SUCCESS;
 }
 
-void publish_attached(Win& win) {
-  char* control = win.my_control();
-  auto version = dev::rma::segment_word(control, WindowLayout::kAttachVersion);
-  version.fetch_add(1, std::memory_order_acq_rel);  // odd: being changed
-  for (std::size_t i = 0; i < win.attached.size(); ++i) {
-    const std::size_t at = win.layout.attach_entry(static_cast<int>(i));
-    dev::rma::segment_word(control, at).store(win.attached[i].base, std::memory_order_relaxed);
-    dev::rma::segment_word(control, at + 8).store(win.attached[i].bytes, std::memory_order_relaxed);
-  }
-  dev::rma::segment_word(control, WindowLayout::kAttachCount)
-      .store(win.attached.size(), std::memory_order_relaxed);
-  version.fetch_add(1, std::memory_order_acq_rel);  // even: consistent
-}
-
 }  // namespace
-
-bool find_attached(const Win& win, int target, uint64_t low, uint64_t high,
-                   dev::rma::AttachedRegion* found) {
-  char* control = win.control_of(target);
-  auto version = dev::rma::segment_word(control, WindowLayout::kAttachVersion);
-  dev::rma::SpinWait wait;
-  for (;;) {
-    const uint64_t before = version.load(std::memory_order_acquire);
-    if (before & 1) {
-      wait.pause();
-      continue;
-    }
-    const uint64_t count = std::min<uint64_t>(
-        dev::rma::segment_word(control, WindowLayout::kAttachCount).load(std::memory_order_acquire),
-        static_cast<uint64_t>(win.layout.attach_slots()));
-    bool hit = false;
-    for (uint64_t i = 0; i < count && !hit; ++i) {
-      const std::size_t at = win.layout.attach_entry(static_cast<int>(i));
-      const uint64_t base = dev::rma::segment_word(control, at).load(std::memory_order_relaxed);
-      const uint64_t bytes = dev::rma::segment_word(control, at + 8).load(std::memory_order_relaxed);
-      if (low >= base && high <= base + bytes) {
-        *found = {base, bytes};
-        hit = true;
-      }
-    }
-    if (version.load(std::memory_order_acquire) == before) return hit;
-  }
-}
 
 }  // namespace stmpi::mpi::rma
 
@@ -338,15 +212,15 @@ int win_shared_query_c(mpi::Win& win, int rank, MPI_Aint* size, MPI_Aint* disp_u
   } else {
     rank = 0;
     for (int r = 0; r < win.nranks; ++r) {
-      if (win.targets[r].size > 0) {
+      if (win.target(r).size > 0) {
         rank = r;
         break;
       }
     }
   }
-  const mpi::WinTarget& t = win.targets[rank];
+  const mpi::WinTarget& t = win.target(rank);
   const bool shared = t.shared_base != nullptr;
-  *size = shared ? t.size : 0;
+  *size = shared ? static_cast<MPI_Aint>(t.size) : 0;
   *disp_unit = t.disp_unit;
   *static_cast<void**>(baseptr) = shared ? t.shared_base : nullptr;
   return MPI_SUCCESS;
@@ -376,13 +250,13 @@ int win_attach(mpi::Win& win, void* base, MPI_Aint size) {
                         static_cast<long>(size), reinterpret_cast<void*>(r.base),
                         static_cast<unsigned long long>(r.bytes));
   }
-  if (static_cast<int>(win.attached.size()) >= win.layout.attach_slots())
+  if (static_cast<int>(win.attached.size()) >= win.device.layout().attach_slots())
     return make_error(MPI_ERR_RMA_ATTACH,
                       "no room to attach more memory: %d regions are attached "
                       "(STMPI_RMA_ATTACH_SLOTS=%d)",
-                      static_cast<int>(win.attached.size()), win.layout.attach_slots());
+                      static_cast<int>(win.attached.size()), win.device.layout().attach_slots());
   win.attached.push_back({low, static_cast<uint64_t>(size)});
-  mpi::rma::publish_attached(win);
+  win.device.publish_attached(win.attached);
   return MPI_SUCCESS;
 }
 
@@ -395,7 +269,7 @@ int win_detach(mpi::Win& win, const void* base) {
   for (std::size_t i = 0; i < win.attached.size(); ++i) {
     if (win.attached[i].base != address) continue;
     win.attached.erase(win.attached.begin() + static_cast<std::ptrdiff_t>(i));
-    mpi::rma::publish_attached(win);
+    win.device.publish_attached(win.attached);
     return MPI_SUCCESS;
   }
   return make_error(MPI_ERR_RMA_ATTACH, "base=%p is not the start of memory attached to the window",
@@ -412,9 +286,8 @@ int win_free(MPI_Win* handle) {
   if (int err = mpi::mpix::stream_free(*win)) return err;
   const int callback_error = mpi::rma::delete_attributes(*win);
   // Every process is done with the window before its memory goes away.
-  dev::rma::segment_barrier(win->segment.base(), win->nranks);
-  dev::rma::am_unregister_window(win->id);
-  mpi::rma::stats_add_freed(win->locks.stats());
+  mpi::rma::stats_add_freed(win->device.locks().stats());
+  win->device.free();
   for (const mpi::WinAttribute& attribute : win->attributes) mpi::keyval_release(attribute.keyval);
   mpi::win_table().remove(win->handle);
   mpi::rma::discard(win);

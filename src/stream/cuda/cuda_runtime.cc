@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/dynamic_library.h"
 #include "stream/kernel_params.h"
 
@@ -178,7 +178,7 @@ int CudaRuntime::error(const char* call, CUresult result) const {
   const char* text = nullptr;
   if (api_.get_error_name(result, &name) != CUDA_SUCCESS) name = nullptr;
   if (api_.get_error_string(result, &text) != CUDA_SUCCESS) text = nullptr;
-  return mpi::errhan::make_error(MPI_ERR_OTHER, "STMPI: stream backend cuda: %s failed: %s (%s)",
+  return util::make_error(MPI_ERR_OTHER, "STMPI: stream backend cuda: %s failed: %s (%s)",
                                  call, name != nullptr ? name : "unknown CUresult",
                                  text != nullptr ? text : "no description");
 }

@@ -10,7 +10,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/dynamic_library.h"
 #include "stream/kernel_params.h"
 
@@ -140,7 +140,7 @@ class HipRuntime final : public GpuRuntime {
 
  private:
   [[nodiscard]] int error(const char* call, hipError_t result) const __attribute__((cold)) {
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "STMPI: stream backend hip: %s failed",
+    return util::make_error(MPI_ERR_OTHER, "STMPI: stream backend hip: %s failed",
                                    describe(api_, call, result).c_str());
   }
   // HIP modules belong to a device: the kernels are loaded once per device,
@@ -252,7 +252,7 @@ int HipRuntime::launch_host_fn(void* stream, HostFn fn, void* arg) {
     return MPI_SUCCESS;
   }
   auto* call = new (std::nothrow) HostCall{fn, arg};
-  if (call == nullptr) return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory");
+  if (call == nullptr) return util::make_error(MPI_ERR_NO_MEM, "out of memory");
   if (hipError_t r = api_.stream_add_callback(hip_stream, &HostCall::run, call, 0);
       r != hipSuccess) {
     delete call;

@@ -54,4 +54,23 @@ status=$?
 [ $status -eq 0 ] && grep -q "No Errors" <<<"$output" && pass "NOLOCAL with one rank runs" ||
   fail "NOLOCAL with one rank: status $status: $output"
 
+# Hydra's fork launcher with two host names puts the ranks on two nodes of
+# its process mapping (on this one machine): the node comes from the
+# launcher, and without a network module that is an init error naming both.
+if hydra=$(command -v mpiexec.hydra); then
+  output=$(STMPI_DEVICE_VERBOSE=yes timeout -k 5 60 "$hydra" -launcher fork -hosts localhost:1,127.0.0.1:1 \
+    -n 2 "$out/peer_table_ring" 2>&1)
+  status=$?
+  echo "$output"
+  [ $status -ne 0 ] && [ $status -ne 124 ] && pass "two Hydra nodes without a network module fail (status $status)" ||
+    fail "two Hydra nodes: status $status"
+  grep -q "nodes from PMI_process_mapping (vector,(0,2,1))" <<<"$output" &&
+    grep -q "rank 0 -> rank 1: node 1, net" <<<"$output" && pass "rank 1 is on node 1 per Hydra" ||
+    fail "Hydra's mapping did not put rank 1 on node 1"
+  grep -q "rank 0 runs on node 0 and rank 1 on node 1" <<<"$output" && pass "the error names both ranks and nodes" ||
+    fail "the error does not name the ranks and nodes"
+else
+  echo "(mpiexec.hydra not installed: two-node mapping not checked)"
+fi
+
 if [ $fails -eq 0 ]; then echo " No Errors"; else echo " Found $fails errors"; exit 1; fi

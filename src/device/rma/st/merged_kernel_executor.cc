@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/gpu_stream.h"
 
 namespace stmpi::dev::rma::st {
@@ -44,7 +44,7 @@ int MergedKernelExecutor::attach_stream(stream::Stream& stream) {
   stream::GpuRuntime& gpu = static_cast<stream::GpuStream&>(stream).runtime();
   if (registered_with_ == &gpu) return MPI_SUCCESS;
   if (registered_with_ != nullptr)
-    return mpi::errhan::make_error(
+    return util::make_error(
         MPI_ERR_OTHER, "stream %p belongs to another GPU runtime than the window's earlier streams",
         stream.handle());
   for (std::size_t i = 0; i < host_memory_.size(); ++i) {
@@ -61,7 +61,7 @@ int MergedKernelExecutor::attach_stream(stream::Stream& stream) {
 int MergedKernelExecutor::record(AccessPlan& plan, std::size_t index) {
   const DeferredOp& op = plan.ops[index];
   if (op.region.kind == RegionKind::kMapped && op.region.mapped != nullptr) return MPI_SUCCESS;
-  return mpi::errhan::make_error(
+  return util::make_error(
       MPI_ERR_RMA_FLAVOR,
       "the window memory of rank %d is not mapped by this process, so a stream cannot reach it "
       "(stream-triggered epochs need MPI_Win_allocate or MPI_Win_allocate_shared windows)",

@@ -12,7 +12,7 @@
 #include "device/rma/spin_wait.h"
 #include "device/rma/st/merged_kernel_executor.h"
 #include "device/rma/st/settings.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "stream/host_stream.h"
 
 namespace stmpi::dev::rma::st {
@@ -38,7 +38,7 @@ int StreamWindow::create(WindowView view, std::unique_ptr<StreamWindow>* out) {
   void* page = std::aligned_alloc(kRetirePageBytes, kRetirePageBytes);
   if (window == nullptr || page == nullptr) {
     std::free(page);
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM,
+    return util::make_error(MPI_ERR_NO_MEM,
                                    "out of memory for the stream-triggered state of a window");
   }
   std::memset(page, 0, kRetirePageBytes);
@@ -64,7 +64,7 @@ int StreamWindow::slot_of(const std::shared_ptr<stream::Stream>& stream, int* sl
     }
   }
   if (slots_.size() == kMaxStreamsPerWindow)
-    return mpi::errhan::make_error(MPI_ERR_OTHER,
+    return util::make_error(MPI_ERR_OTHER,
                                    "stream %p would be the %zu-th stream used for stream epochs of "
                                    "this window (at most %zu)",
                                    stream->handle(), slots_.size() + 1, kMaxStreamsPerWindow);
@@ -154,7 +154,7 @@ int StreamWindow::start(std::span<const int> targets) {
   } else {
     access_.reset(new (std::nothrow) AccessPlan);
     if (access_ == nullptr)
-      return mpi::errhan::make_error(MPI_ERR_NO_MEM, "out of memory for a stream epoch plan");
+      return util::make_error(MPI_ERR_NO_MEM, "out of memory for a stream epoch plan");
   }
   access_->targets.assign(targets.begin(), targets.end());
   for (int target : targets) access_->epochs.push_back(++accesses_to_[target]);

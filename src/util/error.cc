@@ -1,4 +1,4 @@
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 
 #include <array>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-namespace stmpi::mpi::errhan {
+namespace stmpi::util {
 namespace {
 
 // A ring of recent detail messages. A code refers to its slot; a slot that
@@ -136,4 +136,4 @@ std::string error_string(int code) {
   return text;
 }
 
-}  // namespace stmpi::mpi::errhan
+}  // namespace stmpi::util

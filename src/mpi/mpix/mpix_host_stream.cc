@@ -9,7 +9,7 @@
 #include <mpi.h>
 
 #include "mpi/errhan/errhandler.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "mpi/init/state.h"
 #include "stream/registry.h"
 
@@ -25,8 +25,8 @@ int report(int code, const char* function) {
 int bad_stream(const void* handle, const char* function) {
   const int code =
       handle == nullptr
-          ? mpi::errhan::make_error(MPI_ERR_ARG, "stream is NULL (not an MPIX_Host_stream)")
-          : mpi::errhan::make_error(
+          ? util::make_error(MPI_ERR_ARG, "stream is NULL (not an MPIX_Host_stream)")
+          : util::make_error(
                 MPI_ERR_ARG,
                 "stream=%p is not a live MPIX_Host_stream (never created, or already freed)",
                 handle);
@@ -47,7 +47,7 @@ extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_create(
     MPIX_Host_stream* stream) {
   constexpr const char* kFunction = "MPIX_Host_stream_create";
   if (stream == nullptr)
-    return report(stmpi::mpi::errhan::make_error(
+    return report(stmpi::util::make_error(
                      MPI_ERR_ARG, "stream is NULL (it must point to an MPIX_Host_stream to set)"),
                  kFunction);
   std::shared_ptr<stmpi::stream::HostStream> created;
@@ -77,11 +77,11 @@ extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_free(
     MPIX_Host_stream* stream) {
   constexpr const char* kFunction = "MPIX_Host_stream_free";
   if (stream == nullptr)
-    return report(stmpi::mpi::errhan::make_error(
+    return report(stmpi::util::make_error(
                      MPI_ERR_ARG, "stream is NULL (it must point to the MPIX_Host_stream to free)"),
                  kFunction);
   if (*stream == nullptr)
-    return report(stmpi::mpi::errhan::make_error(
+    return report(stmpi::util::make_error(
                      MPI_ERR_ARG, "*stream is NULL (not a host stream: already freed?)"),
                  kFunction);
   if (int err = stmpi::stream::free_host_stream(*stream); err != MPI_SUCCESS)

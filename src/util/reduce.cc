@@ -1,10 +1,10 @@
-#include "mpi/coll/op_kernels.h"
+#include "util/reduce.h"
 
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
 
-namespace stmpi::mpi {
+namespace stmpi::util {
 namespace {
 
 using EK = ElementKind;
@@ -248,4 +248,4 @@ OpKernel op_kernel(OpKind op, ElementKind kind, bool packed) {
   return nullptr;
 }
 
-}  // namespace stmpi::mpi
+}  // namespace stmpi::util

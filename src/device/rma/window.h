@@ -1,0 +1,142 @@
+// The device's window: made from a window's memory and group, it holds how
+// this process reaches every member (one Region for its window memory, one
+// for its control block: lock word, accumulate lock, PSCW signals, queue
+// nodes), the node segment, the passive locks, and the synchronization that
+// fence and PSCW use. It picks each region's kind (region.h): the MPI layer
+// (src/mpi/rma) never names a transport.
+//
+// Region kinds chosen here, per target:
+//   kMapped  window memory in the node segment (allocate flavors), control
+//            blocks, this process's own memory;
+//   kCma     another local process's private memory, when single copy works;
+//   kAm      the same when it does not (STMPI_RMA_SINGLE_COPY=no, ptrace rules);
+//   kNet     a member on another node: memory the network module registered
+//            and whose key it exchanged (register_net_memory below).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "device/rma/lock/passive_lock.h"
+#include "device/rma/region.h"
+#include "device/rma/window_segment.h"
+
+namespace stmpi::dev::rma {
+
+// The collective steps window creation needs over the window's group. The
+// MPI layer implements them with its collectives over the window's
+// communicator (a cold path: a virtual call per step is fine).
+class GroupExchange {
+ public:
+  virtual ~GroupExchange() = default;
+  // Every member's `bytes` bytes at `mine`, in group order, into `all`.
+  [[nodiscard]] virtual int allgather(const void* mine, std::size_t bytes, void* all) = 0;
+  // The smallest of the members' values.
+  [[nodiscard]] virtual int allreduce_min(int value, int* result) = 0;
+};
+
+enum class WindowMemory : uint8_t {
+  kUser,      // MPI_Win_create: the caller's memory
+  kAllocate,  // MPI_Win_allocate: placed in the node segment
+  kShared,    // MPI_Win_allocate_shared: the node segment, contiguous unless noncontig
+  kDynamic,   // MPI_Win_create_dynamic: attached regions
+};
+
+struct WindowSpec {
+  WindowMemory memory = WindowMemory::kUser;
+  int rank = 0;                  // this process in the group
+  std::vector<int> world_ranks;  // the group, in order
+  void* base = nullptr;          // kUser
+  uint64_t size = 0;
+  int disp_unit = 1;
+  bool noncontig = false;        // kShared: alloc_shared_noncontig
+  int attach_slots = 0;          // kDynamic
+  bool single_copy = true;       // private memory of local peers by CMA (else active messages)
+  // Test mode: other members' control blocks (lock words, PSCW signals)
+  // through the active-message 64-bit atomics, as regions without native
+  // remote atomics are reached.
+  bool am_atomics = false;
+  int local_error = 0;           // this process's argument error (MPI error code), 0 if none
+};
+
+// One member as this process reaches it.
+struct WindowTarget {
+  Region memory;   // its window memory (dynamic windows: per attached region)
+  Region control;  // its control block
+  uint64_t size = 0;
+  int disp_unit = 1;
+  int world_rank = 0;
+  char* shared_base = nullptr;  // its memory mapped here (allocate flavors), else nullptr
+};
+
+class Window {
+ public:
+  Window() = default;
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  // Collective over the group: exchanges sizes, addresses and keys, maps
+  // the segment, picks every region's kind. Fails on every member if it
+  // fails on one (a member's argument error is reported as such).
+  [[nodiscard]] int create(const WindowSpec& spec, GroupExchange& group);
+  // Collective: waits until every member is done with the window, then
+  // releases what create() set up.
+  void free();
+
+  uint64_t id() const { return id_; }  // the same on every member
+  int rank() const { return rank_; }
+  int nranks() const { return nranks_; }
+  const WindowTarget& target(int r) const { return targets_[r]; }
+  // This process's window memory (the segment for allocate flavors).
+  void* base() const { return base_; }
+  lock::PassiveLocks& locks() { return locks_; }
+  const WindowLayout& layout() const { return layout_; }
+  char* segment_base() const { return segment_.base(); }
+  std::size_t segment_bytes() const { return segment_.bytes(); }
+  char* control_of(int r) const { return segment_.base() + layout_.control(r); }
+  char* my_control() const { return control_of(rank_); }
+
+  // Synchronization for fence and PSCW. barrier(): every member arrives.
+  // signal(): adds 1 to the word at `offset` of `peer`'s control block
+  // (through its control region's kind); signal_count(): the value of this
+  // process's own word at `offset`.
+  void barrier();
+  void signal(int peer, std::size_t offset);
+  uint64_t signal_count(std::size_t offset) const;
+
+  // Dynamic windows: this process's attached regions, published for the
+  // others; find_attached() looks one up in `target`'s table.
+  void publish_attached(std::span<const AttachedRegion> regions);
+  bool find_attached(int target, uint64_t low, uint64_t high, AttachedRegion* found) const;
+
+ private:
+  int map_segment(GroupExchange& group, uint64_t segment_id);
+
+  uint64_t id_ = 0;
+  int rank_ = 0;
+  int nranks_ = 0;
+  void* base_ = nullptr;
+  bool registered_ = false;
+  SharedSegment segment_;
+  WindowLayout layout_;
+  std::vector<WindowTarget> targets_;
+  lock::PassiveLocks locks_;
+};
+
+// ---- Network module hook for windows --------------------------------------
+// A network module that reaches members on other nodes registers the
+// window memory and control block with its NIC and exchanges the keys during
+// create(): it fills `net` (remote address, key, whether the NIC does 64-bit
+// atomics on it) for `target`'s two regions. Without a network module no
+// member is remote and this is never called.
+struct NetRegistration {
+  uint64_t remote = 0;
+  uint64_t key = 0;
+  bool native_atomics = false;
+};
+
+}  // namespace stmpi::dev::rma

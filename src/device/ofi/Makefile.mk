@@ -5,6 +5,6 @@ noinst_HEADERS += src/device/ofi/fabric.h src/device/ofi/mr_cache.h src/device/o
 	src/device/ofi/ofi_rma.h src/device/ofi/settings.h
 EXTRA_DIST += src/device/ofi/README.md
 if HAVE_OFI
-libmpi_la_SOURCES += $(OFI_SOURCES) src/device/ofi/ofi_device.cc src/device/ofi/ofi_rma_map.cc
-libmpi_la_LIBADD += $(OFI_LIBS)
+libstmpi_device_la_SOURCES += $(OFI_SOURCES) src/device/ofi/ofi_device.cc src/device/ofi/ofi_rma_map.cc
+libstmpi_device_la_LIBADD = $(OFI_LIBS)
 endif

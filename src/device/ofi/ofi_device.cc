@@ -9,7 +9,7 @@
 #include "device/device.h"
 #include "device/ofi/ofi.h"
 #include "device/ofi/settings.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 #include "pmi/client.h"
 
 namespace stmpi::dev::ofi {
@@ -31,7 +31,7 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
   if (remote.empty()) return MPI_SUCCESS;
   const Settings& s = settings();
   if (s.netmod != "ofi")
-    return mpi::errhan::make_error(
+    return util::make_error(
         MPI_ERR_OTHER, "rank %d reaches rank %d through the network (node %d vs %d), but "
         "STMPI_NETMOD=%s; set STMPI_NETMOD=ofi (the only network module of this build)",
         my_rank, remote.front(), table[my_rank].node, table[remote.front()].node, s.netmod.c_str());
@@ -54,7 +54,7 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
   };
   std::string error;
   if (init(my_rank, static_cast<int>(table.size()), allgather, verbose, &error) != 0)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "network module (ofi) init on rank %d: %s",
+    return util::make_error(MPI_ERR_OTHER, "network module (ofi) init on rank %d: %s",
                                    my_rank, error.c_str());
   return MPI_SUCCESS;
 }

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "device/ofi/ofi_rma.h"
-#include "mpi/errhan/error.h"
+#include "util/error.h"
 
 namespace stmpi::dev::ofi {
 
 int OfiRma::error(const Ofi& ofi) {
-  return mpi::errhan::make_error(MPI_ERR_OTHER,
+  return util::make_error(MPI_ERR_OTHER,
                                  "network RMA: %s", ofi.error().c_str());
 }
 
@@ -18,12 +18,12 @@ int register_net_memory(void* base, std::size_t bytes, rma::NetRegistration* out
                         Registration** handle) {
   Ofi* ofi = instance();
   if (ofi == nullptr)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "network RMA: the network module is not running");
+    return util::make_error(MPI_ERR_OTHER, "network RMA: the network module is not running");
   auto* reg = new Registration;
   std::string error;
   if (ofi->register_window(base, bytes, reg, &error) != 0) {
     delete reg;
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "network RMA: registering %zu bytes: %s", bytes,
+    return util::make_error(MPI_ERR_OTHER, "network RMA: registering %zu bytes: %s", bytes,
                                    error.c_str());
   }
   // The owner's virtual address: OfiRma turns it into what the provider

@@ -2,14 +2,15 @@
 # Two "nodes" on this machine: MPICH's Hydra with the fork launcher and two
 # host names gives a process mapping of 2 nodes x 2 ranks, so each rank
 # reaches one peer by shared memory and two through the ofi network module.
-# Runs point-to-point (MPI_ANY_SOURCE across both kinds of peer), RMA and
-# lock programs once per provider on the loopback interface.
+# Runs point-to-point programs (MPI_ANY_SOURCE across both kinds of peer)
+# once per provider on the loopback interface. (Windows spanning nodes wait
+# for the device windows' network hook: see src/device/ofi/README.md.)
 # A missing mpiexec.hydra is a failure with the reason, not a skip.
 set -u
 hydra=$(command -v mpiexec.hydra) || { echo "FAIL: mpiexec.hydra not installed (Debian: mpich)"; exit 1; }
 out="$STMPI_BUILDDIR/test/mpi/out/net_2x2"
 mkdir -p "$out"
-programs="net/anysource pt2pt/sendrecv pt2pt/probe rma/fence_putget rma/pscw rma/accumulate_ops rma/lock_exclusion rma/lock_passive"
+programs="net/anysource pt2pt/sendrecv pt2pt/probe pt2pt/nonblocking pt2pt/sizes"
 for p in $programs; do
   exe="$out/${p//\//_}"
   if [[ ! -x "$exe" || "$STMPI_SRCDIR/test/mpi/$p.c" -nt "$exe" || "$STMPI_BUILDDIR/.libs/libmpi.so" -nt "$exe" ]]; then

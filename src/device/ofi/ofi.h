@@ -246,6 +246,9 @@ class Ofi final {
 
 template <class F>
 int Ofi::poll(F&& handler) {
+  // The device polls every transport; a job without network peers never
+  // opened this one.
+  if (!initialized_) [[unlikely]] return 0;
   arrivals_.clear();
   released_.clear();
   poll_completions(&arrivals_);

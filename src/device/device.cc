@@ -13,6 +13,7 @@
 
 #include <mpi.h>
 
+#include "config.h"
 #include "device/protocol/protocol.h"
 #include "device/shm/shm.h"
 #include "device/transport.h"
@@ -240,6 +241,7 @@ int finalize() {
   return MPI_SUCCESS;
 }
 
+bool verbose() { return g_settings.verbose; }
 int world_rank() { return g.rank; }
 int world_size() { return g.size; }
 const PeerInfo& peer_info(int world_rank) { return g.peers.table[world_rank]; }

@@ -24,6 +24,8 @@ struct UnexpectedMessage;
 [[nodiscard]] int finalize();
 int world_rank();
 int world_size();
+// STMPI_DEVICE_VERBOSE: modules print what they chose at init (rank 0).
+bool verbose();
 
 // The peer table: for each world rank, its node (as the launcher says:
 // PMI_process_mapping, else host names) and the transport that reaches it.

@@ -128,6 +128,7 @@ std::span<const ParamTable* const> tables() { return registry(); }
 std::string env_name(const char* module, const char* name) {
   std::string result = "STMPI_";
   for (const char* p = module; *p; ++p) result += static_cast<char>(std::toupper(*p));
+  if (*name == '\0') return result;  // a module with one parameter: STMPI_<MODULE>
   result += '_';
   for (const char* p = name; *p; ++p) result += static_cast<char>(std::toupper(*p));
   return result;

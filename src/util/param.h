@@ -51,7 +51,7 @@ void for_each_table(Fn&& fn);
 
 std::span<const ParamTable* const> tables();
 
-// "STMPI_SHM_EAGER_LIMIT" for ("shm", "eager_limit").
+// "STMPI_SHM_EAGER_LIMIT" for ("shm", "eager_limit"); "STMPI_NETMOD" for ("netmod", "").
 std::string env_name(const char* module, const char* name);
 
 }  // namespace stmpi::util

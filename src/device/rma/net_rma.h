@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include "config.h"  // STMPI_HAVE_NETMOD_OFI: every includer must see the same NetRma
 #include "device/rma/region.h"
 
 #if defined(STMPI_HAVE_NETMOD_OFI)

@@ -1,0 +1,269 @@
+// The libfabric network module: a Transport (device/transport.h) over one
+// FI_EP_RDM endpoint with FI_MSG, plus one-sided operations and remote
+// atomics on a second endpoint (ofi_rma.cc). README.md has the whole story.
+//
+// Wire format of one message: OfiPrefix (16 bytes: sender, sequence number,
+// returned credits, type) + WireHeader (64 bytes) + payload. Providers may
+// complete receives out of order (tcp;ofi_rxm reports comp_order none), so
+// the receiver delivers by sequence number and holds a copy of any message
+// that overtook an earlier one. Flow control: a rank may have
+// `credits` eager messages in flight to a peer; the receiver returns them
+// piggybacked on its next message to that peer, or in a credit-only message
+// once half are owed. A send without credit or bounce buffer answers false
+// (the protocol retries later), so a flood of unexpected messages waits at
+// the sender instead of exhausting the provider.
+#pragma once
+
+#include <rdma/fi_rma.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "device/ofi/fabric.h"
+#include "device/ofi/mr_cache.h"
+#include "device/protocol/wire.h"
+#include "device/request_dev.h"
+#include "device/transport.h"
+
+namespace stmpi::pmi {
+class Client;
+}
+namespace stmpi::dev {
+struct PeerInfo;
+}
+
+namespace stmpi::dev::ofi {
+
+struct OfiPrefix {
+  int32_t sender;    // world rank
+  uint32_t seq;      // kTypeMessage: number of the message from this sender
+  uint16_t credits;  // eager credits returned to the receiver of this message
+  uint8_t type;      // kTypeMessage or kTypeCredit
+  uint8_t pad[5];
+};
+static_assert(sizeof(OfiPrefix) == 16);
+inline constexpr uint8_t kTypeMessage = 0;
+inline constexpr uint8_t kTypeCredit = 1;
+inline constexpr std::size_t kHeaders = sizeof(OfiPrefix) + sizeof(WireHeader);
+
+// Every operation's context: libfabric may use the fi_context2 (FI_CONTEXT2
+// mode), so it comes first and lives until the completion.
+struct OpContext {
+  enum class Kind : uint8_t { kRecv, kSend, kCredit, kPull, kRma, kBlocking };
+  fi_context2 fi{};
+  Kind kind = Kind::kRecv;
+  int peer = -1;
+  uint32_t index = 0;            // kRecv, kSend: buffer number
+  RequestDev* req = nullptr;     // kPull
+  Registration* reg = nullptr;   // kPull: the local registration (FI_MR_LOCAL)
+  bool done = false;             // kBlocking
+  int error = 0;                 // kBlocking: the provider's error number
+};
+
+// How the module reaches the rest of the job during init: an allgather of
+// byte strings over every rank (the device implements it with PMI).
+using Allgather = std::function<int(const std::string& mine, std::vector<std::string>* all,
+                                    std::string* error)>;
+
+// Called when a completion fails that no request can report (an eager
+// send): the device aborts the job with the text. Defaults to stderr+abort.
+using FatalHandler = void (*)(const std::string& message);
+
+class Ofi final {
+ public:
+  Ofi() = default;
+  Ofi(const Ofi&) = delete;
+  Ofi& operator=(const Ofi&) = delete;
+  ~Ofi() { finalize(); }
+
+  // Collective over the job. 0, or -1 with *error for the user.
+  [[nodiscard]] int init(int rank, int size, const Allgather& allgather, bool verbose,
+                         std::string* error);
+  // The device's entry (ofi_device.cc): collective over the job; opens the
+  // network only when the peer table has network peers, exchanges names
+  // through PMI. An MPI error code.
+  [[nodiscard]] int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
+  void finalize();
+  bool initialized() const { return initialized_; }
+
+  // ---- the Transport concept
+  bool send(int peer, const WireHeader& h, const void* payload);
+  template <class F>
+  int poll(F&& handler);
+  std::size_t max_payload() const { return eager_size_ - kHeaders; }
+  int expose(int peer, const void* buf, std::size_t bytes, WireHeader* h);
+  void unexpose(const WireHeader& h);
+  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes,
+                  RequestDev* req);
+
+  // ---- one-sided operations (ofi_rma.cc). `raddr` is what the target's
+  // window registration says (Registration::remote_address); `key` its key.
+  // Non-blocking ones complete at flush(); results land at flush() too.
+  [[nodiscard]] int register_window(void* base, std::size_t bytes, Registration* out,
+                                    std::string* error);
+  void deregister_window(Registration* r) { cache_.deregister(r); }
+  [[nodiscard]] int put(int peer, const void* buf, std::size_t bytes, uint64_t raddr, uint64_t key) {
+    return transfer(false, peer, const_cast<void*>(buf), bytes, raddr, key);
+  }
+  [[nodiscard]] int get(int peer, void* buf, std::size_t bytes, uint64_t raddr, uint64_t key) {
+    return transfer(true, peer, buf, bytes, raddr, key);
+  }
+  // Whether the provider does `op` on `type` natively: kind 0 atomic, 1
+  // fetching, 2 compare. Cached.
+  bool atomic_valid(int kind, fi_op op, fi_datatype type);
+  [[nodiscard]] int atomic(int peer, fi_op op, fi_datatype type, const void* buf,
+                           std::size_t count, uint64_t raddr, uint64_t key);
+  [[nodiscard]] int fetch_atomic(int peer, fi_op op, fi_datatype type, const void* buf,
+                                 void* result, std::size_t count, uint64_t raddr, uint64_t key);
+  [[nodiscard]] int compare_atomic(int peer, fi_datatype type, const void* compare,
+                                   const void* swap, void* result, uint64_t raddr, uint64_t key);
+  // Blocking 64-bit atomics for the lock protocol: the old value.
+  uint64_t fetch_add64(int peer, uint64_t raddr, uint64_t key, uint64_t value);
+  uint64_t compare_swap64(int peer, uint64_t raddr, uint64_t key, uint64_t expected,
+                          uint64_t desired);
+  uint64_t load64(int peer, uint64_t raddr, uint64_t key);
+  void store64(int peer, uint64_t raddr, uint64_t key, uint64_t value);
+  // Waits until every one-sided operation issued so far is complete at its
+  // target. 0, or -1 with error() holding the provider's text.
+  [[nodiscard]] int flush();
+
+  const std::string& error() const { return error_; }
+  const std::string& description() const { return fabric_.choice().description; }
+  bool progress_thread_running() const { return progress_thread_.joinable(); }
+  // Remote addresses are virtual addresses (FI_MR_VIRT_ADDR), else offsets.
+  bool virt_addr() const {
+    return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+  }
+  MrCache& cache() { return cache_; }
+  void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
+  // Counters for tests and verbose output.
+  std::size_t credit_waits() const { return credit_waits_; }
+  std::size_t credit_messages() const { return credit_messages_; }
+  std::size_t reordered() const { return reordered_; }
+
+ private:
+  struct Arrival {
+    WireHeader header;
+    const char* payload;
+    int sender;
+  };
+
+  int setup_buffers(std::string* error);
+  // Waits (up to STMPI_OFI_TIMEOUT) until every send has completed.
+  void drain_sends();
+  int post_recv(uint32_t index);
+  // Reads the message CQ: handles internal completions, collects arrivals.
+  int poll_completions(std::vector<Arrival>* arrivals);
+  // One received message, delivered in sequence order.
+  void arrive(const OfiPrefix& prefix, const char* data, std::size_t len,
+              std::vector<Arrival>* arrivals);
+  // Reposts released receive buffers, returns owed credits, retries pulls.
+  void after_arrivals();
+  void handle_cq_error(fid_cq* cq);
+  bool send_credit(int peer);
+  int issue_pull(OpContext* op, void* local, std::size_t bytes, uint64_t raddr, uint64_t key);
+  OpContext* rma_context();
+  int transfer(bool read, int peer, void* buf, std::size_t bytes, uint64_t raddr, uint64_t key);
+  int wait_blocking(OpContext* op, const char* what);
+  [[noreturn]] void fatal(const std::string& message);
+  uint64_t blocking_atomic(int peer, fi_op op, const uint64_t* operand, const uint64_t* compare,
+                           uint64_t raddr, uint64_t key);
+
+  bool initialized_ = false;
+  bool verbose_ = false;
+  int rank_ = 0;
+  int size_ = 0;
+  Fabric fabric_;
+  MrCache cache_;
+  std::size_t eager_size_ = 0;
+  bool local_mr_ = false;
+
+  // Receive buffers: multi-receive slabs, or one eager_size buffer each.
+  std::unique_ptr<char[]> recv_memory_;
+  std::size_t recv_buffer_size_ = 0;
+  std::vector<OpContext> recv_ctx_;
+  Registration recv_reg_;
+  std::vector<uint32_t> repost_;
+
+  // Bounce buffers for sends.
+  std::unique_ptr<char[]> bounce_memory_;
+  std::vector<OpContext> bounce_ctx_;
+  std::vector<uint32_t> bounce_free_;
+  Registration bounce_reg_;
+
+  // Flow control, by peer.
+  int credits_ = 0;
+  std::vector<int> send_credits_;
+  std::vector<int> owed_;
+  std::vector<OpContext> credit_ctx_;   // one credit-only message in flight per peer
+  std::vector<uint8_t> credit_busy_;
+  std::vector<OfiPrefix> credit_buf_;
+  std::size_t credit_waits_ = 0;
+  std::size_t credit_messages_ = 0;
+
+  // Rendezvous pulls that met -FI_EAGAIN, retried from poll.
+  struct PendingPull {
+    OpContext* op;
+    void* local;
+    std::size_t bytes;
+    uint64_t raddr;
+    uint64_t key;
+  };
+  std::deque<PendingPull> pending_pulls_;
+
+  // One-sided operations.
+  uint64_t rma_issued_ = 0;
+  uint64_t rma_errors_seen_ = 0;
+  std::deque<OpContext> rma_ctx_;
+  std::vector<Registration*> rma_held_;
+  std::vector<int8_t> atomic_valid_;  // -1 unknown, by (kind, op, type)
+
+  // Ordering, by peer: next sequence number to send / to deliver, and
+  // copies of messages that arrived early (header + payload).
+  std::vector<uint32_t> send_seq_;
+  std::vector<uint32_t> recv_seq_;
+  std::vector<std::map<uint32_t, std::string>> early_;
+  std::deque<std::string> released_;  // early copies delivered by this poll (stable addresses)
+  std::size_t reordered_ = 0;
+
+  std::vector<Arrival> arrivals_;
+  std::string error_;
+  FatalHandler fatal_ = nullptr;
+
+  std::thread progress_thread_;
+  std::atomic<bool> stop_thread_{false};
+};
+
+template <class F>
+int Ofi::poll(F&& handler) {
+  // The device polls every transport; a job without network peers never
+  // opened this one.
+  if (!initialized_) [[unlikely]] return 0;
+  arrivals_.clear();
+  released_.clear();
+  poll_completions(&arrivals_);
+  for (const Arrival& a : arrivals_) {
+    handler(a.header, a.payload);
+    ++owed_[a.sender];
+  }
+  after_arrivals();
+  return static_cast<int>(arrivals_.size());
+}
+
+static_assert(Transport<Ofi>);
+using OfiTransport = Ofi;
+
+// The initialized module (the device owns it), or nullptr.
+Ofi* instance();
+
+}  // namespace stmpi::dev::ofi

@@ -1,0 +1,62 @@
+#include "device/ofi/settings.h"
+
+#include "util/param.h"
+
+namespace stmpi::dev::ofi {
+namespace {
+
+Settings g_settings;
+
+const util::Param kNetmodParams[] = {
+    {"", util::Param::Type::kString, &g_settings.netmod, "ofi",
+     "network module for peers on other nodes (and for every peer with "
+     "STMPI_DEVICE_NOLOCAL=yes): ofi (libfabric) or none (a job that needs the network stops "
+     "at init)"},
+};
+const util::ParamTable kNetmodTable{"netmod", kNetmodParams};
+const util::ParamRegistration kNetmodRegistration{&kNetmodTable};
+
+const util::Param kParams[] = {
+    {"provider", util::Param::Type::kString, &g_settings.provider, "",
+     "libfabric provider, e.g. sockets or 'tcp;ofi_rxm'; empty: the first one fi_getinfo offers "
+     "for FI_EP_RDM with FI_MSG, FI_RMA and FI_ATOMIC"},
+    {"iface", util::Param::Type::kString, &g_settings.iface, "auto",
+     "address the endpoint binds to: an interface name (eth0), an IPv4 address, auto (the "
+     "first non-loopback IPv4 interface that is up, else 127.0.0.1) or none (the provider "
+     "decides; it may resolve the host name, wrong in network namespaces)"},
+    {"progress_thread", util::Param::Type::kString, &g_settings.progress_thread, "auto",
+     "a thread that drives the provider so passive targets progress without calling MPI: auto "
+     "(only when the provider has no automatic data progress), yes or no"},
+    {"progress_thread_us", util::Param::Type::kInt, &g_settings.progress_thread_us, "50",
+     "microseconds the progress thread sleeps between two polls of the provider"},
+    {"eager_size", util::Param::Type::kSize, &g_settings.eager_size, "16K",
+     "bytes of one eager message including the 80 bytes of headers; longer messages use "
+     "rendezvous (the receiver reads the sender's buffer with fi_read)"},
+    {"credits", util::Param::Type::kInt, &g_settings.credits, "32",
+     "eager messages a rank may have in flight to one peer before the peer returns credits "
+     "(flow control: a flood of unexpected messages waits at the sender)"},
+    {"recv_buffers", util::Param::Type::kInt, &g_settings.recv_buffers, "4",
+     "receive buffers kept posted (FI_MULTI_RECV buffers where the provider offers it, else "
+     "one buffer per message, at least credits)"},
+    {"recv_buffer_size", util::Param::Type::kSize, &g_settings.recv_buffer_size, "1M",
+     "bytes of one multi-receive buffer"},
+    {"bounce_buffers", util::Param::Type::kInt, &g_settings.bounce_buffers, "64",
+     "send buffers in flight (each eager_size bytes): a send copies into one, so the caller's "
+     "buffer is free at once"},
+    {"mr_cache", util::Param::Type::kInt, &g_settings.mr_cache, "128",
+     "memory registrations kept for reuse (rendezvous buffers, RMA origin buffers); 0 "
+     "registers and releases every time"},
+    {"timeout", util::Param::Type::kInt, &g_settings.timeout_s, "120",
+     "seconds a flush or a remote atomic waits for its completion before it fails with an "
+     "error naming the peer (some providers never report a failed remote operation); 0: "
+     "forever"},
+};
+const util::ParamTable kTable{"ofi", kParams};
+const util::ParamRegistration kRegistration{&kTable};
+
+}  // namespace
+
+const Settings& settings() { return g_settings; }
+Settings& mutable_settings() { return g_settings; }
+
+}  // namespace stmpi::dev::ofi

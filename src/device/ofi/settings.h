@@ -1,0 +1,29 @@
+// Runtime parameters of the libfabric network module (STMPI_OFI_*) and the
+// choice of network module (STMPI_NETMOD). Read at init by util::load_all.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace stmpi::dev::ofi {
+
+struct Settings {
+  std::string netmod;           // STMPI_NETMOD: "ofi" or "none"
+  std::string provider;         // empty: the best provider fi_getinfo offers
+  std::string iface;            // "auto", "none", an interface name or an IPv4 address
+  std::string progress_thread;  // "auto", "yes" or "no"
+  int progress_thread_us = 0;   // sleep of the progress thread between polls
+  std::size_t eager_size = 0;   // bytes of one eager message, headers included
+  int credits = 0;              // eager messages in flight per peer
+  int recv_buffers = 0;         // posted receive buffers (multi-receive or single)
+  std::size_t recv_buffer_size = 0;
+  int bounce_buffers = 0;       // send copies in flight
+  int mr_cache = 0;             // cached registrations; 0: register every time
+  int timeout_s = 0;            // longest wait for a network completion; 0: forever
+};
+
+const Settings& settings();
+// For tests: the fields that load_all fills.
+Settings& mutable_settings();
+
+}  // namespace stmpi::dev::ofi

@@ -1,0 +1,1 @@
+../rma/fence_putget.c

@@ -1,0 +1,1 @@
+../rma/accumulate_ops.c

@@ -1,0 +1,1 @@
+../rma/lock_exclusion.c

@@ -1,0 +1,298 @@
+// The libfabric network module on two processes over 127.0.0.1, for each
+// provider we support: provider selection errors, eager messages under flow
+// control, rendezvous pull with the registration cache, one-sided
+// operations and remote atomics against a target that never calls into
+// libfabric (passive progress), and a failed read carrying the provider's text.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "device/ofi/ofi.h"
+#include "device/ofi/settings.h"
+#include "util/param.h"
+
+namespace stmpi::dev::protocol {
+// The protocol's callback, recorded here.
+RequestDev* g_pulled = nullptr;
+bool g_pull_ok = false;
+void pull_done(RequestDev* req, bool ok) {
+  g_pulled = req;
+  g_pull_ok = ok;
+}
+}  // namespace stmpi::dev::protocol
+
+namespace {
+
+using namespace stmpi::dev;
+using stmpi::dev::ofi::Ofi;
+
+// Two processes joined by a pair of pipes.
+struct Pipes {
+  int to_peer = -1;
+  int from_peer = -1;
+};
+
+bool write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = write(fd, c, n);
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+bool read_all(int fd, void* p, std::size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n) {
+    const ssize_t r = read(fd, c, n);
+    if (r <= 0) return false;
+    c += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+std::string trade(const Pipes& pipes, const std::string& mine) {
+  const uint32_t n = static_cast<uint32_t>(mine.size());
+  write_all(pipes.to_peer, &n, sizeof n);
+  write_all(pipes.to_peer, mine.data(), n);
+  uint32_t m = 0;
+  read_all(pipes.from_peer, &m, sizeof m);
+  std::string theirs(m, '\0');
+  read_all(pipes.from_peer, theirs.data(), m);
+  return theirs;
+}
+
+void load_settings(const std::string& provider) {
+  setenv("STMPI_OFI_PROVIDER", provider.c_str(), 1);
+  setenv("STMPI_OFI_IFACE", "127.0.0.1", 1);
+  setenv("STMPI_OFI_CREDITS", "8", 1);
+  setenv("STMPI_OFI_TIMEOUT", "3", 1);  // the bad-key read below on providers that never answer
+  std::string error;
+  if (!stmpi::util::load_all(&error)) std::abort();
+}
+
+#define CHECK(cond, what)                                                              \
+  do {                                                                                 \
+    if (!(cond)) return std::string("rank ") + std::to_string(rank) + ": " + (what) + \
+                        " (" #cond ")";                                                \
+  } while (0)
+
+constexpr int kFlood = 600;
+constexpr std::size_t kBig = 1 << 20;
+
+// Calls done() (which polls) until it says yes; false after 30 s.
+template <class F>
+bool poll_until(Ofi&, F&& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+  }
+  return true;
+}
+
+std::string run_rank(int rank, const Pipes& pipes) {
+  const int peer = 1 - rank;
+  Ofi ofi;
+  std::string error;
+  auto allgather = [&](const std::string& mine, std::vector<std::string>* all, std::string*) {
+    const std::string theirs = trade(pipes, mine);
+    all->assign(2, std::string());
+    (*all)[rank] = mine;
+    (*all)[peer] = theirs;
+    return 0;
+  };
+  if (ofi.init(rank, 2, allgather, false, &error) != 0) return "init: " + error;
+
+  // 1. A flood of eager messages: more than the credits allow at once, while
+  // the receiver sleeps. They arrive complete and in order.
+  if (rank == 0) {
+    std::vector<char> payload(ofi.max_payload());
+    for (int i = 0; i < kFlood; ++i) {
+      WireHeader h{};
+      h.kind = MsgKind::kEager;
+      h.tag = i;
+      h.sender = rank;
+      h.payload_bytes = static_cast<uint32_t>(i % 7 == 0 ? ofi.max_payload() : (i * 13) % 300);
+      for (uint32_t b = 0; b < h.payload_bytes; ++b) payload[b] = static_cast<char>(i + b);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!ofi.send(peer, h, payload.data())) {
+        ofi.poll([](const WireHeader&, const char*) {});
+        CHECK(std::chrono::steady_clock::now() < deadline, "send stuck at message " + std::to_string(i));
+      }
+    }
+    CHECK(ofi.credit_waits() > 0, "the flood never waited for credits");
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    int next = 0;
+    std::string bad;
+    const bool ok = poll_until(ofi, [&] {
+      ofi.poll([&](const WireHeader& h, const char* p) {
+        if (h.tag != next) bad = "message " + std::to_string(h.tag) + " arrived as " + std::to_string(next);
+        for (uint32_t b = 0; b < h.payload_bytes && bad.empty(); ++b)
+          if (p[b] != static_cast<char>(h.tag + b)) bad = "payload of message " + std::to_string(h.tag);
+        ++next;
+      });
+      return next == kFlood || !bad.empty();
+    });
+    CHECK(ok, "only " + std::to_string(next) + " of the flood arrived");
+    CHECK(bad.empty(), bad);
+  }
+
+  trade(pipes, "flood done");
+
+  // 2. Rendezvous: rank 0 exposes 1 MiB twice (one registration, then a
+  // cache hit), rank 1 pulls it and answers FIN.
+  std::vector<char> big(kBig);
+  for (int round = 0; round < 2; ++round) {
+    if (rank == 0) {
+      for (std::size_t b = 0; b < kBig; ++b) big[b] = static_cast<char>(b * 7 + round);
+      WireHeader rts{};
+      rts.kind = MsgKind::kRts;
+      rts.sender = rank;
+      rts.total_bytes = kBig;
+      CHECK(ofi.expose(peer, big.data(), kBig, &rts) == 0, "expose: " + ofi.error());
+      while (!ofi.send(peer, rts, nullptr)) ofi.poll([](const WireHeader&, const char*) {});
+      bool fin = false;
+      CHECK(poll_until(ofi, [&] {
+              ofi.poll([&](const WireHeader& h, const char*) { fin |= h.kind == MsgKind::kFin; });
+              return fin;
+            }), "no FIN");
+      ofi.unexpose(rts);
+    } else {
+      WireHeader rts{};
+      bool got = false;
+      CHECK(poll_until(ofi, [&] {
+              ofi.poll([&](const WireHeader& h, const char*) {
+                if (h.kind == MsgKind::kRts) rts = h, got = true;
+              });
+              return got;
+            }), "no RTS");
+      RequestDev req;
+      protocol::g_pulled = nullptr;
+      CHECK(ofi.pull(peer, rts, big.data(), kBig, &req) == PullStatus::kPending, "pull: " + ofi.error());
+      CHECK(poll_until(ofi, [&] {
+              ofi.poll([](const WireHeader&, const char*) {});
+              return protocol::g_pulled == &req;
+            }), "pull never completed");
+      CHECK(protocol::g_pull_ok, "pull failed: " + ofi.error());
+      for (std::size_t b = 0; b < kBig; ++b)
+        CHECK(big[b] == static_cast<char>(b * 7 + round), "pulled byte " + std::to_string(b));
+      WireHeader fin{};
+      fin.kind = MsgKind::kFin;
+      while (!ofi.send(peer, fin, nullptr)) ofi.poll([](const WireHeader&, const char*) {});
+    }
+  }
+  if (rank == 0) CHECK(ofi.cache().hits() >= 1, "the second expose registered again");
+
+  // 3. One-sided: rank 1's window is written, read and updated atomically by
+  // rank 0 while rank 1 only watches its own memory (no libfabric calls).
+  std::vector<uint64_t> window(512, 0);
+  ofi::Registration reg;
+  CHECK(ofi.register_window(window.data(), window.size() * 8, &reg, &error) == 0, error);
+  const uint64_t mine[2] = {reg.remote_address(window.data()), reg.key};
+  std::string theirs = trade(pipes, std::string(reinterpret_cast<const char*>(mine), sizeof mine));
+  uint64_t remote[2];
+  std::memcpy(remote, theirs.data(), sizeof remote);
+  if (rank == 0) {
+    std::vector<uint64_t> data(100);
+    for (int i = 0; i < 100; ++i) data[i] = 1000 + i;
+    CHECK(ofi.put(peer, data.data(), 800, remote[0] + 8 * 8, remote[1]) == 0, ofi.error());
+    CHECK(ofi.flush() == 0, ofi.error());
+    for (int i = 0; i < 10; ++i)
+      CHECK(ofi.fetch_add64(peer, remote[0], remote[1], 3) == static_cast<uint64_t>(3 * i), "fetch_add64");
+    CHECK(ofi.compare_swap64(peer, remote[0] + 8, remote[1], 0, 77) == 0, "compare_swap64 hit");
+    CHECK(ofi.compare_swap64(peer, remote[0] + 8, remote[1], 5, 99) == 77, "compare_swap64 miss");
+    CHECK(ofi.load64(peer, remote[0] + 8, remote[1]) == 77, "load64");
+    ofi.store64(peer, remote[0] + 16, remote[1], 0xabcdef);
+    std::vector<uint64_t> back(100, 0);
+    CHECK(ofi.get(peer, back.data(), 800, remote[0] + 8 * 8, remote[1]) == 0, ofi.error());
+    CHECK(ofi.flush() == 0, ofi.error());
+    CHECK(back == data, "get after put");
+    if (ofi.atomic_valid(0, FI_SUM, FI_INT32)) {
+      int32_t add[4] = {1, 2, 3, 4};
+      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0, ofi.error());
+      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0, ofi.error());
+      int32_t fetched[4] = {};
+      CHECK(ofi.fetch_atomic(peer, FI_SUM, FI_INT32, add, fetched, 4, remote[0] + 200 * 8, remote[1]) == 0, ofi.error());
+      CHECK(ofi.flush() == 0, ofi.error());
+      CHECK(fetched[3] == 8, "fetch_atomic result");
+    }
+    ofi.store64(peer, remote[0] + 300 * 8, remote[1], 1);  // done flag
+    // A read with a wrong key fails with the provider's text, no hang.
+    std::vector<uint64_t> junk(4);
+    if (ofi.get(peer, junk.data(), 32, remote[0], remote[1] + 4242) == 0) {
+      CHECK(ofi.flush() != 0, "a read with a bad key succeeded");
+      CHECK(!ofi.error().empty(), "no error text");
+    }
+  } else {
+    // Passive: no MPI, no libfabric call until rank 0 is done.
+    volatile uint64_t* w = window.data();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (w[300] != 1) {
+      CHECK(std::chrono::steady_clock::now() < deadline, "passive target: rank 0 never finished");
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    CHECK(w[0] == 30 && w[1] == 77 && w[2] == 0xabcdef, "window words after atomics");
+    for (int i = 0; i < 100; ++i) CHECK(w[8 + i] == static_cast<uint64_t>(1000 + i), "put data");
+  }
+  trade(pipes, "bye");  // both done before either closes its endpoint
+  ofi.deregister_window(&reg);
+  ofi.finalize();
+  return "";
+}
+
+std::string run_pair(const std::string& provider) {
+  load_settings(provider);
+  int a[2], b[2];
+  if (pipe(a) != 0 || pipe(b) != 0) return "pipe failed";
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string result = run_rank(1, Pipes{b[1], a[0]});
+    if (!result.empty()) fprintf(stderr, "%s\n", result.c_str());
+    _exit(result.empty() ? 0 : 1);
+  }
+  std::string result = run_rank(0, Pipes{a[1], b[0]});
+  if (!result.empty()) kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (result.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    result = "rank 1 failed (see its output)";
+  close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+  return result;
+}
+
+TEST(Ofi, Sockets) { EXPECT_EQ(run_pair("sockets"), ""); }
+TEST(Ofi, TcpRxm) { EXPECT_EQ(run_pair("tcp;ofi_rxm"), ""); }
+
+TEST(Ofi, UnknownProviderNamesWhatIsAvailable) {
+  load_settings("nosuch");
+  Ofi ofi;
+  std::string error;
+  auto never = [](const std::string&, std::vector<std::string>*, std::string*) { return -1; };
+  ASSERT_NE(ofi.init(0, 1, never, false, &error), 0);
+  EXPECT_NE(error.find("'nosuch'"), std::string::npos) << error;
+  EXPECT_NE(error.find("sockets"), std::string::npos) << error;
+  EXPECT_NE(error.find("STMPI_OFI_PROVIDER"), std::string::npos) << error;
+}
+
+TEST(Ofi, BadInterfaceIsAnError) {
+  load_settings("sockets");
+  setenv("STMPI_OFI_IFACE", "nosuch0", 1);
+  std::string error;
+  ASSERT_TRUE(stmpi::util::load_all(&error));
+  Ofi ofi;
+  auto never = [](const std::string&, std::vector<std::string>*, std::string*) { return -1; };
+  ASSERT_NE(ofi.init(0, 1, never, false, &error), 0);
+  EXPECT_NE(error.find("STMPI_OFI_IFACE=nosuch0"), std::string::npos) << error;
+  EXPECT_NE(error.find("lo 127.0.0.1"), std::string::npos) << error;
+}
+
+}  // namespace

@@ -30,16 +30,7 @@ namespace {
 
 std::thread::id g_main_thread;
 
-const util::Param kProgressParams[] = {
-    {"polls_before_yield", util::Param::Type::kInt, &g_polls_before_yield, "1000",
-     "polls a blocking wait makes before yielding the CPU (lower: kinder to oversubscribed cores)"},
-};
-const util::ParamTable kProgressTable{"progress", kProgressParams};
-const util::ParamRegistration kProgressRegistration{&kProgressTable};
-
 }  // namespace
-
-int g_polls_before_yield = 1000;
 
 void wait_yield() {
   if (g_process_state.initialized && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {
@@ -80,8 +71,9 @@ int initialize(int required, int* provided) {
     fprintf(stderr, "STMPI: rank %d: %s\n", pmi.rank(), mpi::errhan::error_string(err).c_str());
     return err;
   }
+  util::set_yield(&mpi::wait_yield);
   mpi::comm_init_world(pmi.rank(), pmi.size());
-  stream::set_ranks_on_node(dev::world_size());  // every rank is on this node for now
+  stream::set_ranks_on_node(dev::ranks_on_node());
   g_state.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                           : required;

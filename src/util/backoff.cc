@@ -11,7 +11,7 @@
 namespace stmpi::util {
 namespace {
 
-constexpr int kOwnCpuPolls = 1 << 18;     // every rank has a CPU of its own: hardly yield
+constexpr int kOwnCpuPolls = 1 << 14;     // every rank has a CPU of its own: about a time slice
 constexpr int kLockSharedPolls = 1000;    // MPI_THREAD_MULTIPLE: hand the global lock over
 constexpr int kOversubscribedPolls = 20;  // ranks outnumber CPUs: yield soon
 
@@ -26,7 +26,7 @@ const Param kParams[] = {
     {"polls_before_yield", Param::Type::kInt, &g_param, "0",
      "polls a blocking wait (requests, probes, RMA synchronization, locks) makes before yielding "
      "the CPU; 0: automatic, 20 when ranks outnumber their CPUs, 1000 under "
-     "MPI_THREAD_MULTIPLE, else 262144"},
+     "MPI_THREAD_MULTIPLE, else 16384"},
 };
 const ParamTable kTable{"progress", kParams};
 const ParamRegistration kRegistration{&kTable};

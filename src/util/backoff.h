@@ -11,12 +11,14 @@
 //     same CPU: yield after 20 polls (the peer needs this CPU);
 //   - MPI_THREAD_MULTIPLE: yield after 1000 polls (other threads wait for
 //     the global lock, which the yield hands over);
-//   - otherwise every rank has a CPU of its own: yield only after 2^18 polls
-//     (tens of milliseconds), as MPICH's waits, which never yield. A yield
-//     here only hands the rest of the time slice to unrelated processes:
-//     under background load each one costs a busy neighbour's whole slice
-//     (milliseconds), which made small blocking operations 10-400x slower
-//     than MPICH's when the period was 1000 polls.
+//   - otherwise every rank has a CPU of its own: yield only after 2^14 polls
+//     (a millisecond or two, about a scheduler time slice), close to MPICH's
+//     waits, which never yield. A yield here only hands the rest of the time
+//     slice to unrelated processes: under background load each one costs a
+//     busy neighbour's whole slice (milliseconds), which made small blocking
+//     operations 10-400x slower than MPICH's when the period was 1000 polls
+//     (50-100 us); the bound keeps a rank that shares its CPU unnoticed from
+//     spinning much longer than the scheduler would let it anyway.
 #pragma once
 
 #include <sys/types.h>

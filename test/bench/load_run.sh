@@ -80,7 +80,8 @@ impls=(stmpi stmpi_none stmpi_y1000 mpich)
 echo "# load_run: $(nproc) CPUs; uptime before: $(uptime)"
 printf "%-5s %-12s %9s %9s %9s %9s %8s %8s %8s\n" load metric stmpi_us none_us y1000_us mpich_us st/mpich none/mp y1000/mp
 for load in $loads; do
-  for ((i = 0; i < load; i++)); do (while :; do :; done) & busy+=($!); done
+  # busy loops that end with this script, even when it is killed mid-run
+  for ((i = 0; i < load; i++)); do (while kill -0 $$ 2> /dev/null; do :; done) & busy+=($!); done
   raw="$workdir/load$load.txt"
   : > "$raw"
   for ((r = 0; r < repeats; r++)); do

@@ -230,6 +230,9 @@ int init(pmi::Client& pmi) {
   g.ranks_on_node = 0;
   for (const PeerInfo& info : g.peers.table) g.ranks_on_node += info.node == my_node();
   util::set_ranks_on_node(g.ranks_on_node);
+  std::vector<pid_t> local_pids;
+  for (int peer : g.node_ranks) local_pids.push_back(g.peers.shm.pid_of(peer));
+  util::set_node_cpus(local_pids);
   return MPI_SUCCESS;
 }
 

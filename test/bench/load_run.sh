@@ -3,7 +3,9 @@
 # the same run: 8-byte ping-pong (pingpong.c, 2 ranks) and small broadcasts
 # (bcast.c) with 0, 2, 4 and 8 busy background processes on the machine.
 # Both implementations run as users run them: no binding options, each with
-# its own launcher's defaults; STMPI also with -bind-to none.
+# its own launcher's defaults; STMPI also with -bind-to none, and with the
+# wait policy it had before (STMPI_PROGRESS_POLLS_BEFORE_YIELD=1000: yield
+# every 1000 polls) for comparison.
 #
 # For each load the busy processes are started, then the runs are
 # interleaved (the order rotates every repeat) and repeated; a cell is the
@@ -67,17 +69,19 @@ run() {
   case $impl in
     stmpi) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
     stmpi_none) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -bind-to none -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
+    stmpi_y1000) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -env STMPI_PROGRESS_POLLS_BEFORE_YIELD 1000 -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
     mpich) timeout -k 5 "$timeout_s" mpiexec.hydra -n $n "$workdir/${bench}_mpich" "${args[@]}" ;;
   esac 2> /dev/null | grep -E '^(lat|bcast) '
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-impls=(stmpi stmpi_none mpich)
+impls=(stmpi stmpi_none stmpi_y1000 mpich)
 echo "# load_run: $(nproc) CPUs; uptime before: $(uptime)"
-printf "%-5s %-13s %10s %12s %10s %12s %12s\n" load metric stmpi_us stmpi_none_us mpich_us stmpi/mpich none/mpich
+printf "%-5s %-12s %9s %9s %9s %9s %8s %8s %8s\n" load metric stmpi_us none_us y1000_us mpich_us st/mpich none/mp y1000/mp
 for load in $loads; do
-  for ((i = 0; i < load; i++)); do (while :; do :; done) & busy+=($!); done
+  # busy loops that end with this script, even when it is killed mid-run
+  for ((i = 0; i < load; i++)); do (while kill -0 $$ 2> /dev/null; do :; done) & busy+=($!); done
   raw="$workdir/load$load.txt"
   : > "$raw"
   for ((r = 0; r < repeats; r++)); do
@@ -92,9 +96,11 @@ for load in $loads; do
   for metric in pingpong_8B bcast_1B bcast_4096B; do
     s=$(awk -v m=$metric '$1 == "stmpi" && $2 == m {print $3}' "$raw" | median)
     sn=$(awk -v m=$metric '$1 == "stmpi_none" && $2 == m {print $3}' "$raw" | median)
+    sy=$(awk -v m=$metric '$1 == "stmpi_y1000" && $2 == m {print $3}' "$raw" | median)
     m=$(awk -v m=$metric '$1 == "mpich" && $2 == m {print $3}' "$raw" | median)
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b}'; }
-    printf "%-5s %-13s %10s %12s %10s %12s %12s\n" "$load" "$metric" "$s" "$sn" "$m" "$(ratio "$s" "$m")" "$(ratio "$sn" "$m")"
+    printf "%-5s %-12s %9s %9s %9s %9s %8s %8s %8s\n" "$load" "$metric" "$s" "$sn" "$sy" "$m" \
+      "$(ratio "$s" "$m")" "$(ratio "$sn" "$m")" "$(ratio "$sy" "$m")"
   done
 done
 echo "# raw results in $workdir"

@@ -72,14 +72,14 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   const std::size_t header_bytes = round_up(sizeof(SegmentHeader) + nlocal * sizeof(pid_t), 4096);
   const std::size_t ring_bytes = sizeof(RingControl) + std::size_t{cells} * cell_size;
   bytes_ = header_bytes + ring_bytes * nlocal * nlocal;
-  // The node's first rank creates the segment and publishes its (random)
-  // name, or why it failed.
+  const bool creator = me == 0;
+  // The node's first rank creates the segment and publishes its (random) name or why it failed.
   const std::string key = "stmpi-shm-node" + std::to_string(node);
   util::ShmSegment segment;
   std::string error;
   bool ok = true;
-  if (me == 0) {
-    ok = segment.create(pmi.kvsname(), "node", bytes_, &error);
+  if (creator) {
+    ok = segment.create(pmi.kvsname(), "node" + std::to_string(node), bytes_, &error);
     if (!ok)
       error += " (" + std::to_string(nlocal * nlocal) +
                " rings of STMPI_SHM_CELLS cells of STMPI_SHM_CELL_SIZE bytes)";
@@ -88,7 +88,7 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   }
   if (pmi.barrier() != 0)
     return util::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
-  if (me != 0) {
+  if (!creator) {
     std::string name;
     if (pmi.get(key, &name) != 0)
       return util::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());

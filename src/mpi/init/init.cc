@@ -22,6 +22,7 @@
 #include "mpi/errhan/error.h"
 #include "mpi/io/io.h"
 #include "mpi/init/state.h"
+#include "mpi/request/request.h"
 #include "mpi/rma/rma.h"
 #include "pmi/client.h"
 #include "stream/settings.h"
@@ -79,6 +80,7 @@ int initialize(int required, int* provided) {
   g_state.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
                          : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                           : required;
+  util::set_lock_shared_by_threads(g_state.thread_level == MPI_THREAD_MULTIPLE);
   mpi::g_main_thread = std::this_thread::get_id();
   g_state.initialized = true;
   if (provided != nullptr) *provided = g_state.thread_level;
@@ -102,6 +104,7 @@ int finalize() {
   mpi::io::finalize();
   if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
   mpi::comm_finalize_world();
+  mpi::request_pool_release();
   (void)pmi::client().finalize();
   g_state.finalized = true;
   g_state.initialized = false;

@@ -145,6 +145,12 @@ int request_retire(Request* req, MPI_Status* status) {
 
 void request_detach(Request* req) { g_detached.push_back(req); }
 
+void request_pool_release() {
+  for (Request* req : g_pool) ::operator delete(req);
+  g_pool.clear();
+  g_pool.shrink_to_fit();
+}
+
 void request_reap_detached() {
   for (std::size_t i = 0; i < g_detached.size();) {
     if (request_test(g_detached[i])) {

@@ -93,6 +93,8 @@ inline Request* request_get(int handle) { return g_request_table.get(handle); }
 // Allocates a request with a fresh handle; request_free returns it.
 Request* request_create(Request::Kind kind);
 void request_free(Request* req);
+// Returns the pooled (freed) requests to the heap; MPI_Finalize calls it.
+void request_pool_release();
 
 // True once the operation is complete; the first time, finishes it
 // (unpacks staged data, fills `status`).

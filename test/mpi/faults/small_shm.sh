@@ -19,7 +19,7 @@ build_faulty
 
 run_fault wait "$n" 120
 if [ "$RC" -ne 0 ]; then pass "MPI_Init: job failed (status $RC)"; else fail "MPI_Init: job succeeded"; fi
-check_err init "cannot reserve [0-9]+ bytes \([0-9.]+ MiB\) for shared-memory segment /dev/shm/stmpi-kvs_[0-9]+_0-node-[0-9a-f]{16}: No space left on device; /dev/shm has [0-9.]+ MiB free of 4.0 MiB"
+check_err init "cannot reserve [0-9]+ bytes \([0-9.]+ MiB\) for shared-memory segment /dev/shm/stmpi-kvs_[0-9]+_0-node[0-9]+-[0-9a-f]{16}: No space left on device; /dev/shm has [0-9.]+ MiB free of 4.0 MiB"
 if grep -q "signal 7\|Bus error" "$ERR"; then fail "init: a rank died of SIGBUS"; fi
 check_no_leftovers init
 

@@ -38,11 +38,12 @@ NO_OP_ORIGIN = {'MPI_Get_accumulate', 'MPI_Rget_accumulate'}
 
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
-                   'ARRAY_LENGTH_NNI'}
+                   'ARRAY_LENGTH_NNI', 'XFER_NUM_ELEM_NNI'}
 # Counts of elements that go with a buffer and a datatype.
 ELEMENT_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM'}
 # Arguments that may legally be NULL (MPI_Init's argc/argv) or are data.
-NO_POINTER_CHECK_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST', 'BUFFER', 'FUNCTION',
+NO_POINTER_CHECK_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST', 'STRING_ARRAY', 'STRING_2DARRAY',
+                          'BUFFER', 'FUNCTION',
                           'POLYFUNCTION', 'EXTRA_STATE'}
 
 CHAPTER_TITLES = {
@@ -54,6 +55,10 @@ CHAPTER_TITLES = {
     'coll': 'Collective communication and reduction operations',
     'info': 'Info objects',
     'rma': 'One-sided communication',
+    'topo': 'Process topologies and neighborhood collectives',
+    'session': 'Sessions',
+    'part': 'Partitioned communication',
+    'dynamic': 'Process creation and management',
 }
 
 MAX_LINE = 100
@@ -219,6 +224,9 @@ def is_collective(f):
     return f.chapter == 'coll'
 
 
+# Outputs that may be NULL: with *pset_len == 0 only the length is asked for.
+NULLABLE_OUTPUTS = {('MPI_Session_get_nth_pset', 'pset_name')}
+
 # Arguments significant only at the local leader (MPI 4.1 section 7.6.2).
 LEADER_ONLY = {
     'MPI_Intercomm_create': ('peer_comm', 'remote_leader', 'tag'),
@@ -307,6 +315,8 @@ def object_decl(p):
 def scalar_checks(f, p, comm):
     """Checks of one parameter that is not an object handle or a buffer."""
     name = p.name
+    if p.kind == 'SESSION' and p.direction == 'in':
+        return [f'call.session({name});']  # errors go to the session's handler
     if p.direction == 'in' and p.is_value:
         if p.kind in NNI_COUNT_KINDS:
             return [f'call.count({name}, "{name}");']
@@ -322,6 +332,8 @@ def scalar_checks(f, p, comm):
     if p.array is not None:
         length = length_param(f, p)
         return [f'call.array({name}, {length.name}, "{name}");'] if length is not None else []
+    if (f.name, name) in NULLABLE_OUTPUTS:
+        return []
     if p.kind == 'STATUS':
         # An output status may be MPI_STATUS_IGNORE; a status that is read may not.
         if p.direction == 'out':

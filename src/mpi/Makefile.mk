@@ -24,3 +24,7 @@ include src/mpi/coll/sources.mk
 include src/mpi/info/sources.mk
 include src/mpi/rma/sources.mk
 include src/mpi/mpix/sources.mk
+include src/mpi/topo/sources.mk
+include src/mpi/dynamic/sources.mk
+include src/mpi/part/sources.mk
+include src/mpi/session/sources.mk

@@ -53,6 +53,8 @@ CHAPTER_TITLES = {
     'comm_group': 'Communicators and groups',
     'datatype': 'Datatypes, packing, addresses',
     'coll': 'Collective communication and reduction operations',
+    'coll_nb': 'Nonblocking collective communication',
+    'coll_init': 'Persistent collective communication',
     'info': 'Info objects',
     'rma': 'One-sided communication',
     'topo': 'Process topologies and neighborhood collectives',
@@ -221,7 +223,7 @@ def buffer_partners(f):
 
 
 def is_collective(f):
-    return f.chapter == 'coll'
+    return f.chapter in ('coll', 'coll_nb', 'coll_init')
 
 
 # Outputs that may be NULL: with *pset_len == 0 only the length is asked for.
@@ -263,7 +265,9 @@ def significance(f):
                 continue
             terms = []
             if q.root_only and root is not None:
-                terms.append(f'comm_obj->rank == {root.name}')
+                # The root: its rank, or MPI_ROOT on an intercommunicator.
+                terms.append(f'(comm_obj->is_inter() ? {root.name} == MPI_ROOT '
+                             f': comm_obj->rank == {root.name})')
             if buf in in_place:
                 terms.append(f'{buf.name} != MPI_IN_PLACE')
             if terms:

@@ -43,6 +43,7 @@ KIND_TYPES = {
     'POLYDTYPE_STRIDE_BYTES': ('MPI_Aint', 'MPI_Count'),
     'POLYDISPLACEMENT_AINT_COUNT': ('MPI_Aint', 'MPI_Count'),
     'POLYRMA_DISPLACEMENT': ('int', 'MPI_Aint'),
+    'POLYDISPLACEMENT': ('int', 'MPI_Aint'),
     # Fixed-width counts, addresses and displacements.
     'XFER_NUM_ELEM': ('MPI_Count', 'MPI_Count'),
     'XFER_NUM_ELEM_SMALL': ('int', 'int'),
@@ -183,6 +184,10 @@ def param_type(p, large):
 # has; the ABI is MPICH's.
 MPICH_NOT_CONST = {('MPI_Pready_list', 'array_of_partitions')}
 
+# The API data marks MPI_Scatterv_init's recvbuf root-only; it is
+# significant everywhere (as in MPI_Scatterv and MPI_Iscatterv).
+NOT_ROOT_ONLY = {('MPI_Scatterv_init', 'recvbuf')}
+
 
 def param_entry(p, large, function_name=''):
     """The spec line of one C parameter."""
@@ -204,7 +209,7 @@ def param_entry(p, large, function_name=''):
         fields.append('array=' + ','.join(str(d) for d in dims))
     if p['constant'] and (function_name, p['name']) not in MPICH_NOT_CONST:
         fields.append('const')
-    if p['root_only']:
+    if p['root_only'] and (function_name, p['name']) not in NOT_ROOT_ONLY:
         fields.append('root_only')
     return ' '.join(fields)
 
@@ -223,7 +228,7 @@ def function_block(function, name, chapter, flags, large):
             continue
         if p['large_only'] and not large:
             continue
-        lines.append('  ' + param_entry(p, large, name))
+        lines.append('  ' + param_entry(p, large, name.removesuffix('_c')))
     return '\n'.join(lines)
 
 

@@ -7,6 +7,8 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_comm_group.cc \
 	src/binding/gen/bindings_datatype.cc \
 	src/binding/gen/bindings_coll.cc \
+	src/binding/gen/bindings_coll_nb.cc \
+	src/binding/gen/bindings_coll_init.cc \
 	src/binding/gen/bindings_info.cc \
 	src/binding/gen/bindings_rma.cc \
 	src/binding/gen/bindings_topo.cc \

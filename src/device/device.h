@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "device/match/key.h"
+#include "device/progress.h"
 #include "device/request_dev.h"
 
 namespace stmpi::pmi {
@@ -22,6 +24,24 @@ struct UnexpectedMessage;
 [[nodiscard]] int finalize();
 int world_rank();
 int world_size();
+
+// The peer table: for each world rank, its node (as the launcher says:
+// PMI_process_mapping, else host names) and the transport that reaches it.
+enum class PeerTransport : uint8_t {
+  kSelf,  // this process
+  kShm,   // another process of this node: the shared-memory rings
+  kNet,   // another node, or every peer under STMPI_DEVICE_NOLOCAL=yes: the network module
+};
+struct PeerInfo {
+  int node = 0;
+  PeerTransport transport = PeerTransport::kSelf;
+};
+const PeerInfo& peer_info(int world_rank);
+int my_node();
+// World ranks of this node, ascending (this rank among them).
+std::span<const int> node_ranks();
+// How many ranks run on this node (whatever transport reaches them).
+int ranks_on_node();
 
 // Starts a send of `bytes` at `buf` to world rank `dest`; `key` carries the
 // communicator's context id, the sender's rank in it and the tag.
@@ -48,16 +68,19 @@ bool iprobe(const match::Key& pattern, ProbeInfo* info);
 UnexpectedMessage* improbe(const match::Key& pattern, ProbeInfo* info);
 [[nodiscard]] int imrecv(UnexpectedMessage* msg, void* buf, std::size_t capacity, RequestDev* req);
 
-// Moves messages: polls incoming rings and pushes queued outgoing work.
-void progress();
+// progress(), the hooks and wait_until() are in device/progress.h.
 
-// Active messages for modules above the device (the RMA fallback,
-// device/rma/am_rma.cc): opaque payloads of up to am_max_bytes() bytes,
-// delivered to the handler at `peer` by its progress(), in order with other
-// messages from this process. am_send copies the data before it returns.
+// Active messages, by handler id: opaque payloads of up to am_max_bytes()
+// bytes, delivered to the handler registered under `id` at `peer` by its
+// progress(), in order with other messages from this process. am_send
+// copies the data before it returns. The ids are one list, here.
+enum AmId : uint8_t {
+  kAmRma = 0,  // device/rma/am_rma.cc: RMA and 64-bit atomics on regions no other way reaches
+  kAmIdCount
+};
 using AmHandler = void (*)(int sender, const char* data, std::size_t bytes);
-void set_am_handler(AmHandler handler);
-[[nodiscard]] int am_send(int peer, const void* data, std::size_t bytes);
+void register_am_handler(uint8_t id, AmHandler handler);
+[[nodiscard]] int am_send(int peer, uint8_t id, const void* data, std::size_t bytes);
 std::size_t am_max_bytes();
 
 }  // namespace stmpi::dev

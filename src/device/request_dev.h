@@ -26,7 +26,10 @@ struct RequestDev : match::PostedEntry {
   int peer = -1;                   // world rank of the peer
   SendMode mode = SendMode::kStandard;
   bool posted = false;             // sitting in the posted-receive queue
-  uint64_t peer_request = 0;       // the receiver's request id (streamed rendezvous)
+  uint64_t peer_request = 0;       // the other side's request id (streamed rendezvous; a
+                                   // receive's sender request while it pulls)
+  uint64_t rkey = 0;               // rendezvous send: the transport's key of the exposed buffer
+  bool exposed = false;            // rendezvous send: the buffer is exposed until FIN/CTS/cancel
   // Filled when a receive matches: what MPI_Status reports.
   int32_t msg_source = 0;
   int32_t msg_tag = 0;

@@ -10,7 +10,7 @@ test_unit_st_test_SOURCES = \
 	src/device/rma/st/merged_kernel_executor.cc \
 	src/device/rma/st/stream_window.cc \
 	src/device/rma/window_segment.cc \
-	src/device/rma/spin_wait.cc \
+	src/util/backoff.cc \
 	src/device/rma/accumulate.cc \
 	src/mpi/datatype/datatype.cc \
 	src/mpi/datatype/layout_builder.cc \

@@ -23,7 +23,7 @@
 #include "stream/kernel_params.h"
 
 // The device's progress engine is not part of this test; the waits of
-// spin_wait.cc only need something to call.
+// the device rma code only need something to call.
 namespace stmpi::dev {
 void progress() {}
 }  // namespace stmpi::dev

@@ -114,7 +114,7 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -136,7 +136,7 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
@@ -154,7 +154,7 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -177,7 +177,7 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
@@ -265,6 +265,292 @@ extern "C" STMPI_API int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcoun
 }
 extern "C" STMPI_API decltype(PMPI_Alltoall_c) MPI_Alltoall_c
     __attribute__((weak, alias("PMPI_Alltoall_c")));
+
+extern "C" STMPI_API int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+    MPI_Comm comm) {
+  Call call("MPI_Gatherv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = nullptr;
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+    recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
+      recvtype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Gatherv) MPI_Gatherv
+    __attribute__((weak, alias("PMPI_Gatherv")));
+
+extern "C" STMPI_API int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  Call call("MPI_Gatherv_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = nullptr;
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+    recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
+      recvtype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Gatherv_c) MPI_Gatherv_c
+    __attribute__((weak, alias("PMPI_Gatherv_c")));
+
+extern "C" STMPI_API int PMPI_Scatterv(const void* sendbuf, const int sendcounts[],
+    const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+    int root, MPI_Comm comm) {
+  Call call("MPI_Scatterv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = nullptr;
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (!call.failed() && recvbuf != MPI_IN_PLACE) {
+    call.count(recvcount, "recvcount");
+    recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Scatterv) MPI_Scatterv
+    __attribute__((weak, alias("PMPI_Scatterv")));
+
+extern "C" STMPI_API int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+    MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  Call call("MPI_Scatterv_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = nullptr;
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (!call.failed() && recvbuf != MPI_IN_PLACE) {
+    call.count(recvcount, "recvcount");
+    recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Scatterv_c) MPI_Scatterv_c
+    __attribute__((weak, alias("PMPI_Scatterv_c")));
+
+extern "C" STMPI_API int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+    MPI_Comm comm) {
+  Call call("MPI_Allgatherv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
+      *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Allgatherv) MPI_Allgatherv
+    __attribute__((weak, alias("PMPI_Allgatherv")));
+
+extern "C" STMPI_API int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call("MPI_Allgatherv_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    call.count(sendcount, "sendcount");
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Allgatherv_c) MPI_Allgatherv_c
+    __attribute__((weak, alias("PMPI_Allgatherv_c")));
+
+extern "C" STMPI_API int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call("MPI_Alltoallv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Alltoallv) MPI_Alltoallv
+    __attribute__((weak, alias("PMPI_Alltoallv")));
+
+extern "C" STMPI_API int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call("MPI_Alltoallv_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = nullptr;
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  if (!call.failed() && sendbuf != MPI_IN_PLACE) {
+    sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  }
+  if (call.failed()) return call.result();
+  return call.finish(impl::alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Alltoallv_c) MPI_Alltoallv_c
+    __attribute__((weak, alias("PMPI_Alltoallv_c")));
+
+extern "C" STMPI_API int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  Call call("MPI_Alltoallw");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+      rdispls, recvtypes, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Alltoallw) MPI_Alltoallw
+    __attribute__((weak, alias("PMPI_Alltoallw")));
+
+extern "C" STMPI_API int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    MPI_Comm comm) {
+  Call call("MPI_Alltoallw_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+      rdispls, recvtypes, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Alltoallw_c) MPI_Alltoallw_c
+    __attribute__((weak, alias("PMPI_Alltoallw_c")));
+
+extern "C" STMPI_API int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf,
+    const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Reduce_scatter");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  if (call.failed()) return call.result();
+  return call.finish(impl::reduce_scatter(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Reduce_scatter) MPI_Reduce_scatter
+    __attribute__((weak, alias("PMPI_Reduce_scatter")));
+
+extern "C" STMPI_API int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf,
+    const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Reduce_scatter_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  if (call.failed()) return call.result();
+  return call.finish(impl::reduce_scatter_c(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Reduce_scatter_c) MPI_Reduce_scatter_c
+    __attribute__((weak, alias("PMPI_Reduce_scatter_c")));
+
+extern "C" STMPI_API int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf,
+    int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Reduce_scatter_block");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(recvcount, "recvcount");
+  if (call.failed()) return call.result();
+  return call.finish(impl::reduce_scatter_block(sendbuf, recvbuf, recvcount, *datatype_obj, *op_obj,
+      *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block) MPI_Reduce_scatter_block
+    __attribute__((weak, alias("PMPI_Reduce_scatter_block")));
+
+extern "C" STMPI_API int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf,
+    MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Reduce_scatter_block_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(recvcount, "recvcount");
+  if (call.failed()) return call.result();
+  return call.finish(impl::reduce_scatter_block_c(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block_c) MPI_Reduce_scatter_block_c
+    __attribute__((weak, alias("PMPI_Reduce_scatter_block_c")));
+
+extern "C" STMPI_API int PMPI_Scan(const void* sendbuf, void* recvbuf, int count,
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Scan");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  if (call.failed()) return call.result();
+  return call.finish(impl::scan(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Scan) MPI_Scan __attribute__((weak, alias("PMPI_Scan")));
+
+extern "C" STMPI_API int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Scan_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  if (call.failed()) return call.result();
+  return call.finish(impl::scan_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Scan_c) MPI_Scan_c __attribute__((weak, alias("PMPI_Scan_c")));
+
+extern "C" STMPI_API int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count,
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Exscan");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  if (call.failed()) return call.result();
+  return call.finish(impl::exscan(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Exscan) MPI_Exscan __attribute__((weak, alias("PMPI_Exscan")));
+
+extern "C" STMPI_API int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPI_Exscan_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  if (call.failed()) return call.result();
+  return call.finish(impl::exscan_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Exscan_c) MPI_Exscan_c
+    __attribute__((weak, alias("PMPI_Exscan_c")));
 
 extern "C" STMPI_API int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count,
     MPI_Datatype datatype, MPI_Op op) {

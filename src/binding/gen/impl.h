@@ -335,6 +335,53 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
     void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
 [[nodiscard]] int alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
     void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int gatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype* recvtype, int root,
+    mpi::Comm& comm);
+[[nodiscard]] int gatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype* recvtype,
+    int root, mpi::Comm& comm);
+[[nodiscard]] int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+    mpi::Datatype* sendtype, void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root,
+    mpi::Comm& comm);
+[[nodiscard]] int scatterv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint displs[], mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+    mpi::Datatype* recvtype, int root, mpi::Comm& comm);
+[[nodiscard]] int allgatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int allgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+    mpi::Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+    mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+    const MPI_Datatype recvtypes[], mpi::Comm& comm);
+[[nodiscard]] int alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm);
+[[nodiscard]] int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int scan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int scan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int exscan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
 [[nodiscard]] int reduce_local(const void* inbuf, void* inoutbuf, int count,
     mpi::Datatype& datatype, mpi::Op& op);
 [[nodiscard]] int reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count,
@@ -343,6 +390,182 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 [[nodiscard]] int op_free(MPI_Op* op);
 [[nodiscard]] int op_commutative(mpi::Op& op, int* commute);
+
+// Nonblocking collective communication
+[[nodiscard]] int ibarrier(mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ibcast(void* buffer, int count, mpi::Datatype& datatype, int root,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ibcast_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int igather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int igather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int igatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype* recvtype, int root,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int igatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype* recvtype,
+    int root, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iscatter(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int iscatter_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+    mpi::Datatype* sendtype, void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint displs[], mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+    mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iallgather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iallgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int iallgatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iallgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ialltoall(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ialltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+    mpi::Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+    const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ireduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, int root, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iallreduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ireduce_scatter_c(const void* sendbuf, void* recvbuf,
+    const MPI_Count recvcounts[], mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iscan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iexscan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
+
+// Persistent collective communication
+[[nodiscard]] int barrier_init(mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int bcast_init(void* buffer, int count, mpi::Datatype& datatype, int root,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int bcast_init_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int gather_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int gather_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int gatherv_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype* recvtype, int root,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int gatherv_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype* recvtype,
+    int root, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int scatter_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int scatter_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+    mpi::Datatype* sendtype, void* recvbuf, int recvcount, mpi::Datatype* recvtype, int root,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint displs[], mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+    mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int allgather_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int allgatherv_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int alltoall_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int alltoall_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+    void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+    mpi::Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+    const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int reduce_init(const void* sendbuf, void* recvbuf, int count,
+    mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int allreduce_init(const void* sendbuf, void* recvbuf, int count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int reduce_scatter_init_c(const void* sendbuf, void* recvbuf,
+    const MPI_Count recvcounts[], mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf,
+    MPI_Count recvcount, mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int scan_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+    mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int exscan_init(const void* sendbuf, void* recvbuf, int count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
 
 // Info objects
 [[nodiscard]] int info_create(MPI_Info* info);

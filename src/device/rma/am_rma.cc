@@ -63,14 +63,14 @@ void handle(int sender, const char* data, std::size_t bytes);
 void ensure_handler() {
   ensure_state();
   if (g.handler_set) return;
-  set_am_handler(&handle);
+  register_am_handler(kAmRma, &handle);
   g.handler_set = true;
 }
 
 int send(int peer, const std::vector<char>& message) {
   ++g.outstanding[peer];
   ++g.total_outstanding;
-  return am_send(peer, message.data(), message.size());
+  return am_send(peer, kAmRma, message.data(), message.size());
 }
 
 // Cuts runs into messages: each holds whole elements (packed bytes a
@@ -183,7 +183,7 @@ void reply(int origin, const AmHeader& request, const void* data, uint64_t bytes
   h.completion = request.completion;
   h.result = request.result;
   h.error = error;
-  (void)am_send(origin, make_message(h, {}, data, h.kind == AmKind::kReply ? bytes : 0).data(),
+  (void)am_send(origin, kAmRma, make_message(h, {}, data, h.kind == AmKind::kReply ? bytes : 0).data(),
                 sizeof h + (h.kind == AmKind::kReply ? bytes : 0));
 }
 

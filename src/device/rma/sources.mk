@@ -5,7 +5,6 @@ libmpi_la_SOURCES += \
 	src/device/rma/accumulate.cc \
 	src/device/rma/cma_rma.cc \
 	src/device/rma/am_rma.cc \
-	src/device/rma/spin_wait.cc \
 	src/device/rma/window_segment.cc \
 	src/device/rma/lock/passive_lock.cc
 noinst_HEADERS += \

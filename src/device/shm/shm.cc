@@ -27,7 +27,7 @@ struct Settings {
 
 const util::Param kParams[] = {
     {"cell_size", util::Param::Type::kSize, &g_settings.cell_size, "16K",
-     "bytes per ring cell; messages up to this size minus a 56-byte header go eagerly"},
+     "bytes per ring cell; messages up to this size minus 72 bytes (ready flag and header) go eagerly"},
     {"cells", util::Param::Type::kInt, &g_settings.cells, "32",
      "cells per ring (a power of two); one ring per ordered pair of local ranks"},
     {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
@@ -48,9 +48,12 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 }  // namespace
 
-int ShmMod::init(int my_rank, int nranks, pmi::Client& pmi) {
+int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, int node,
+                       pmi::Client& pmi) {
   my_rank_ = my_rank;
-  nranks_ = nranks;
+  const int nlocal = static_cast<int>(local.size());
+  int me = 0;  // this rank's index among the node's ranks
+  while (me < nlocal && local[me] != my_rank) ++me;
   uint32_t cells = static_cast<uint32_t>(g_settings.cells);
   if (cells < 2 || (cells & (cells - 1)) != 0)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
@@ -59,16 +62,18 @@ int ShmMod::init(int my_rank, int nranks, pmi::Client& pmi) {
     return mpi::errhan::make_error(MPI_ERR_OTHER,
                                    "STMPI_SHM_CELL_SIZE=%zu must be a multiple of 64, >= 256",
                                    g_settings.cell_size);
-  cell_size_ = static_cast<uint32_t>(g_settings.cell_size);
+  const uint32_t cell_size = static_cast<uint32_t>(g_settings.cell_size);
   single_copy_ = g_settings.single_copy;
+  max_payload_ = cell_size - kFlagBytes - sizeof(WireHeader);
 
-  const std::size_t header_bytes = round_up(sizeof(SegmentHeader) + nranks * sizeof(pid_t), 4096);
-  const std::size_t ring_bytes = sizeof(RingControl) + std::size_t{cells} * cell_size_;
-  bytes_ = header_bytes + ring_bytes * nranks * nranks;
-  const std::string name = "/stmpi-" + pmi.kvsname() + "-node";
+  const std::size_t header_bytes = round_up(sizeof(SegmentHeader) + nlocal * sizeof(pid_t), 4096);
+  const std::size_t ring_bytes = sizeof(RingControl) + std::size_t{cells} * cell_size;
+  bytes_ = header_bytes + ring_bytes * nlocal * nlocal;
+  const std::string name = "/stmpi-" + pmi.kvsname() + "-node" + std::to_string(node);
+  const bool creator = me == 0;
 
   int fd = -1;
-  if (my_rank == 0) {
+  if (creator) {
     fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0 && errno == EEXIST) {  // a leftover from a killed job with the same name
       shm_unlink(name.c_str());
@@ -82,12 +87,12 @@ int ShmMod::init(int my_rank, int nranks, pmi::Client& pmi) {
                                      name.c_str(), bytes_, strerror(saved));
     }
   }
-  if (my_rank == 0 && fd < 0)
+  if (creator && fd < 0)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot create shared segment %s: %s",
                                    name.c_str(), strerror(errno));
   if (pmi.barrier() != 0)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
-  if (my_rank != 0) {
+  if (!creator) {
     fd = shm_open(name.c_str(), O_RDWR, 0600);
     if (fd < 0)
       return mpi::errhan::make_error(MPI_ERR_OTHER, "cannot open shared segment %s: %s",
@@ -103,51 +108,53 @@ int ShmMod::init(int my_rank, int nranks, pmi::Client& pmi) {
   auto* header = static_cast<SegmentHeader*>(base_);
   char* rings = static_cast<char*>(base_) + header_bytes;
   auto ring_at = [&](int from, int to) {
-    char* at = rings + ring_bytes * (std::size_t(from) * nranks + to);
-    return RingView(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), cells, cell_size_);
+    char* at = rings + ring_bytes * (std::size_t(from) * nlocal + to);
+    return RingView(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), cells, cell_size);
   };
-  if (my_rank == 0) {
-    header->nranks = static_cast<uint32_t>(nranks);
+  if (creator) {
+    header->nranks = static_cast<uint32_t>(nlocal);
     header->cells = cells;
-    header->cell_size = cell_size_;
-    for (int from = 0; from < nranks; ++from)
-      for (int to = 0; to < nranks; ++to)
-        new (rings + ring_bytes * (std::size_t(from) * nranks + to)) RingControl();
+    header->cell_size = cell_size;
+    for (int from = 0; from < nlocal; ++from)
+      for (int to = 0; to < nlocal; ++to)
+        new (rings + ring_bytes * (std::size_t(from) * nlocal + to)) RingControl();
   }
   // Allow peers to pull from this process (needed where Yama restricts ptrace).
   prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-  if (pmi.barrier() != 0)  // rank 0 initialized the rings
+  if (pmi.barrier() != 0)  // the creator initialized the rings
     return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
-  header->pids[my_rank] = getpid();
+  header->pids[me] = getpid();
   if (pmi.barrier() != 0)  // everyone attached and wrote its pid
     return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI barrier failed: %s", pmi.error().c_str());
   // Everyone has it mapped: remove the name now, so nothing can leak.
-  if (my_rank == 0) shm_unlink(name.c_str());
+  if (creator) shm_unlink(name.c_str());
 
-  out_.resize(nranks);
-  in_.resize(nranks);
-  pids_.resize(nranks);
-  for (int peer = 0; peer < nranks; ++peer) {
-    out_[peer] = ring_at(my_rank, peer);
-    in_[peer] = ring_at(peer, my_rank);
-    pids_[peer] = header->pids[peer];
+  out_.assign(world_size, RingView{});
+  in_.assign(world_size, RingView{});
+  pids_.assign(world_size, 0);
+  poll_peers_.clear();
+  for (int i = 0; i < nlocal; ++i) {
+    const int peer = local[i];
+    out_[peer] = ring_at(me, i);
+    in_[peer] = ring_at(i, me);
+    pids_[peer] = header->pids[i];
+    if (peer != my_rank) poll_peers_.push_back(peer);
   }
   return MPI_SUCCESS;
 }
 
-void ShmMod::finalize() {
+void ShmTransport::finalize() {
   if (base_ != nullptr) munmap(base_, bytes_);
   base_ = nullptr;
   out_.clear();
   in_.clear();
+  poll_peers_.clear();
 }
 
-PullResult ShmMod::pull(int peer, uint64_t remote, void* local, std::size_t bytes) {
-  if (peer == my_rank_) {
-    std::memcpy(local, reinterpret_cast<const void*>(remote), bytes);
-    return PullResult::kDone;
-  }
-  if (!single_copy_) return PullResult::kUnsupported;
+PullStatus ShmTransport::pull(int peer, const WireHeader& rts, void* local, std::size_t bytes,
+                              RequestDev* /*req*/) {
+  uint64_t remote = rts.address;
+  if (!single_copy_) return PullStatus::kUnsupported;
   auto* dst = static_cast<char*>(local);
   while (bytes > 0) {
     iovec mine{dst, bytes};
@@ -157,15 +164,15 @@ PullResult ShmMod::pull(int peer, uint64_t remote, void* local, std::size_t byte
       if (errno == EINTR) continue;
       if (errno == EPERM || errno == ENOSYS) {
         single_copy_ = false;  // fall back to streaming for the rest of the job
-        return PullResult::kUnsupported;
+        return PullStatus::kUnsupported;
       }
-      return PullResult::kFailed;
+      return PullStatus::kFailed;
     }
     dst += got;
     remote += static_cast<uint64_t>(got);
     bytes -= static_cast<std::size_t>(got);
   }
-  return PullResult::kDone;
+  return PullStatus::kDone;
 }
 
 }  // namespace stmpi::dev::shm

@@ -1,18 +1,22 @@
-// The shared-memory module: one node segment holding a ring per ordered
-// pair of local ranks, plus single-copy pulls (Linux CMA) for large
-// messages. A concrete final class, called directly by the device.
+// The shared-memory transport: one node segment holding a ring per ordered
+// pair of this node's ranks, plus single-copy pulls (Linux CMA) for
+// rendezvous payloads. A concrete final class satisfying dev::Transport,
+// called directly by the device for peers the peer table marks kShm.
+// Peers are world ranks; only those of this node (init's `local`) are valid.
 #pragma once
 
 #include <sys/types.h>
 
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "device/protocol.h"
+#include "device/protocol/wire.h"
 #include "device/shm/ring.h"
+#include "device/transport.h"
 
 namespace stmpi::pmi {
 class Client;
@@ -20,52 +24,68 @@ class Client;
 
 namespace stmpi::dev::shm {
 
-static_assert(offsetof(WireHeader, ready) == kReadyOffset, "the ring's ready flag is in the header");
-
-enum class PullResult { kDone, kUnsupported, kFailed };
-
-class ShmMod final {
+class ShmTransport final {
  public:
-  // Creates (local rank 0) or attaches the node segment. All ranks of the
-  // job must be on this node. Returns an MPI error code.
-  [[nodiscard]] int init(int my_rank, int nranks, pmi::Client& pmi);
+  // Creates (the node's first rank) or attaches the segment of node
+  // `node`, shared by the world ranks `local` (ascending, this rank among
+  // them). Collective over the whole job (PMI barriers): every rank calls
+  // it, even one alone on its node. Returns an MPI error code.
+  [[nodiscard]] int init(int my_rank, int world_size, std::span<const int> local, int node,
+                         pmi::Client& pmi);
   void finalize();
 
-  // Producer side: a cell to fill for `peer`, or nullptr when full.
-  char* cell_for(int peer) { return out_[peer].producer_cell(); }
-  void publish(int peer) { out_[peer].producer_publish(); }
-  std::size_t cell_payload() const { return cell_size_ - sizeof(WireHeader); }
-
-  // Consumer side: calls handle(const WireHeader&, const char* payload)
-  // for up to `budget` arrived cells per peer; returns how many.
+  // Copies the header and its payload into the peer's ring; false when full.
+  bool send(int peer, const WireHeader& h, const void* payload) {
+    char* cell = out_[peer].producer_cell();
+    if (cell == nullptr) return false;
+    std::memcpy(cell, &h, sizeof h);
+    if (h.payload_bytes != 0) std::memcpy(cell + sizeof h, payload, h.payload_bytes);
+    out_[peer].producer_publish();
+    return true;
+  }
+  // Calls handle(const WireHeader&, const char* payload) for up to `budget`
+  // arrived cells per peer; returns how many.
   template <class Handler>
   int poll(Handler&& handle, int budget = 8);
+  std::size_t max_payload() const { return max_payload_; }
 
-  // Single-copy read of `bytes` at `remote` in the peer's address space.
-  PullResult pull(int peer, uint64_t remote, void* local, std::size_t bytes);
+  // Rendezvous: the peer reads the buffer at its own address (CMA).
+  int expose(int /*peer*/, const void* buf, std::size_t /*bytes*/, WireHeader* h) {
+    h->address = reinterpret_cast<uint64_t>(buf);
+    h->rkey = 0;
+    return 0;
+  }
+  void unexpose(const WireHeader& /*h*/) {}
+  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes,
+                  RequestDev* req);
+
   bool single_copy_enabled() const { return single_copy_; }
+  // The process id of a local peer (for single-copy RMA).
+  pid_t pid_of(int peer) const { return pids_[peer]; }
 
  private:
   void* base_ = nullptr;
   std::size_t bytes_ = 0;
   int my_rank_ = 0;
-  int nranks_ = 0;
-  uint32_t cell_size_ = 0;
+  std::size_t max_payload_ = 0;
   bool single_copy_ = true;
-  std::vector<RingView> out_;  // rings this rank writes, by peer
-  std::vector<RingView> in_;   // rings this rank reads, by peer
-  std::vector<pid_t> pids_;
-  int next_poll_ = 0;
+  std::vector<RingView> out_;   // rings this rank writes, by world rank (local peers only)
+  std::vector<RingView> in_;    // rings this rank reads, by world rank (local peers only)
+  std::vector<pid_t> pids_;     // by world rank (local peers only)
+  std::vector<int> poll_peers_;  // local peers other than this rank
+  std::size_t next_poll_ = 0;
 };
+static_assert(Transport<ShmTransport>);
 
 template <class Handler>
-int ShmMod::poll(Handler&& handle, int budget) {
+int ShmTransport::poll(Handler&& handle, int budget) {
   int handled = 0;
-  for (int i = 0; i < nranks_; ++i) {
+  const std::size_t count = poll_peers_.size();
+  for (std::size_t i = 0; i < count; ++i) {
     // Start at a rotating peer so no sender is starved.
-    int peer = next_poll_ + i;
-    if (peer >= nranks_) peer -= nranks_;
-    RingView& ring = in_[peer];
+    std::size_t at = next_poll_ + i;
+    if (at >= count) at -= count;
+    RingView& ring = in_[poll_peers_[at]];
     for (int n = 0; n < budget; ++n) {
       char* cell = ring.consumer_cell();
       if (cell == nullptr) break;
@@ -75,18 +95,8 @@ int ShmMod::poll(Handler&& handle, int budget) {
       ++handled;
     }
   }
-  next_poll_ = next_poll_ + 1 == nranks_ ? 0 : next_poll_ + 1;
+  if (count != 0) next_poll_ = next_poll_ + 1 == count ? 0 : next_poll_ + 1;
   return handled;
 }
-
-// What the device needs of a shared-memory module.
-template <class T>
-concept ShmModule = requires(T mod, int peer, uint64_t addr, void* buf, std::size_t n) {
-  { mod.cell_for(peer) } -> std::same_as<char*>;
-  { mod.publish(peer) };
-  { mod.cell_payload() } -> std::same_as<std::size_t>;
-  { mod.pull(peer, addr, buf, n) } -> std::same_as<PullResult>;
-};
-static_assert(ShmModule<ShmMod>);
 
 }  // namespace stmpi::dev::shm

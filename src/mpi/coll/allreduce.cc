@@ -1,111 +1,204 @@
-// MPI_Allreduce.
+// MPI_Allreduce and its nonblocking and persistent forms.
 //
-// Commutative operations: recursive doubling. With p the largest power of
-// two <= n and r = n - p, the first 2r ranks pair up (2i sends its data to
-// 2i+1, which combines it) so that p processes remain; they exchange and
-// combine with partner newrank XOR 2^k for k = 0 .. log2(p)-1; finally
-// each 2i+1 hands the result back to 2i. Every combine puts the operand
-// from the lower ranks on the left, so all processes compute the same
-// expression and get bit-identical results even for floating point.
+// All algorithms first fold a non-power-of-two process count: with p the
+// largest power of two <= n and r = n - p, rank 2i (i < r) hands its data
+// to 2i+1, which combines (2i) op (2i+1); the p remaining processes are
+// numbered newrank, in rank order, and 2i gets the result back last.
 //
-// Non-commutative operations: MPI_Reduce to rank 0 (which keeps operand
-// order) followed by MPI_Bcast.
+// recursive_doubling: log2(p) exchanges of the whole vector with newrank
+//   XOR 2^k. The operand from the lower ranks is always on the left, so
+//   non-commutative ops work and every process evaluates the same
+//   expression (bit-identical floating-point results).
+// rabenseifner: reduce-scatter by recursive halving (distance 1, 2, 4...:
+//   each step keeps half the current window of p blocks and sends the
+//   other half to the partner, so each group is a contiguous range of
+//   ranks and operand order holds), then an allgather retracing the steps.
+//   About 2 (p-1)/p of the vector moves per process instead of log2(p).
+// ring: reduce-scatter around the ring, then ring allgather; 2 (n-1) steps
+//   of 1/n of the vector. Combines in ring order, so commutative ops only
+//   (non-commutative ones use rabenseifner).
+// reduce_bcast: MPI_Reduce to rank 0, then MPI_Bcast.
 #include <utility>
 
 #include "binding/gen/impl.h"
+#include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
-#include "mpi/coll/op.h"
-#include "mpi/comm/comm.h"
+#include "mpi/coll/inter.h"
+#include "mpi/coll/launch.h"
+#include "mpi/coll/ring.h"
+#include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
-#include "mpi/errhan/error.h"
-#include "mpi/pt2pt/pt2pt.h"
 
 namespace stmpi::mpi::coll {
 namespace {
 
-int recursive_doubling(void* recvbuf, MPI_Count count, Datatype& type, const Reduction& reduction,
-                       Comm& comm) {
-  const int n = comm.size;
-  const int rank = comm.rank;
-  const uint32_t context = comm.coll_context_id();
+// The non-power-of-two fold shared by recursive doubling and Rabenseifner.
+struct Fold {
   int pof2 = 1;
-  while (pof2 * 2 <= n) pof2 *= 2;
-  const int rem = n - pof2;
-
-  ScratchBuffer scratch(count, type);
-  void* acc = recvbuf;
-  void* spare = scratch.get();
-
-  // Fold the first 2*rem ranks pairwise onto the odd ones.
-  int newrank;
-  if (rank < 2 * rem) {
-    if (rank % 2 == 0) {
-      if (int err = pt2pt::send(acc, count, type, rank + 1, kTagAllreduce, comm, context,
-                                dev::SendMode::kStandard);
-          err != MPI_SUCCESS)
-        return err;
-      newrank = -1;
-    } else {
-      if (int err = pt2pt::recv(spare, count, type, rank - 1, kTagAllreduce, comm, context,
-                                MPI_STATUS_IGNORE);
-          err != MPI_SUCCESS)
-        return err;
-      if (int err = reduction.apply(spare, acc, count); err != MPI_SUCCESS) return err;
-      newrank = rank / 2;
-    }
-  } else {
-    newrank = rank - rem;
+  int rem = 0;
+  int newrank = -1;  // -1: folded away
+  explicit Fold(int n, int rank) {
+    while (pof2 * 2 <= n) pof2 *= 2;
+    rem = n - pof2;
+    if (rank < 2 * rem) newrank = rank % 2 == 0 ? -1 : rank / 2;
+    else newrank = rank - rem;
   }
+  int real(int nr) const { return nr < rem ? nr * 2 + 1 : nr + rem; }
+};
 
-  if (newrank >= 0) {
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-      const int partner_new = newrank ^ mask;
-      const int partner = partner_new < rem ? partner_new * 2 + 1 : partner_new + rem;
-      if (int err = pt2pt::sendrecv(acc, count, type, partner, kTagAllreduce, spare, count, type,
-                                    partner, kTagAllreduce, comm, context, MPI_STATUS_IGNORE);
-          err != MPI_SUCCESS)
-        return err;
-      if (partner_new < newrank) {
-        if (int err = reduction.apply(spare, acc, count); err != MPI_SUCCESS) return err;
+void fold_in(Schedule& s, const Fold& f, void* buf, void* spare, MPI_Count count, Datatype& type) {
+  const int rank = s.rank();
+  if (rank >= 2 * f.rem) return;
+  if (rank % 2 == 0) {
+    s.send(buf, count, type, rank + 1);
+    s.fence();
+  } else {
+    s.recv(spare, count, type, rank - 1);
+    s.fence();
+    s.reduce(spare, buf, count);  // (rank - 1) op rank
+  }
+}
+
+void fold_out(Schedule& s, const Fold& f, void* buf, MPI_Count count, Datatype& type) {
+  const int rank = s.rank();
+  if (rank >= 2 * f.rem) return;
+  if (rank % 2 == 1) s.send(buf, count, type, rank - 1);
+  else s.recv(buf, count, type, rank + 1);
+  s.fence();
+}
+
+void recursive_doubling(Schedule& s, void* recvbuf, MPI_Count count, Datatype& type) {
+  const Fold f(s.size(), s.rank());
+  void* acc = recvbuf;
+  void* spare = s.scratch(count, type);
+  fold_in(s, f, acc, spare, count, type);
+  if (f.newrank >= 0) {
+    for (int mask = 1; mask < f.pof2; mask <<= 1) {
+      const int partner_new = f.newrank ^ mask;
+      const int partner = f.real(partner_new);
+      s.send(acc, count, type, partner);
+      s.recv(spare, count, type, partner);
+      s.fence();
+      if (partner_new < f.newrank) {
+        s.reduce(spare, acc, count);
       } else {
-        if (int err = reduction.apply(acc, spare, count); err != MPI_SUCCESS) return err;
+        s.reduce(acc, spare, count);
         std::swap(acc, spare);
       }
     }
+    if (acc != recvbuf) s.copy(acc, count, type, recvbuf, count, type);
+    s.fence();
   }
+  fold_out(s, f, recvbuf, count, type);
+}
 
-  // Hand the result back to the ranks folded away.
-  if (rank < 2 * rem) {
-    if (rank % 2 == 1) {
-      if (int err = pt2pt::send(acc, count, type, rank - 1, kTagAllreduce, comm, context,
-                                dev::SendMode::kStandard);
-          err != MPI_SUCCESS)
-        return err;
-    } else {
-      return pt2pt::recv(recvbuf, count, type, rank + 1, kTagAllreduce, comm, context,
-                         MPI_STATUS_IGNORE);
+void rabenseifner(Schedule& s, void* buf, MPI_Count count, Datatype& type) {
+  const Fold f(s.size(), s.rank());
+  const bool commutative = s.reduction().commutative;
+  char* data = static_cast<char*>(buf);
+  char* tmp = static_cast<char*>(s.scratch(count, type));
+  fold_in(s, f, data, tmp, count, type);
+  if (f.newrank >= 0) {
+    std::vector<MPI_Count> counts, displs;
+    even_blocks(count, f.pof2, &counts, &displs);
+    displs.push_back(count);
+    const MPI_Aint extent = type.extent;
+    auto at = [&](char* base, int b) { return base + displs[b] * extent; };
+    auto span = [&](int lo, int hi) { return displs[hi] - displs[lo]; };
+    struct Window {
+      int lo, hi;
+    };
+    std::vector<Window> history;
+    int lo = 0, hi = f.pof2;
+    for (int mask = 1; mask < f.pof2; mask <<= 1) {
+      const int partner_new = f.newrank ^ mask;
+      const int partner = f.real(partner_new);
+      const int mid = (lo + hi) / 2;
+      const bool lower = (f.newrank & mask) == 0;
+      const Window keep = lower ? Window{lo, mid} : Window{mid, hi};
+      const Window give = lower ? Window{mid, hi} : Window{lo, mid};
+      history.push_back({lo, hi});
+      s.send(at(data, give.lo), span(give.lo, give.hi), type, partner);
+      s.recv(at(tmp, keep.lo), span(keep.lo, keep.hi), type, partner);
+      s.fence();
+      const MPI_Count n_keep = span(keep.lo, keep.hi);
+      if (partner_new < f.newrank || commutative) {
+        s.reduce(at(tmp, keep.lo), at(data, keep.lo), n_keep);
+      } else {  // tmp = mine op theirs, then back into place
+        s.reduce(at(data, keep.lo), at(tmp, keep.lo), n_keep);
+        s.copy(at(tmp, keep.lo), n_keep, type, at(data, keep.lo), n_keep, type);
+      }
+      lo = keep.lo;
+      hi = keep.hi;
+    }
+    for (int mask = f.pof2 / 2; mask >= 1; mask >>= 1) {
+      const int partner = f.real(f.newrank ^ mask);
+      const Window whole = history.back();
+      history.pop_back();
+      const int mid = (whole.lo + whole.hi) / 2;
+      const Window other = lo == whole.lo ? Window{mid, whole.hi} : Window{whole.lo, mid};
+      s.send(at(data, lo), span(lo, hi), type, partner);
+      s.recv(at(data, other.lo), span(other.lo, other.hi), type, partner);
+      s.fence();
+      lo = whole.lo;
+      hi = whole.hi;
     }
   }
-  if (acc != recvbuf) copy_same(acc, recvbuf, count, type);
-  return MPI_SUCCESS;
+  fold_out(s, f, data, count, type);
+}
+
+void ring(Schedule& s, void* buf, MPI_Count count, Datatype& type) {
+  std::vector<MPI_Count> counts, displs;
+  even_blocks(count, s.size(), &counts, &displs);
+  void* tmp = s.scratch(count, type);
+  ring_reduce_scatter(s, buf, tmp, counts, displs, type);
+  ring_allgather(s, buf, counts, displs, type);
 }
 
 }  // namespace
 
+int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                    Datatype& type) {
+  if (s.comm().is_inter()) return inter_allreduce(s, sendbuf, recvbuf, count, type);
+  int algorithm = -1;
+  if (int err = choose(settings().allreduce_algorithm, "ALLREDUCE",
+                       {"recursive_doubling", "rabenseifner", "ring", "reduce_bcast"}, &algorithm);
+      err != MPI_SUCCESS)
+    return err;
+  if (count == 0) return MPI_SUCCESS;
+  if (sendbuf != MPI_IN_PLACE) s.copy(sendbuf, count, type, recvbuf, count, type);
+  if (s.size() == 1) {
+    s.fence();
+    return MPI_SUCCESS;
+  }
+  const bool commutative = s.reduction().commutative;
+  if (algorithm < 0) {
+    const auto bytes = static_cast<std::size_t>(count * type.size);
+    if (bytes < settings().allreduce_short_bytes || count < s.size()) algorithm = 0;
+    else if (commutative && bytes >= settings().allreduce_ring_bytes) algorithm = 2;
+    else algorithm = 1;
+  }
+  if (algorithm == 2 && !commutative) algorithm = 1;
+  switch (algorithm) {
+    case 0: recursive_doubling(s, recvbuf, count, type); break;
+    case 1: rabenseifner(s, recvbuf, count, type); break;
+    case 2: ring(s, recvbuf, count, type); break;
+    default:
+      s.fence();
+      if (int err = build_reduce(s, s.rank() == 0 ? MPI_IN_PLACE : recvbuf, recvbuf, count, type, 0);
+          err != MPI_SUCCESS)
+        return err;
+      return build_bcast(s, recvbuf, count, type, 0);
+  }
+  return MPI_SUCCESS;
+}
+
 int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
               const Reduction& reduction, Comm& comm) {
-  if (count == 0) return MPI_SUCCESS;
-  if (!reduction.commutative) {
-    // Reduce keeps operand order; rank 0 is its natural root.
-    const void* send = sendbuf;
-    if (sendbuf == MPI_IN_PLACE && comm.rank != 0) send = recvbuf;
-    if (int err = reduce(send, recvbuf, count, type, reduction, 0, comm); err != MPI_SUCCESS)
-      return err;
-    return bcast(recvbuf, count, type, 0, comm);
-  }
-  if (sendbuf != MPI_IN_PLACE) copy_same(sendbuf, recvbuf, count, type);
-  if (comm.size == 1) return MPI_SUCCESS;
-  return recursive_doubling(recvbuf, count, type, reduction, comm);
+  return launch(comm, Mode::kBlocking, nullptr, [&](Schedule& s) {
+    s.set_reduction(reduction);
+    return build_allreduce(s, sendbuf, recvbuf, count, type);
+  });
 }
 
 }  // namespace stmpi::mpi::coll
@@ -113,29 +206,43 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& typ
 namespace stmpi::impl {
 namespace {
 
+using mpi::coll::Mode;
+
 int allreduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                  mpi::Op& op, mpi::Comm& comm) {
-  if (int err = mpi::op_check(op, datatype); err != MPI_SUCCESS) return err;
-  if (mpi::op_is_rma_only(op))
-    return mpi::errhan::make_error(MPI_ERR_OP, "%s is only valid in one-sided accumulates",
-                                   mpi::op_name(op.handle));
-  if (count > 0 && sendbuf == recvbuf)
-    return mpi::errhan::make_error(
-        MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (%p); use MPI_IN_PLACE", recvbuf);
-  return mpi::coll::allreduce(sendbuf, recvbuf, count, datatype,
-                              mpi::coll::reduction_of(op, datatype), comm);
+                  mpi::Op& op, mpi::Comm& comm, Mode mode, MPI_Request* request) {
+  if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
+  if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, count); err != MPI_SUCCESS) return err;
+  return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
+    mpi::coll::hold_reduction(s, op, datatype);
+    return mpi::coll::build_allreduce(s, sendbuf, recvbuf, count, datatype);
+  });
 }
 
 }  // namespace
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
               mpi::Comm& comm) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm);
+  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kBlocking, nullptr);
 }
-
 int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
                 mpi::Op& op, mpi::Comm& comm) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm);
+  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kBlocking, nullptr);
+}
+int iallreduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+               mpi::Op& op, mpi::Comm& comm, MPI_Request* request) {
+  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kNonblocking, request);
+}
+int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
+                 mpi::Op& op, mpi::Comm& comm, MPI_Request* request) {
+  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kNonblocking, request);
+}
+int allreduce_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+                   mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
+  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kPersistent, request);
+}
+int allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
+                     mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
+  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kPersistent, request);
 }
 
 }  // namespace stmpi::impl

@@ -1,99 +1,169 @@
-// MPI_Alltoall: pairwise exchange, one peer per step, straight between the
-// user's buffers. With n a power of two, step i pairs rank r with r XOR i;
-// otherwise r sends to r+i and receives from r-i (mod n). n-1 steps.
+// MPI_Alltoall(v,w) and their nonblocking and persistent forms.
 //
-// MPI_IN_PLACE: block j of recvbuf is both what goes to j and where j's
-// block lands, so each exchange must be with one peer in both directions
-// and the outgoing block is copied aside first. Pairs (i, j), i < j, are
-// visited in lexicographic order, which every process follows, so a
-// process only ever waits for a pair that comes earlier: no deadlock.
-#include "binding/gen/impl.h"
+// linear: every receive and send posted at once (n - 1 of each).
+// pairwise: n - 1 steps; in step i exchange with rank XOR i (powers of
+//   two) or send to rank + i while receiving from rank - i.
+// bruck (Alltoall only, small blocks): blocks rotated so that block i is
+//   for rank + i; in step 2^k the blocks whose index has bit k set go, in
+//   one message, to rank + 2^k (keeping their index); after ceil(log2 n)
+//   steps block i holds the data from rank - i.
+// MPI_IN_PLACE: the data to send is copied aside first (Bruck reads it
+//   before anything arrives and needs no copy).
+#include <algorithm>
+
 #include "mpi/coll/coll.h"
-#include "mpi/comm/comm.h"
+#include "mpi/coll/inter.h"
+#include "mpi/coll/sched/schedule.h"
+#include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
-#include "mpi/errhan/error.h"
-#include "mpi/pt2pt/pt2pt.h"
 
 namespace stmpi::mpi::coll {
 namespace {
 
-int alltoall_in_place(void* recvbuf, MPI_Count recvcount, Datatype& recvtype, Comm& comm) {
-  const int n = comm.size;
-  const int rank = comm.rank;
-  const uint32_t context = comm.coll_context_id();
-  ScratchBuffer outgoing(recvcount, recvtype);
-  auto exchange = [&](int peer) {
-    char* slot = block(recvbuf, peer, recvcount, recvtype.extent);
-    copy_same(slot, outgoing.get(), recvcount, recvtype);
-    return pt2pt::sendrecv(outgoing.get(), recvcount, recvtype, peer, kTagAlltoall, slot, recvcount,
-                           recvtype, peer, kTagAlltoall, comm, context, MPI_STATUS_IGNORE);
-  };
-  for (int i = 0; i < n; ++i) {
-    if (i == rank) {
-      for (int j = i + 1; j < n; ++j)
-        if (int err = exchange(j); err != MPI_SUCCESS) return err;
-    } else if (i < rank) {
-      // Pair (i, rank) is this process's only pair with first element i.
-      if (int err = exchange(i); err != MPI_SUCCESS) return err;
-    }
+void linear(Schedule& s, const std::vector<Block>& sends, const std::vector<Block>& recvs) {
+  const int n = s.size();
+  const int rank = s.rank();
+  for (int i = 1; i < n; ++i) {
+    const int from = (rank - i + n) % n;
+    s.recv(const_cast<void*>(recvs[from].buf), recvs[from].count, *recvs[from].type, from);
   }
-  return MPI_SUCCESS;
+  for (int i = 1; i < n; ++i) {
+    const int to = (rank + i) % n;
+    s.send(sends[to].buf, sends[to].count, *sends[to].type, to);
+  }
+  s.fence();
+}
+
+void pairwise(Schedule& s, const std::vector<Block>& sends, const std::vector<Block>& recvs) {
+  const int n = s.size();
+  const int rank = s.rank();
+  const bool pof2 = (n & (n - 1)) == 0;
+  for (int i = 1; i < n; ++i) {
+    const int to = pof2 ? rank ^ i : (rank + i) % n;
+    const int from = pof2 ? rank ^ i : (rank - i + n) % n;
+    s.send(sends[to].buf, sends[to].count, *sends[to].type, to);
+    s.recv(const_cast<void*>(recvs[from].buf), recvs[from].count, *recvs[from].type, from);
+    s.fence();
+  }
+}
+
+void bruck(Schedule& s, const void* src, MPI_Count scount, Datatype& stype, void* recvbuf,
+           MPI_Count rcount, Datatype& rtype) {
+  const int n = s.size();
+  const int rank = s.rank();
+  const MPI_Count bb = rcount * rtype.size;
+  Datatype& bytes = byte_type();
+  char* tmp = s.scratch_bytes(n * bb);
+  char* out = s.scratch_bytes((n / 2 + 1) * bb);
+  char* in = s.scratch_bytes((n / 2 + 1) * bb);
+  for (int i = 0; i < n; ++i)
+    s.copy(block(src, (rank + i) % n, scount, stype.extent), scount, stype, tmp + i * bb, bb,
+           bytes);
+  for (int pow = 1; pow < n; pow <<= 1) {
+    int k = 0;
+    for (int i = 1; i < n; ++i)
+      if (i & pow) s.copy(tmp + i * bb, bb, bytes, out + (k++) * bb, bb, bytes);
+    s.send(out, k * bb, bytes, (rank + pow) % n);
+    s.recv(in, k * bb, bytes, (rank - pow + n) % n);
+    s.fence();
+    k = 0;
+    for (int i = 1; i < n; ++i)
+      if (i & pow) s.copy(in + (k++) * bb, bb, bytes, tmp + i * bb, bb, bytes);
+  }
+  for (int i = 0; i < n; ++i)
+    s.copy(tmp + i * bb, bb, bytes, block(recvbuf, (rank - i + n) % n, rcount, rtype.extent),
+           rcount, rtype);
+  s.fence();
+}
+
+// In place: copies the span the receive blocks cover aside and returns
+// send blocks reading the copy.
+std::vector<Block> copy_aside(Schedule& s, const std::vector<Block>& recvs) {
+  const char* lo = nullptr;
+  const char* hi = nullptr;
+  for (const Block& b : recvs) {
+    if (b.count == 0 || b.type->size == 0) continue;
+    const char* base = static_cast<const char*>(b.buf) + b.type->true_lb;
+    const MPI_Aint last = static_cast<MPI_Aint>(b.count - 1) * b.type->extent;
+    const char* first = base + std::min<MPI_Aint>(0, last);
+    const char* end = base + std::max<MPI_Aint>(0, last) + b.type->true_extent;
+    if (lo == nullptr || first < lo) lo = first;
+    if (hi == nullptr || end > hi) hi = end;
+  }
+  std::vector<Block> sends = recvs;
+  if (lo == nullptr) return sends;
+  char* copy = s.scratch_bytes(hi - lo);
+  s.copy(lo, hi - lo, byte_type(), copy, hi - lo, byte_type());
+  for (Block& b : sends) b.buf = copy + (static_cast<const char*>(b.buf) - lo);
+  return sends;
 }
 
 }  // namespace
 
-int alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype, void* recvbuf,
-             MPI_Count recvcount, Datatype& recvtype, Comm& comm) {
-  const int n = comm.size;
-  const int rank = comm.rank;
-  if (sendbuf == MPI_IN_PLACE) {
-    if (n == 1 || recvcount * recvtype.size == 0) return MPI_SUCCESS;
-    return alltoall_in_place(recvbuf, recvcount, recvtype, comm);
-  }
-  const MPI_Aint sextent = sendtype->extent;
-  const MPI_Aint rextent = recvtype.extent;
-  if (int err = copy_convert(block(sendbuf, rank, sendcount, sextent), sendcount, *sendtype,
-                             block(recvbuf, rank, recvcount, rextent), recvcount, recvtype);
+int build_alltoallw(Schedule& s, std::vector<Block> sends, const std::vector<Block>& recvs) {
+  if (s.comm().is_inter()) return inter_alltoallw(s, sends, recvs);
+  int algorithm = -1;
+  if (int err = choose(settings().alltoallv_algorithm, "ALLTOALLV", {"linear", "pairwise"},
+                       &algorithm);
       err != MPI_SUCCESS)
     return err;
-  const uint32_t context = comm.coll_context_id();
-  const bool power_of_two = (n & (n - 1)) == 0;
-  for (int step = 1; step < n; ++step) {
-    const int dest = power_of_two ? rank ^ step : (rank + step) % n;
-    const int source = power_of_two ? rank ^ step : (rank - step + n) % n;
-    if (int err =
-            pt2pt::sendrecv(block(sendbuf, dest, sendcount, sextent), sendcount, *sendtype, dest,
-                            kTagAlltoall, block(recvbuf, source, recvcount, rextent), recvcount,
-                            recvtype, source, kTagAlltoall, comm, context, MPI_STATUS_IGNORE);
-        err != MPI_SUCCESS)
-      return err;
+  if (sends.empty()) sends = copy_aside(s, recvs);
+  const int rank = s.rank();
+  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type,
+         const_cast<void*>(recvs[rank].buf), recvs[rank].count, *recvs[rank].type);
+  if (algorithm == 1) pairwise(s, sends, recvs);
+  else linear(s, sends, recvs);
+  s.fence();
+  return MPI_SUCCESS;
+}
+
+int build_alltoall(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
+                   void* recvbuf, MPI_Count recvcount, Datatype& recvtype) {
+  if (s.comm().is_inter()) {
+    if (sendbuf == MPI_IN_PLACE) return inter_in_place_error();
+    std::vector<Block> sends, recvs;
+    for (int r = 0; r < s.comm().peer_size(); ++r) {
+      sends.push_back({block(sendbuf, r, sendcount, sendtype->extent), sendcount, sendtype});
+      recvs.push_back({block(recvbuf, r, recvcount, recvtype.extent), recvcount, &recvtype});
+    }
+    return inter_alltoallw(s, sends, recvs);
   }
+  int algorithm = -1;
+  if (int err = choose(settings().alltoall_algorithm, "ALLTOALL",
+                       {"bruck", "linear", "pairwise"}, &algorithm);
+      err != MPI_SUCCESS)
+    return err;
+  const int n = s.size();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const MPI_Count bb = recvcount * recvtype.size;
+  if (algorithm < 0) {
+    const auto block_bytes = static_cast<std::size_t>(bb);
+    if (block_bytes <= settings().alltoall_short_bytes && n >= 8) algorithm = 0;
+    else if (block_bytes <= settings().alltoall_medium_bytes) algorithm = 1;
+    else algorithm = 2;
+  }
+  if (algorithm == 0 && n > 1) {
+    if (in_place) bruck(s, recvbuf, recvcount, recvtype, recvbuf, recvcount, recvtype);
+    else bruck(s, sendbuf, sendcount, *sendtype, recvbuf, recvcount, recvtype);
+    return MPI_SUCCESS;
+  }
+  std::vector<Block> sends, recvs(n);
+  for (int i = 0; i < n; ++i)
+    recvs[i] = {block(recvbuf, i, recvcount, recvtype.extent), recvcount, &recvtype};
+  if (in_place) {
+    sends = copy_aside(s, recvs);
+  } else {
+    sends.resize(n);
+    for (int i = 0; i < n; ++i)
+      sends[i] = {block(sendbuf, i, sendcount, sendtype->extent), sendcount, sendtype};
+  }
+  const int rank = s.rank();
+  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type,
+         const_cast<void*>(recvs[rank].buf), recvcount, recvtype);
+  if (algorithm == 2) pairwise(s, sends, recvs);
+  else linear(s, sends, recvs);
+  s.fence();
   return MPI_SUCCESS;
 }
 
 }  // namespace stmpi::mpi::coll
-
-namespace stmpi::impl {
-namespace {
-
-int alltoall_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                 MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  if (recvbuf == MPI_IN_PLACE)
-    return mpi::errhan::make_error(MPI_ERR_BUFFER,
-                                   "MPI_IN_PLACE is not a valid recvbuf for MPI_Alltoall");
-  return mpi::coll::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-}  // namespace
-
-int alltoall(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-             int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-int alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-}  // namespace stmpi::impl

@@ -1,32 +1,69 @@
-// MPI_Barrier: dissemination. In round k every process signals the one
-// 2^k ranks ahead and waits for the one 2^k behind; after ceil(log2 n)
-// rounds each process has heard, directly or not, from every other.
+// MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init.
+//
+// dissemination: in round k (distance 2^k) each process sends an empty
+// message to rank + 2^k and receives one from rank - 2^k; after
+// ceil(log2 n) rounds every process has heard, directly or not, from all.
+// linear: everyone reports to rank 0, which then releases everyone.
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
-#include "mpi/comm/comm.h"
-#include "mpi/pt2pt/pt2pt.h"
+#include "mpi/coll/inter.h"
+#include "mpi/coll/launch.h"
+#include "mpi/coll/settings.h"
 
 namespace stmpi::mpi::coll {
 
-int barrier(Comm& comm) {
-  const int n = comm.size;
-  char token = 0;
+int build_barrier(Schedule& s) {
+  if (s.comm().is_inter()) return inter_barrier(s);
+  const int n = s.size();
+  const int rank = s.rank();
+  int algorithm = -1;
+  if (int err = choose(settings().barrier_algorithm, "BARRIER", {"dissemination", "linear"},
+                       &algorithm);
+      err != MPI_SUCCESS)
+    return err;
+  Datatype& bytes = byte_type();
+  if (algorithm == 1) {
+    if (rank == 0) {
+      for (int r = 1; r < n; ++r) s.recv(nullptr, 0, bytes, r);
+      s.fence();
+      for (int r = 1; r < n; ++r) s.send(nullptr, 0, bytes, r);
+    } else {
+      s.send(nullptr, 0, bytes, 0);
+      s.recv(nullptr, 0, bytes, 0);
+    }
+    s.fence();
+    return MPI_SUCCESS;
+  }
   for (int distance = 1; distance < n; distance <<= 1) {
-    const int to = (comm.rank + distance) % n;
-    const int from = (comm.rank - distance + n) % n;
-    if (int err =
-            pt2pt::sendrecv(&token, 0, byte_type(), to, kTagBarrier, &token, 0, byte_type(), from,
-                            kTagBarrier, comm, comm.coll_context_id(), MPI_STATUS_IGNORE);
-        err != MPI_SUCCESS)
-      return err;
+    s.send(nullptr, 0, bytes, (rank + distance) % n);
+    s.recv(nullptr, 0, bytes, (rank - distance + n) % n);
+    s.fence();
   }
   return MPI_SUCCESS;
+}
+
+int barrier(Comm& comm) {
+  return launch(comm, Mode::kBlocking, nullptr, [](Schedule& s) { return build_barrier(s); });
 }
 
 }  // namespace stmpi::mpi::coll
 
 namespace stmpi::impl {
 
+using mpi::coll::launch;
+using mpi::coll::Mode;
+using mpi::coll::Schedule;
+
 int barrier(mpi::Comm& comm) { return mpi::coll::barrier(comm); }
+
+int ibarrier(mpi::Comm& comm, MPI_Request* request) {
+  return launch(comm, Mode::kNonblocking, request,
+                [](Schedule& s) { return mpi::coll::build_barrier(s); });
+}
+
+int barrier_init(mpi::Comm& comm, MPI_Info, MPI_Request* request) {
+  return launch(comm, Mode::kPersistent, request,
+                [](Schedule& s) { return mpi::coll::build_barrier(s); });
+}
 
 }  // namespace stmpi::impl

@@ -19,21 +19,6 @@ struct Op;
 
 namespace stmpi::mpi::coll {
 
-// One tag per collective kind. Collectives on one communicator are issued
-// in the same order everywhere and matching is FIFO per (context, source,
-// tag), so a tag need not tell two calls of one kind apart; it only keeps
-// the kinds apart. User traffic lives on the other context.
-enum Tag : int {
-  kTagBarrier = 1,
-  kTagBcast,
-  kTagReduce,
-  kTagAllreduce,
-  kTagGather,
-  kTagScatter,
-  kTagAllgather,
-  kTagAlltoall,
-};
-
 // The combining step of a reduction: inout[i] = in[i] (op) inout[i] for
 // `count` instances of the reduction's datatype.
 struct Reduction {
@@ -74,24 +59,68 @@ void copy_same(const void* src, void* dst, MPI_Count count, const Datatype& type
 [[nodiscard]] int copy_convert(const void* src, MPI_Count scount, const Datatype& stype, void* dst,
                                MPI_Count rcount, const Datatype& rtype);
 
-// The algorithms. Arguments were checked by the caller; a datatype that
-// is not significant (MPI_IN_PLACE, root-only arguments elsewhere) may be
-// null.
+class Schedule;
+
+// Per-process block descriptions of the v/w collectives: where a block
+// is, how many instances of which type.
+struct Block {
+  const void* buf = nullptr;
+  MPI_Count count = 0;
+  Datatype* type = nullptr;
+};
+
+// The algorithms, as schedule builders: each appends its steps to `s`
+// (on s.comm()) and picks an algorithm by the settings (settings.h).
+// Arguments were checked by the caller; a datatype that is not
+// significant (MPI_IN_PLACE, root-only arguments elsewhere) may be null.
+// Reductions use s.reduction(). They return MPI_ERR_ARG only for an
+// unknown STMPI_COLL_*_ALGORITHM value.
+[[nodiscard]] int build_barrier(Schedule& s);
+[[nodiscard]] int build_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, int root);
+[[nodiscard]] int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                               Datatype& type, int root);
+[[nodiscard]] int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf,
+                                  MPI_Count count, Datatype& type);
+[[nodiscard]] int build_gather(Schedule& s, const void* sendbuf, MPI_Count sendcount,
+                               Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+                               Datatype* recvtype, int root);
+[[nodiscard]] int build_scatter(Schedule& s, const void* sendbuf, MPI_Count sendcount,
+                                Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+                                Datatype* recvtype, int root);
+// v forms: `blocks` (significant at the root only) has one Block per rank.
+[[nodiscard]] int build_gatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount,
+                                Datatype* sendtype, const std::vector<Block>& blocks, int root);
+[[nodiscard]] int build_scatterv(Schedule& s, const std::vector<Block>& blocks, void* recvbuf,
+                                 MPI_Count recvcount, Datatype* recvtype, int root);
+[[nodiscard]] int build_allgather(Schedule& s, const void* sendbuf, MPI_Count sendcount,
+                                  Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+                                  Datatype& recvtype);
+// Allgatherv: counts and displacements in instances of recvtype.
+[[nodiscard]] int build_allgatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount,
+                                   Datatype* sendtype, void* recvbuf,
+                                   const std::vector<MPI_Count>& counts,
+                                   const std::vector<MPI_Count>& displs, Datatype& recvtype);
+[[nodiscard]] int build_alltoall(Schedule& s, const void* sendbuf, MPI_Count sendcount,
+                                 Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
+                                 Datatype& recvtype);
+// Alltoallv/w: one send and one receive Block per rank. In place: `sends`
+// empty; the data to send is read from the receive blocks first.
+[[nodiscard]] int build_alltoallw(Schedule& s, std::vector<Block> sends,
+                                  const std::vector<Block>& recvs);
+// Reduce_scatter: rank i gets `counts[i]` instances; the input holds the
+// sum of counts. In place: sendbuf == MPI_IN_PLACE, input in recvbuf.
+[[nodiscard]] int build_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf,
+                                       const std::vector<MPI_Count>& counts, Datatype& type);
+[[nodiscard]] int build_scan(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                             Datatype& type, bool exclusive);
+
+// Blocking collectives for the library's own use (context ids, windows,
+// Comm_split): build and run on `comm`.
 [[nodiscard]] int barrier(Comm& comm);
 [[nodiscard]] int bcast(void* buf, MPI_Count count, Datatype& type, int root, Comm& comm);
-[[nodiscard]] int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
-                         const Reduction& reduction, int root, Comm& comm);
 [[nodiscard]] int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
                             const Reduction& reduction, Comm& comm);
-[[nodiscard]] int gather(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
-                         void* recvbuf, MPI_Count recvcount, Datatype* recvtype, int root,
-                         Comm& comm);
-[[nodiscard]] int scatter(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
-                          void* recvbuf, MPI_Count recvcount, Datatype* recvtype, int root,
-                          Comm& comm);
 [[nodiscard]] int allgather(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
                             void* recvbuf, MPI_Count recvcount, Datatype& recvtype, Comm& comm);
-[[nodiscard]] int alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
-                           void* recvbuf, MPI_Count recvcount, Datatype& recvtype, Comm& comm);
 
 }  // namespace stmpi::mpi::coll

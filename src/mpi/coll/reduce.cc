@@ -1,97 +1,107 @@
-// MPI_Reduce: binomial tree. At step 2^k a process whose tree rank v has
-// bit k clear receives the partial result of v + 2^k (covering tree ranks
-// [v + 2^k, v + 2^(k+1))) and combines it with its own (covering
-// [v, v + 2^k)); a process with bit k set sends its partial result to
-// v - 2^k and is done.
+// MPI_Reduce and its nonblocking and persistent forms.
 //
-// Commutative operations use tree ranks relative to the root, so the
-// result ends at the root directly. Non-commutative operations use the
-// ranks themselves: each combine then joins two adjacent rank ranges in
-// rank order (lower range as the left operand), rank 0 ends with
-// v0 op v1 op ... op v(n-1), and sends it to the root if that is not 0.
+// binomial: at step 2^k a process with bit k clear receives the partial
+// result of [v + 2^k, v + 2^(k+1)) and combines it with its own
+// [v, v + 2^k). Commutative ops use ranks relative to the root.
+// Non-commutative ops use plain ranks, so every combine is (lower range)
+// op (higher range); rank 0 ends with v0 op ... op v(n-1) and forwards it
+// to the root.
+// linear: the root receives every contribution and combines them in rank
+// order, v0 op (v1 op (... op v(n-1))).
 #include <utility>
 
 #include "binding/gen/impl.h"
+#include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/inter.h"
+#include "mpi/coll/launch.h"
 #include "mpi/coll/op.h"
-#include "mpi/comm/comm.h"
+#include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
-#include "mpi/errhan/error.h"
-#include "mpi/pt2pt/pt2pt.h"
 
 namespace stmpi::mpi::coll {
+namespace {
 
-Reduction reduction_of(const Op& op, const Datatype& type) {
-  Reduction reduction;
-  reduction.commutative = op.commutative;
-  reduction.apply = [&op, &type](const void* in, void* inout, MPI_Count count) {
-    return op_apply(op, in, inout, count, type);
-  };
-  return reduction;
-}
-
-int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
-           const Reduction& reduction, int root, Comm& comm) {
-  const int n = comm.size;
-  const int rank = comm.rank;
+void binomial(Schedule& s, const void* contribution, void* recvbuf, MPI_Count count,
+              Datatype& type, int root) {
+  const int n = s.size();
+  const int rank = s.rank();
+  const bool commutative = s.reduction().commutative;
+  const int top = commutative ? root : 0;
+  const int v = (rank - top + n) % n;
+  auto actual = [&](int x) { return (x + top) % n; };
   const bool is_root = rank == root;
-  const void* contribution = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (count == 0) return MPI_SUCCESS;
-  if (n == 1) {
-    if (sendbuf != MPI_IN_PLACE) copy_same(sendbuf, recvbuf, count, type);
-    return MPI_SUCCESS;
-  }
-  const uint32_t context = comm.coll_context_id();
-  const bool relative_tree = reduction.commutative;
-  const int tree_rank = relative_tree ? (rank - root + n) % n : rank;
-  auto actual = [&](int v) { return relative_tree ? (v + root) % n : v; };
-  // The process that ends the tree with the result: the root itself, or
-  // rank 0 forwarding to the root.
-  const bool tree_top_is_root = relative_tree || root == 0;
 
-  const bool result_in_place = is_root && tree_top_is_root;
-  const bool has_children = tree_rank % 2 == 0 && tree_rank + 1 < n;
-  ScratchBuffer own(result_in_place ? 0 : count, type);
-  ScratchBuffer incoming(has_children ? count : 0, type);
-  void* acc = own.get();
-  void* spare = incoming.get();
-  if (result_in_place) {
-    acc = recvbuf;
-    if (sendbuf != MPI_IN_PLACE) copy_same(sendbuf, recvbuf, count, type);
-  } else {
-    copy_same(contribution, acc, count, type);
-  }
-
+  void* acc = rank == top && is_root ? recvbuf : nullptr;
+  void* spare = nullptr;
+  const void* current = contribution;
   for (int mask = 1; mask < n; mask <<= 1) {
-    if (tree_rank & mask) {
-      if (int err = pt2pt::send(acc, count, type, actual(tree_rank - mask), kTagReduce, comm,
-                                context, dev::SendMode::kStandard);
-          err != MPI_SUCCESS)
-        return err;
+    if (v & mask) {
+      s.send(current, count, type, actual(v - mask));
+      s.fence();
       break;
     }
-    if (tree_rank + mask >= n) continue;
-    if (int err = pt2pt::recv(spare, count, type, actual(tree_rank + mask), kTagReduce, comm,
-                              context, MPI_STATUS_IGNORE);
-        err != MPI_SUCCESS)
-      return err;
-    if (reduction.commutative) {
-      if (int err = reduction.apply(spare, acc, count); err != MPI_SUCCESS) return err;
-    } else {
-      // acc holds the lower ranks: spare = acc op spare, then swap roles.
-      if (int err = reduction.apply(acc, spare, count); err != MPI_SUCCESS) return err;
+    if (v + mask >= n) continue;
+    if (acc == nullptr) acc = s.scratch(count, type);
+    if (spare == nullptr) spare = s.scratch(count, type);
+    if (current != acc) s.copy(current, count, type, acc, count, type);
+    s.recv(spare, count, type, actual(v + mask));
+    s.fence();
+    if (commutative) {
+      s.reduce(spare, acc, count);
+    } else {  // acc holds the lower ranks: spare = acc op spare, then swap roles
+      s.reduce(acc, spare, count);
       std::swap(acc, spare);
     }
+    current = acc;
   }
+  if (rank == top) {
+    if (is_root) s.copy(current, count, type, recvbuf, count, type);
+    else s.send(current, count, type, root);
+  } else if (is_root) {
+    s.recv(recvbuf, count, type, top);
+  }
+  s.fence();
+}
 
-  if (tree_top_is_root) {
-    if (is_root && acc != recvbuf) copy_same(acc, recvbuf, count, type);
+void linear(Schedule& s, const void* contribution, void* recvbuf, MPI_Count count,
+            Datatype& type, int root) {
+  const int n = s.size();
+  if (s.rank() != root) {
+    s.send(contribution, count, type, root);
+    s.fence();
+    return;
+  }
+  const MPI_Aint extent = type.extent;
+  void* all = s.scratch(count * n, type);
+  for (int r = 0; r < n; ++r) {
+    if (r == root) s.copy(contribution, count, type, block(all, r, count, extent), count, type);
+    else s.recv(block(all, r, count, extent), count, type, r);
+  }
+  s.fence();
+  s.copy(block(all, n - 1, count, extent), count, type, recvbuf, count, type);
+  for (int r = n - 2; r >= 0; --r) s.reduce(block(all, r, count, extent), recvbuf, count);
+  s.fence();
+}
+
+}  // namespace
+
+int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                 Datatype& type, int root) {
+  if (s.comm().is_inter()) return inter_reduce(s, sendbuf, recvbuf, count, type, root);
+  int algorithm = -1;
+  if (int err = choose(settings().reduce_algorithm, "REDUCE", {"binomial", "linear"}, &algorithm);
+      err != MPI_SUCCESS)
+    return err;
+  const void* contribution = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (count == 0) return MPI_SUCCESS;
+  if (s.size() == 1) {
+    s.copy(contribution, count, type, recvbuf, count, type);
+    s.fence();
     return MPI_SUCCESS;
   }
-  if (rank == 0)
-    return pt2pt::send(acc, count, type, root, kTagReduce, comm, context, dev::SendMode::kStandard);
-  if (is_root)
-    return pt2pt::recv(recvbuf, count, type, 0, kTagReduce, comm, context, MPI_STATUS_IGNORE);
+  if (algorithm == 1) linear(s, contribution, recvbuf, count, type, root);
+  else binomial(s, contribution, recvbuf, count, type, root);
   return MPI_SUCCESS;
 }
 
@@ -100,35 +110,51 @@ int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
 namespace stmpi::impl {
 namespace {
 
+using mpi::coll::Mode;
+
 int reduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-               mpi::Op& op, int root, mpi::Comm& comm) {
-  if (int err = mpi::op_check(op, datatype); err != MPI_SUCCESS) return err;
-  if (mpi::op_is_rma_only(op))
-    return mpi::errhan::make_error(MPI_ERR_OP, "%s is only valid in one-sided accumulates",
-                                   mpi::op_name(op.handle));
-  const bool is_root = comm.rank == root;
-  if (sendbuf == MPI_IN_PLACE && !is_root)
-    return mpi::errhan::make_error(MPI_ERR_BUFFER,
-                                   "MPI_IN_PLACE as sendbuf is only allowed at the root (rank %d); "
-                                   "this is rank %d",
-                                   root, comm.rank);
-  if (is_root && count > 0 && sendbuf == recvbuf)
-    return mpi::errhan::make_error(
-        MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (%p); use MPI_IN_PLACE", recvbuf);
-  return mpi::coll::reduce(sendbuf, recvbuf, count, datatype, mpi::coll::reduction_of(op, datatype),
-                           root, comm);
+               mpi::Op& op, int root, mpi::Comm& comm, Mode mode, MPI_Request* request) {
+  if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
+  if (int err = mpi::coll::check_in_place_root(sendbuf, root, comm.rank); err != MPI_SUCCESS)
+    return err;
+  if (comm.rank == root)
+    if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, count); err != MPI_SUCCESS)
+      return err;
+  return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
+    mpi::coll::hold_reduction(s, op, datatype);
+    return mpi::coll::build_reduce(s, sendbuf, recvbuf, count, datatype, root);
+  });
 }
 
 }  // namespace
 
 int reduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
            int root, mpi::Comm& comm) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kBlocking, nullptr);
 }
-
 int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
              mpi::Op& op, int root, mpi::Comm& comm) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kBlocking, nullptr);
+}
+int ireduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
+            int root, mpi::Comm& comm, MPI_Request* request) {
+  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kNonblocking,
+                    request);
+}
+int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
+              mpi::Op& op, int root, mpi::Comm& comm, MPI_Request* request) {
+  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kNonblocking,
+                    request);
+}
+int reduce_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
+                mpi::Op& op, int root, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
+  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kPersistent,
+                    request);
+}
+int reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
+                  mpi::Op& op, int root, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
+  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kPersistent,
+                    request);
 }
 
 }  // namespace stmpi::impl

@@ -36,6 +36,9 @@ struct Comm {
   std::vector<Attribute> attributes;  // in the order they were first set
   std::atomic<int> refs{1};
   bool predefined = false;
+  // Collectives started on this communicator so far (the same count on
+  // every member): it tags the messages of each one (coll/sched).
+  uint32_t coll_seq = 0;
   // Intercommunicators (intercomm.cc): the remote group, and an
   // intracommunicator over `group` with its own context id, on which the
   // local half of a constructor runs. Null for intracommunicators.

@@ -30,16 +30,7 @@ namespace {
 
 std::thread::id g_main_thread;
 
-const util::Param kProgressParams[] = {
-    {"polls_before_yield", util::Param::Type::kInt, &g_polls_before_yield, "1000",
-     "polls a blocking wait makes before yielding the CPU (lower: kinder to oversubscribed cores)"},
-};
-const util::ParamTable kProgressTable{"progress", kProgressParams};
-const util::ParamRegistration kProgressRegistration{&kProgressTable};
-
 }  // namespace
-
-int g_polls_before_yield = 1000;
 
 int library_start(int required) {
   ProcessState& state = g_process_state;
@@ -67,8 +58,9 @@ int library_start(int required) {
     fprintf(stderr, "STMPI: rank %d: %s\n", pmi.rank(), errhan::error_string(err).c_str());
     return err;
   }
+  util::set_yield(&wait_yield);
   comm_init_world(pmi.rank(), pmi.size());
-  stream::set_ranks_on_node(dev::world_size());  // every rank is on this node for now
+  stream::set_ranks_on_node(dev::ranks_on_node());
   state.thread_level = level;
   state.library_up = true;
   return MPI_SUCCESS;

@@ -2,6 +2,8 @@
 // every MPI call's entry check, so the accessors are inline.
 #pragma once
 
+#include "util/backoff.h"
+
 namespace stmpi::mpi {
 
 struct ProcessState {
@@ -33,24 +35,9 @@ inline int thread_level() { return g_process_state.thread_level; }
 // others for a moment.
 void wait_yield();
 
-// How many polls a blocking wait makes before it yields
-// (STMPI_PROGRESS_POLLS_BEFORE_YIELD).
-extern int g_polls_before_yield;
-
-// Every blocking loop calls step() once per poll: it spins first (lowest
-// latency when the peer has its own core) and then yields now and then,
-// since ranks often outnumber cores.
-class WaitBackoff {
- public:
-  void step() {
-    if (++polls_ >= g_polls_before_yield) {
-      polls_ = 0;
-      wait_yield();
-    }
-  }
-
- private:
-  int polls_ = 0;
-};
+// Every blocking loop calls step() once per poll: the device's one backoff
+// policy (util/backoff.h, STMPI_PROGRESS_POLLS_BEFORE_YIELD), which yields
+// through wait_yield().
+using WaitBackoff = util::Backoff;
 
 }  // namespace stmpi::mpi

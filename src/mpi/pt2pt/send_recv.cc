@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "binding/gen/impl.h"
+#include "mpi/coll/sched/engine.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
@@ -233,13 +234,17 @@ int recv_init_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int source,
 
 int start(MPI_Request* request) {
   Request* req = mpi::request_get(*request);
-  if (req == nullptr || (req->kind != Request::Kind::kPrequestSend &&
-                         req->kind != Request::Kind::kPrequestRecv))
+  if (req == nullptr || !mpi::request_is_persistent(req))
     return mpi::errhan::make_error(MPI_ERR_REQUEST, "request=0x%x is not a persistent request",
                                    static_cast<unsigned>(*request));
   if (req->persistent_active)
     return mpi::errhan::make_error(MPI_ERR_REQUEST, "request=0x%x is already active",
                                    static_cast<unsigned>(*request));
+  if (req->kind == Request::Kind::kPrequestColl) {  // replays the collective's schedule
+    req->persistent_active = true;
+    mpi::coll::engine_start(req);
+    return MPI_SUCCESS;
+  }
   const Request::Persistent& p = req->persistent;
   mpi::status_set_empty(&req->status);
   req->persistent_active = true;

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "device/device.h"
+#include "mpi/coll/sched/engine.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
@@ -62,6 +63,8 @@ void finish(Request* req) {
       break;
     case Request::Kind::kMessage:
     case Request::Kind::kDone:
+    case Request::Kind::kColl:           // the engine set MPI_ERROR at completion
+    case Request::Kind::kPrequestColl:
       break;
   }
 }
@@ -91,6 +94,7 @@ void request_free(Request* req) {
   if (req->user_type != nullptr) datatype_release(req->user_type);
   if (req->persistent.type != nullptr) datatype_release(req->persistent.type);
   for (Request* part : req->parts) request_free(part);
+  if (req->schedule != nullptr) coll::schedule_destroy(req->schedule);
   if (req->comm != nullptr) comm_release(req->comm);
   g_request_table.remove(req->handle);
   req->~Request();
@@ -133,6 +137,7 @@ int request_retire(Request* req, MPI_Status* status) {
   switch (req->kind) {
     case Request::Kind::kPrequestSend:
     case Request::Kind::kPrequestRecv:
+    case Request::Kind::kPrequestColl:
       req->persistent_active = false;
       break;
     default:

@@ -18,6 +18,9 @@ namespace stmpi::mpi {
 
 struct Comm;
 struct Datatype;
+namespace coll {
+class Schedule;
+}
 
 struct Request {
   enum class Kind : uint8_t {
@@ -29,6 +32,8 @@ struct Request {
     kGeneralized,   // MPI_Grequest_start
     kMessage,       // a matched probe's message (MPI_Mprobe), not a request to the user
     kDone,          // born complete (MPI_PROC_NULL peers, cancelled operations)
+    kColl,          // nonblocking collective: runs `schedule`
+    kPrequestColl,  // persistent collective (MPI_Bcast_init & co.): replays `schedule`
   };
 
   int handle = 0;
@@ -76,7 +81,15 @@ struct Request {
   // Buffered sends: the region of the attached buffer this send occupies.
   std::size_t bsend_offset = 0;
   std::size_t bsend_bytes = 0;
+  // kColl, kPrequestColl: the collective's schedule (owned).
+  coll::Schedule* schedule = nullptr;
 };
+
+// Persistent requests of every kind (inactive until started).
+inline bool request_is_persistent(const Request* req) {
+  return req->kind == Request::Kind::kPrequestSend || req->kind == Request::Kind::kPrequestRecv ||
+         req->kind == Request::Kind::kPrequestColl;
+}
 
 extern constinit HandleTable<Request, ObjectKind::kRequest> g_request_table;
 inline HandleTable<Request, ObjectKind::kRequest>& request_table() { return g_request_table; }

@@ -25,8 +25,7 @@ int resolve(MPI_Request handle, Request** req) {
   if (found == nullptr || found->kind == Request::Kind::kMessage)
     return mpi::errhan::make_error(MPI_ERR_REQUEST, "request=0x%x is not a valid request",
                                    static_cast<unsigned>(handle));
-  const bool inactive = (found->kind == Request::Kind::kPrequestSend ||
-                         found->kind == Request::Kind::kPrequestRecv) && !found->persistent_active;
+  const bool inactive = mpi::request_is_persistent(found) && !found->persistent_active;
   if (!inactive) *req = found;
   return MPI_SUCCESS;
 }
@@ -37,8 +36,7 @@ void set_empty(MPI_Status* status) {
 
 // Retires a complete request and nulls the user's handle unless persistent.
 int retire(MPI_Request* handle, Request* req, MPI_Status* status) {
-  const bool persistent = req->kind == Request::Kind::kPrequestSend ||
-                          req->kind == Request::Kind::kPrequestRecv;
+  const bool persistent = mpi::request_is_persistent(req);
   const int err = mpi::request_retire(req, status);
   if (!persistent) *handle = MPI_REQUEST_NULL;
   return err;
@@ -272,9 +270,12 @@ int request_free(MPI_Request* request) {
   if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
   if (req == nullptr) {  // an inactive persistent request
     mpi::request_free(mpi::request_get(*request));
-  } else if (mpi::request_test(req) && req->kind != Request::Kind::kPrequestSend &&
-             req->kind != Request::Kind::kPrequestRecv) {
+  } else if (mpi::request_test(req) &&
+             (!mpi::request_is_persistent(req) || req->schedule != nullptr)) {
     mpi::request_free(req);
+  } else if (req->schedule != nullptr) {
+    // An active collective: the engine frees it when its schedule completes.
+    req->freed_by_user = true;
   } else {
     mpi::request_detach(req);
   }

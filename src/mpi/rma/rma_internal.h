@@ -57,13 +57,7 @@ struct Settings {
   bool print_stats = false;  // print lock statistics at MPI_Finalize
   bool single_copy = true;   // reach private window memory by CMA; else active messages
   int attach_slots = 256;    // regions one process may attach to a dynamic window
-  int polls_before_yield = 0;  // RMA waits; 0: automatic (wait_polls())
 };
 const Settings& settings();
-// Polls an RMA wait (lock grant, post, barrier, reply) makes before it
-// yields: STMPI_RMA_POLLS_BEFORE_YIELD, or automatically the progress
-// engine's budget when every process has a CPU, and 20 when ranks outnumber
-// CPUs: then the process a waiter waits for can only run if it yields.
-const int* wait_polls();
 
 }  // namespace stmpi::mpi::rma

@@ -19,7 +19,6 @@ namespace stmpi::mpi::rma {
 namespace {
 
 Settings g_settings;
-constexpr int kOversubscribedPolls = 20;
 
 const util::Param kParams[] = {
     {"print_stats", util::Param::Type::kBool, &g_settings.print_stats, "no",
@@ -29,9 +28,6 @@ const util::Param kParams[] = {
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
     {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "256",
      "memory regions one process may attach to a dynamic window at a time"},
-    {"polls_before_yield", util::Param::Type::kInt, &g_settings.polls_before_yield, "0",
-     "polls of an RMA wait (lock grant, PSCW post, fence, reply) before it yields the CPU; 0: "
-     "STMPI_PROGRESS_POLLS_BEFORE_YIELD when every rank has a CPU, 20 when ranks outnumber CPUs"},
 };
 const util::ParamTable kTable{"rma", kParams};
 const util::ParamRegistration kRegistration{&kTable};
@@ -49,17 +45,6 @@ void add(dev::rma::lock::LockStats& total, const dev::rma::lock::LockStats& more
 }  // namespace
 
 const Settings& settings() { return g_settings; }
-
-const int* wait_polls() {
-  static int polls = 0;
-  if (g_settings.polls_before_yield > 0) {
-    polls = g_settings.polls_before_yield;
-  } else {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    polls = cpus > 0 && dev::world_size() > cpus ? kOversubscribedPolls : g_polls_before_yield;
-  }
-  return &polls;
-}
 
 void stats_add_freed(const dev::rma::lock::LockStats& stats) { add(g_freed, stats); }
 

@@ -179,7 +179,6 @@ void build_targets(Win& win, const std::vector<Announcement>& all) {
 }
 
 int create_window(Comm& comm, const CreateArgs& args, Win** out) {
-  dev::rma::set_yield(&wait_yield, wait_polls());
   const int local_error = check_arguments(args);
   WinUnderConstruction win(new Win);
   win->flavor = args.flavor;

@@ -1,0 +1,87 @@
+#include "mpi/coll/settings.h"
+
+#include <mpi.h>
+
+#include "mpi/errhan/error.h"
+#include "util/param.h"
+
+namespace stmpi::mpi::coll {
+namespace {
+
+Settings g_settings;
+
+using util::Param;
+
+const Param kParams[] = {
+    {"barrier_algorithm", Param::Type::kString, &g_settings.barrier_algorithm, "auto",
+     "MPI_Barrier and its nonblocking/persistent forms: auto | dissemination | linear"},
+    {"bcast_algorithm", Param::Type::kString, &g_settings.bcast_algorithm, "auto",
+     "MPI_Bcast: auto | binomial | scatter_allgather (binomial scatter, then ring allgather)"},
+    {"reduce_algorithm", Param::Type::kString, &g_settings.reduce_algorithm, "auto",
+     "MPI_Reduce: auto | binomial | linear (root combines in rank order)"},
+    {"allreduce_algorithm", Param::Type::kString, &g_settings.allreduce_algorithm, "auto",
+     "MPI_Allreduce: auto | recursive_doubling | rabenseifner (reduce-scatter by recursive "
+     "halving + allgather) | ring (commutative ops only; others use rabenseifner) | "
+     "reduce_bcast"},
+    {"gather_algorithm", Param::Type::kString, &g_settings.gather_algorithm, "auto",
+     "MPI_Gather: auto | binomial | linear"},
+    {"scatter_algorithm", Param::Type::kString, &g_settings.scatter_algorithm, "auto",
+     "MPI_Scatter: auto | binomial | linear"},
+    {"allgather_algorithm", Param::Type::kString, &g_settings.allgather_algorithm, "auto",
+     "MPI_Allgather: auto | ring | recursive_doubling (powers of two; else bruck) | bruck"},
+    {"alltoall_algorithm", Param::Type::kString, &g_settings.alltoall_algorithm, "auto",
+     "MPI_Alltoall: auto | bruck | linear (all messages posted at once) | pairwise"},
+    {"alltoallv_algorithm", Param::Type::kString, &g_settings.alltoallv_algorithm, "auto",
+     "MPI_Alltoallv and MPI_Alltoallw: auto | linear | pairwise"},
+    {"reduce_scatter_algorithm", Param::Type::kString, &g_settings.reduce_scatter_algorithm,
+     "auto",
+     "MPI_Reduce_scatter(_block): auto | ring (commutative ops only; others use "
+     "reduce_scatterv) | reduce_scatterv (reduce to rank 0, then scatterv)"},
+    {"scan_algorithm", Param::Type::kString, &g_settings.scan_algorithm, "auto",
+     "MPI_Scan and MPI_Exscan: auto | recursive_doubling | linear (a chain)"},
+    {"bcast_long_bytes", Param::Type::kSize, &g_settings.bcast_long_bytes, "131072",
+     "auto bcast: messages of at least this many bytes use scatter_allgather"},
+    {"bcast_long_min_procs", Param::Type::kInt, &g_settings.bcast_long_min_procs, "3",
+     "auto bcast: scatter_allgather only on at least this many processes"},
+    {"allreduce_short_bytes", Param::Type::kSize, &g_settings.allreduce_short_bytes, "4096",
+     "auto allreduce: below this many bytes, recursive_doubling; from it, rabenseifner"},
+    {"allreduce_ring_bytes", Param::Type::kSize, &g_settings.allreduce_ring_bytes, "4194304",
+     "auto allreduce: from this many bytes on, ring (commutative ops)"},
+    {"allgather_short_bytes", Param::Type::kSize, &g_settings.allgather_short_bytes, "65536",
+     "auto allgather: below this many bytes in total, recursive_doubling (powers of two) or "
+     "bruck; from it, ring"},
+    {"alltoall_short_bytes", Param::Type::kSize, &g_settings.alltoall_short_bytes, "256",
+     "auto alltoall: blocks up to this many bytes use bruck (8 processes or more)"},
+    {"alltoall_medium_bytes", Param::Type::kSize, &g_settings.alltoall_medium_bytes, "32768",
+     "auto alltoall: blocks up to this many bytes use linear; larger ones pairwise"},
+    {"gather_linear_bytes", Param::Type::kSize, &g_settings.gather_linear_bytes, "65536",
+     "auto gather/scatter: blocks of at least this many bytes use linear, smaller ones binomial"},
+};
+const util::ParamTable kTable{"coll", kParams};
+const util::ParamRegistration kRegistration{&kTable};
+
+}  // namespace
+
+const Settings& settings() { return g_settings; }
+
+int choose(const std::string& value, const char* collective,
+           std::initializer_list<const char*> names, int* index) {
+  if (value == "auto") {
+    *index = -1;
+    return MPI_SUCCESS;
+  }
+  int i = 0;
+  for (const char* name : names) {
+    if (value == name) {
+      *index = i;
+      return MPI_SUCCESS;
+    }
+    ++i;
+  }
+  std::string known;
+  for (const char* name : names) known += std::string(" ") + name;
+  return errhan::make_error(MPI_ERR_ARG, "STMPI_COLL_%s_ALGORITHM=%s is not auto or one of:%s",
+                            collective, value.c_str(), known.c_str());
+}
+
+}  // namespace stmpi::mpi::coll

@@ -405,3 +405,341 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallw_c(const void* sendbuf,
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_c) MPI_Neighbor_alltoallw_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoallw_c")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Request* request) {
+  Call call("MPI_Ineighbor_allgather");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_allgather(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_allgather) MPI_Ineighbor_allgather
+    __attribute__((weak, alias("PMPI_Ineighbor_allgather")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Request* request) {
+  Call call("MPI_Ineighbor_allgather_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_allgather_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_allgather_c) MPI_Ineighbor_allgather_c
+    __attribute__((weak, alias("PMPI_Ineighbor_allgather_c")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
+    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPI_Ineighbor_allgatherv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_allgatherv(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_allgatherv) MPI_Ineighbor_allgatherv
+    __attribute__((weak, alias("PMPI_Ineighbor_allgatherv")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPI_Ineighbor_allgatherv_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_allgatherv_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_allgatherv_c) MPI_Ineighbor_allgatherv_c
+    __attribute__((weak, alias("PMPI_Ineighbor_allgatherv_c")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Request* request) {
+  Call call("MPI_Ineighbor_alltoall");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_alltoall(sendbuf, sendcount, *sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoall) MPI_Ineighbor_alltoall
+    __attribute__((weak, alias("PMPI_Ineighbor_alltoall")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Request* request) {
+  Call call("MPI_Ineighbor_alltoall_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_alltoall_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoall_c) MPI_Ineighbor_alltoall_c
+    __attribute__((weak, alias("PMPI_Ineighbor_alltoall_c")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPI_Ineighbor_alltoallv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_alltoallv(sendbuf, sendcounts, sdispls, *sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallv) MPI_Ineighbor_alltoallv
+    __attribute__((weak, alias("PMPI_Ineighbor_alltoallv")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_alltoallv_c(const void* sendbuf,
+    const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Request* request) {
+  Call call("MPI_Ineighbor_alltoallv_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallv_c) MPI_Ineighbor_alltoallv_c
+    __attribute__((weak, alias("PMPI_Ineighbor_alltoallv_c")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  Call call("MPI_Ineighbor_alltoallw");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallw) MPI_Ineighbor_alltoallw
+    __attribute__((weak, alias("PMPI_Ineighbor_alltoallw")));
+
+extern "C" STMPI_API int PMPI_Ineighbor_alltoallw_c(const void* sendbuf,
+    const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  Call call("MPI_Ineighbor_alltoallw_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, request));
+}
+extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallw_c) MPI_Ineighbor_alltoallw_c
+    __attribute__((weak, alias("PMPI_Ineighbor_alltoallw_c")));
+
+extern "C" STMPI_API int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_allgather_init");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_allgather_init(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_allgather_init) MPI_Neighbor_allgather_init
+    __attribute__((weak, alias("PMPI_Neighbor_allgather_init")));
+
+extern "C" STMPI_API int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_allgather_init_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_allgather_init_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_allgather_init_c) MPI_Neighbor_allgather_init_c
+    __attribute__((weak, alias("PMPI_Neighbor_allgather_init_c")));
+
+extern "C" STMPI_API int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
+    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_allgatherv_init");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_allgatherv_init(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_allgatherv_init) MPI_Neighbor_allgatherv_init
+    __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init")));
+
+extern "C" STMPI_API int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_allgatherv_init_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_allgatherv_init_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_allgatherv_init_c) MPI_Neighbor_allgatherv_init_c
+    __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init_c")));
+
+extern "C" STMPI_API int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_alltoall_init");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_alltoall_init(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_alltoall_init) MPI_Neighbor_alltoall_init
+    __attribute__((weak, alias("PMPI_Neighbor_alltoall_init")));
+
+extern "C" STMPI_API int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_alltoall_init_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_null(request, "request");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_alltoall_init_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_alltoall_init_c) MPI_Neighbor_alltoall_init_c
+    __attribute__((weak, alias("PMPI_Neighbor_alltoall_init_c")));
+
+extern "C" STMPI_API int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+    MPI_Request* request) {
+  Call call("MPI_Neighbor_alltoallv_init");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv_init) MPI_Neighbor_alltoallv_init
+    __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init")));
+
+extern "C" STMPI_API int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf,
+    const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+    MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_alltoallv_init_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv_init_c) MPI_Neighbor_alltoallv_init_c
+    __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init_c")));
+
+extern "C" STMPI_API int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+    MPI_Request* request) {
+  Call call("MPI_Neighbor_alltoallw_init");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_init) MPI_Neighbor_alltoallw_init
+    __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init")));
+
+extern "C" STMPI_API int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf,
+    const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  Call call("MPI_Neighbor_alltoallw_init_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes,
+      recvbuf, recvcounts, rdispls, recvtypes, *comm_obj, info, request));
+}
+extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_init_c) MPI_Neighbor_alltoallw_init_c
+    __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init_c")));

@@ -751,6 +751,70 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
     const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
     mpi::Comm& comm);
+[[nodiscard]] int ineighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallv(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallw(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int neighbor_allgather_init(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_allgatherv_init(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[], const int displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_alltoall_init(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
 
 // Sessions
 [[nodiscard]] int session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);

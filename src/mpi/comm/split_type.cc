@@ -6,8 +6,8 @@
 // available, the package, NUMA node, L3, L2 and L1 cache, core and
 // hardware thread whose cpuset contains the process's whole CPU binding
 // (-1 where the binding spans several instances of a level). The node is
-// the lowest MPI_COMM_WORLD rank on the same host: processes agree on it by
-// comparing host names (the launcher places every rank on one node today).
+// the node id of the device's peer table (the launcher's process mapping,
+// else host names).
 //   SHARED        splits by node (shared memory is available node-wide).
 //   HW_GUIDED     splits by the level named by the info key
 //                 "mpi_hw_resource_type": "mpi_shared_memory" (the node)
@@ -31,6 +31,7 @@
 
 #include "binding/gen/impl.h"
 #include "config.h"
+#include "device/device.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
@@ -118,21 +119,10 @@ void local_instances(int* out) {
 
 // Every process's colors at every level: all[r * kNumLevels + level].
 int gather_colors(mpi::Comm& comm, std::vector<int>* all) {
-  // Node: the lowest comm rank with the same host name.
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  gethostname(host, sizeof host - 1);
-  std::vector<char> hosts(static_cast<std::size_t>(comm.size) * sizeof host);
-  mpi::Datatype& byte = mpi::coll::byte_type();
-  if (int err = mpi::coll::allgather(host, sizeof host, &byte, hosts.data(), sizeof host, byte, comm);
-      err != MPI_SUCCESS)
-    return err;
+  // Node: the device's peer table (what the launcher says: PMI process
+  // mapping, else host names).
   int mine[kNumLevels];
-  mine[0] = comm.rank;
-  for (int r = 0; r < comm.size; ++r)
-    if (std::memcmp(&hosts[r * sizeof host], host, sizeof host) == 0) {
-      mine[0] = r;
-      break;
-    }
+  mine[0] = dev::my_node();
   local_instances(mine);
   all->resize(static_cast<std::size_t>(comm.size) * kNumLevels);
   mpi::Datatype& int_type = *mpi::datatype_get(MPI_INT);
@@ -145,7 +135,7 @@ int color_at(const std::vector<int>& all, int r, int level, int nprocs) {
   (void)nprocs;
   const int* c = &all[static_cast<std::size_t>(r) * kNumLevels];
   if (c[level] < 0) return MPI_UNDEFINED;
-  // The node is a comm rank (< size); deeper instances are combined with it.
+  // Deeper instances are combined with the node id.
   return level == 0 ? c[0] : c[0] * 4096 + c[level];
 }
 

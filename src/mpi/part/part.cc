@@ -13,9 +13,11 @@
 // serialized by the library lock, so the readiness count needs no atomics.
 //
 // Matching: partitioned messages travel on the communicator's collective
-// context with the user's tag folded into the upper half of the tag space
-// (kPartitionedTagBit | tag), so they never match an ordinary receive, and
-// a Psend/Precv pair matches by (communicator, peers, tag) as MPI says.
+// context with the user's tag folded into [2^16, 2^27) (collective
+// schedules use the tags above, internal exchanges the ones below), so
+// they never match an ordinary receive or a collective, and a Psend/Precv
+// pair matches by (communicator, peers, tag) as MPI says; user tags that
+// differ by a multiple of 2^27 - 2^16 are not told apart.
 #include <vector>
 
 #include <mpi.h>
@@ -32,9 +34,12 @@
 namespace stmpi::mpi::part {
 namespace {
 
-constexpr int kPartitionedTagBit = (dev::match::kTagUb >> 1) + 1;
+// The collective context's tags from 2^27 up belong to collective
+// schedules; below that, internal exchanges use small tags (< 2^16).
+constexpr int kPartitionedTagBase = 1 << 16;
+constexpr int kPartitionedTagSpan = (1 << 27) - kPartitionedTagBase;
 
-int wire_tag(int tag) { return kPartitionedTagBit | (tag & (kPartitionedTagBit - 1)); }
+int wire_tag(int tag) { return kPartitionedTagBase + tag % kPartitionedTagSpan; }
 
 int send_now(Request* req) {
   const Request::Persistent& p = req->persistent;

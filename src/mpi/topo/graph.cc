@@ -276,8 +276,8 @@ int dist_graph_create(mpi::Comm& comm_old, int n, const int sources[], const int
     return make_error(MPI_ERR_ARG, "another process passed invalid edges to MPI_Dist_graph_create");
   std::vector<int> send_counts(static_cast<std::size_t>(size)), recv_counts(send_counts.size());
   for (int p = 0; p < size; ++p) send_counts[p] = static_cast<int>(outgoing[p].size());
-  if (int err = mpi::coll::alltoall(send_counts.data(), 1, &int_type, recv_counts.data(), 1,
-                                    int_type, comm_old);
+  if (int err = alltoall(send_counts.data(), 1, &int_type, recv_counts.data(), 1, int_type,
+                         comm_old);
       err != MPI_SUCCESS)
     return err;
   std::vector<std::vector<int>> incoming(static_cast<std::size_t>(size));

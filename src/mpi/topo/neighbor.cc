@@ -1,10 +1,13 @@
-// Blocking neighborhood collectives (MPI 4.1 section 8.6):
-// Neighbor_allgather(v) and Neighbor_alltoall(v,w), with their _c forms,
-// on Cartesian, graph and distributed graph communicators.
+// Neighborhood collectives (MPI 4.1 sections 8.6-8.8): Neighbor_allgather(v)
+// and Neighbor_alltoall(v,w) in their blocking, nonblocking (MPI_I*) and
+// persistent (*_init) forms, each with its _c form, on Cartesian, graph
+// and distributed graph communicators.
 //
-// Every call posts one receive per source and one send per destination
-// (topo::neighbors gives both lists and the buffer order) on the
-// communicator's collective context, with one tag, and waits for all.
+// Every call is a one-round collective schedule (../coll/sched/): one
+// receive per source and one send per destination (topo::neighbors gives
+// both lists and the buffer order) on the communicator's collective
+// context; coll::launch runs it to completion, hands it to the progress
+// engine, or keeps it for MPI_Start.
 // Messages between two processes match in order, so the sends go out in
 // the order the receiver's slots expect them: in a Cartesian topology the
 // block of send slot j (dimension j/2, down if j is even) lands in the
@@ -13,53 +16,42 @@
 // size 1 or 2 makes the rank below and the rank above the same process.
 // Graph topologies send in slot order and rely on FIFO order between a
 // pair of processes (the j-th edge s->d is the j-th at both ends).
-#include <vector>
+#include "mpi/topo/neighbor.h"
 
 #include <mpi.h>
 
+#include <vector>
+
 #include "binding/gen/impl.h"
+#include "mpi/coll/launch.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
-#include "mpi/pt2pt/pt2pt.h"
-#include "mpi/request/request.h"
-#include "mpi/topo/neighbor.h"
 #include "mpi/topo/topology.h"
 
 namespace stmpi::mpi::topo {
-namespace {
-
-constexpr int kTagNeighbor = 0x7400;
-
-}  // namespace
-
 std::size_t send_order(bool cartesian, std::size_t k) { return cartesian ? k ^ 1 : k; }
 
 int neighbor_exchange(Comm& comm, const std::vector<NeighborBlock>& sends,
-                      const std::vector<NeighborBlock>& recvs) {
+                      const std::vector<NeighborBlock>& recvs, coll::Mode mode,
+                      MPI_Request* request) {
   std::vector<int> sources, destinations;
   if (int err = neighbors(comm, &sources, &destinations); err != MPI_SUCCESS) return err;
   const bool cart = comm.topology->kind == MPI_CART;
-  std::vector<Request*> requests;
-  requests.reserve(sources.size() + destinations.size());
-  int first_error = MPI_SUCCESS;
-  for (std::size_t i = 0; i < sources.size() && first_error == MPI_SUCCESS; ++i) {
-    const NeighborBlock& b = recvs[i];
-    Request* req = nullptr;
-    first_error = pt2pt::irecv(b.buf, b.count, *b.type, sources[i], kTagNeighbor, comm,
-                               comm.coll_context_id(), &req);
-    if (first_error == MPI_SUCCESS) requests.push_back(req);
-  }
-  for (std::size_t k = 0; k < destinations.size() && first_error == MPI_SUCCESS; ++k) {
-    const std::size_t i = send_order(cart, k);
-    const NeighborBlock& b = sends[i];
-    Request* req = nullptr;
-    first_error = pt2pt::isend(b.buf, b.count, *b.type, destinations[i], kTagNeighbor, comm,
-                               comm.coll_context_id(), dev::SendMode::kStandard, &req);
-    if (first_error == MPI_SUCCESS) requests.push_back(req);
-  }
-  const int err = pt2pt::wait_all(static_cast<int>(requests.size()), requests.data());
-  return first_error != MPI_SUCCESS ? first_error : err;
+  return coll::launch(comm, mode, request, [&](coll::Schedule& schedule) {
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const NeighborBlock& b = recvs[i];
+      schedule.hold(b.type);
+      schedule.recv(b.buf, b.count, *b.type, sources[i]);
+    }
+    for (std::size_t k = 0; k < destinations.size(); ++k) {
+      const std::size_t i = send_order(cart, k);
+      const NeighborBlock& b = sends[i];
+      schedule.hold(b.type);
+      schedule.send(b.buf, b.count, *b.type, destinations[i]);
+    }
+    return MPI_SUCCESS;
+  });
 }
 
 int neighbor_degrees(Comm& comm, int* indegree, int* outdegree) {
@@ -76,8 +68,8 @@ namespace stmpi::impl {
 namespace {
 
 using mpi::Datatype;
-using mpi::topo::NeighborBlock;
 using mpi::errhan::make_error;
+using mpi::topo::NeighborBlock;
 
 char* at(const void* buf, MPI_Aint bytes) {
   return const_cast<char*>(static_cast<const char*>(buf)) + bytes;
@@ -93,23 +85,28 @@ int check_counts(const CountT* counts, int n, const char* arg) {
   return MPI_SUCCESS;
 }
 
-int degrees(mpi::Comm& comm, int* in, int* out) { return mpi::topo::neighbor_degrees(comm, in, out); }
+int degrees(mpi::Comm& comm, int* in, int* out) {
+  return mpi::topo::neighbor_degrees(comm, in, out);
+}
+
+using mpi::coll::Mode;
 
 int allgather_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, void* recvbuf,
-                   MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm) {
+                   MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm, Mode mode,
+                   MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   std::vector<NeighborBlock> sends(out, NeighborBlock{at(sendbuf, 0), sendcount, &sendtype});
   std::vector<NeighborBlock> recvs;
   for (int i = 0; i < in; ++i)
     recvs.push_back({at(recvbuf, i * recvcount * recvtype.extent), recvcount, &recvtype});
-  return mpi::topo::neighbor_exchange(comm, sends, recvs);
+  return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
 
 template <typename CountT, typename DisplT>
 int allgatherv_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, void* recvbuf,
                     const CountT* recvcounts, const DisplT* displs, Datatype& recvtype,
-                    mpi::Comm& comm) {
+                    mpi::Comm& comm, Mode mode, MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   if (int err = check_counts(recvcounts, in, "recvcounts"); err != MPI_SUCCESS) return err;
@@ -119,11 +116,12 @@ int allgatherv_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype
   for (int i = 0; i < in; ++i)
     recvs.push_back({at(recvbuf, static_cast<MPI_Aint>(displs[i]) * recvtype.extent),
                      static_cast<MPI_Count>(recvcounts[i]), &recvtype});
-  return mpi::topo::neighbor_exchange(comm, sends, recvs);
+  return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
 
 int alltoall_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, void* recvbuf,
-                  MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm) {
+                  MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm, Mode mode,
+                  MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   std::vector<NeighborBlock> sends, recvs;
@@ -131,13 +129,14 @@ int alltoall_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, 
     sends.push_back({at(sendbuf, i * sendcount * sendtype.extent), sendcount, &sendtype});
   for (int i = 0; i < in; ++i)
     recvs.push_back({at(recvbuf, i * recvcount * recvtype.extent), recvcount, &recvtype});
-  return mpi::topo::neighbor_exchange(comm, sends, recvs);
+  return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
 
 template <typename CountT, typename DisplT>
 int alltoallv_impl(const void* sendbuf, const CountT* sendcounts, const DisplT* sdispls,
                    Datatype& sendtype, void* recvbuf, const CountT* recvcounts,
-                   const DisplT* rdispls, Datatype& recvtype, mpi::Comm& comm) {
+                   const DisplT* rdispls, Datatype& recvtype, mpi::Comm& comm, Mode mode,
+                   MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   if (int err = check_counts(sendcounts, out, "sendcounts"); err != MPI_SUCCESS) return err;
@@ -151,7 +150,7 @@ int alltoallv_impl(const void* sendbuf, const CountT* sendcounts, const DisplT* 
   for (int i = 0; i < in; ++i)
     recvs.push_back({at(recvbuf, static_cast<MPI_Aint>(rdispls[i]) * recvtype.extent),
                      static_cast<MPI_Count>(recvcounts[i]), &recvtype});
-  return mpi::topo::neighbor_exchange(comm, sends, recvs);
+  return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
 
 int type_of(MPI_Datatype handle, const char* arg, int i, Datatype** out) {
@@ -166,7 +165,8 @@ int type_of(MPI_Datatype handle, const char* arg, int i, Datatype** out) {
 template <typename CountT>
 int alltoallw_impl(const void* sendbuf, const CountT* sendcounts, const MPI_Aint* sdispls,
                    const MPI_Datatype* sendtypes, void* recvbuf, const CountT* recvcounts,
-                   const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, mpi::Comm& comm) {
+                   const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, mpi::Comm& comm,
+                   Mode mode, MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   if (int err = check_counts(sendcounts, out, "sendcounts"); err != MPI_SUCCESS) return err;
@@ -185,66 +185,203 @@ int alltoallw_impl(const void* sendbuf, const CountT* sendcounts, const MPI_Aint
     if (int err = type_of(recvtypes[i], "recvtypes", i, &type); err != MPI_SUCCESS) return err;
     recvs.push_back({at(recvbuf, rdispls[i]), static_cast<MPI_Count>(recvcounts[i]), type});
   }
-  return mpi::topo::neighbor_exchange(comm, sends, recvs);
+  return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
 
 }  // namespace
 
+// Blocking, nonblocking and persistent forms, each with its _c twin.
 int neighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
                        int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        Mode::kBlocking, nullptr);
+}
+int ineighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
+                        int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+                        MPI_Request* request) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        Mode::kNonblocking, request);
+}
+int neighbor_allgather_init(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+                            void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+                            MPI_Info /*info*/, MPI_Request* request) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        Mode::kPersistent, request);
 }
 int neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
                          void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
                          mpi::Comm& comm) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        Mode::kBlocking, nullptr);
+}
+int ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+                          void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+                          mpi::Comm& comm, MPI_Request* request) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        Mode::kNonblocking, request);
+}
+int neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+                              void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+                              mpi::Comm& comm, MPI_Info /*info*/, MPI_Request* request) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        Mode::kPersistent, request);
 }
 int neighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
                         mpi::Comm& comm) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         comm);
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Mode::kBlocking, nullptr);
+}
+int ineighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
+                         const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+                         mpi::Comm& comm, MPI_Request* request) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Mode::kNonblocking, request);
+}
+int neighbor_allgatherv_init(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+                             void* recvbuf, const int recvcounts[], const int displs[],
+                             mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info /*info*/,
+                             MPI_Request* request) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Mode::kPersistent, request);
 }
 int neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
                           void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                           mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                         comm);
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Mode::kBlocking, nullptr);
+}
+int ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+                           void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Mode::kNonblocking, request);
+}
+int neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info /*info*/,
+                               MPI_Request* request) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Mode::kPersistent, request);
 }
 int neighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
                       int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       Mode::kBlocking, nullptr);
+}
+int ineighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
+                       int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+                       MPI_Request* request) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       Mode::kNonblocking, request);
+}
+int neighbor_alltoall_init(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+                           void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+                           MPI_Info /*info*/, MPI_Request* request) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       Mode::kPersistent, request);
 }
 int neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
                         void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
                         mpi::Comm& comm) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       Mode::kBlocking, nullptr);
+}
+int ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+                         void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+                         mpi::Comm& comm, MPI_Request* request) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       Mode::kNonblocking, request);
+}
+int neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+                             void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+                             mpi::Comm& comm, MPI_Info /*info*/, MPI_Request* request) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       Mode::kPersistent, request);
 }
 int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                        mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
                        const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm) {
   return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm);
+                        recvtype, comm, Mode::kBlocking, nullptr);
+}
+int ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                        mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+                        const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm,
+                        MPI_Request* request) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, Mode::kNonblocking, request);
+}
+int neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                            mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+                            const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm,
+                            MPI_Info /*info*/, MPI_Request* request) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, Mode::kPersistent, request);
 }
 int neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
                          const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf,
                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                          mpi::Datatype& recvtype, mpi::Comm& comm) {
   return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm);
+                        recvtype, comm, Mode::kBlocking, nullptr);
+}
+int ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, Mode::kNonblocking, request);
+}
+int neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info /*info*/,
+                              MPI_Request* request) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, Mode::kPersistent, request);
 }
 int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm) {
   return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm);
+                        recvtypes, comm, Mode::kBlocking, nullptr);
+}
+int ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
+                        MPI_Request* request) {
+  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, Mode::kNonblocking, request);
+}
+int neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                            mpi::Comm& comm, MPI_Info /*info*/, MPI_Request* request) {
+  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, Mode::kPersistent, request);
 }
 int neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                          const MPI_Datatype recvtypes[], mpi::Comm& comm) {
   return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm);
+                        recvtypes, comm, Mode::kBlocking, nullptr);
+}
+int ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Request* request) {
+  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, Mode::kNonblocking, request);
+}
+int neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Info /*info*/,
+                              MPI_Request* request) {
+  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                        recvtypes, comm, Mode::kPersistent, request);
 }
 
 }  // namespace stmpi::impl

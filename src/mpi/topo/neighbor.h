@@ -12,6 +12,10 @@ struct Comm;
 struct Datatype;
 }  // namespace stmpi::mpi
 
+namespace stmpi::mpi::coll {
+enum class Mode;
+}  // namespace stmpi::mpi::coll
+
 namespace stmpi::mpi::topo {
 
 struct NeighborBlock {
@@ -20,10 +24,12 @@ struct NeighborBlock {
   Datatype* type = nullptr;
 };
 
-// Sends sends[i] to destination i and receives recvs[i] from source i;
-// returns when all are done. MPI_ERR_TOPOLOGY without a topology.
+// Sends sends[i] to destination i and receives recvs[i] from source i, as
+// a schedule run by `mode` (coll/launch.h; `request` unless blocking).
+// MPI_ERR_TOPOLOGY without a topology.
 [[nodiscard]] int neighbor_exchange(Comm& comm, const std::vector<NeighborBlock>& sends,
-                                    const std::vector<NeighborBlock>& recvs);
+                                    const std::vector<NeighborBlock>& recvs, coll::Mode mode,
+                                    MPI_Request* request);
 // The send slot to issue k-th (see neighbor.cc): k ^ 1 in a Cartesian
 // topology (2 slots per dimension, so this permutes within a dimension).
 std::size_t send_order(bool cartesian, std::size_t k);

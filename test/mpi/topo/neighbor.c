@@ -1,7 +1,9 @@
-/* Blocking neighborhood collectives on Cartesian (1-d periodic, 2-d with
+/* Neighborhood collectives (blocking, nonblocking, persistent) on Cartesian (1-d periodic, 2-d with
  * one periodic dimension, 1-d of size 2 periodic where both neighbors are
  * one process), graph and distributed-graph communicators:
- * Neighbor_allgather(v), Neighbor_alltoall(v,w) and Neighbor_alltoall_c.
+ * Neighbor_allgather(v), Neighbor_alltoall(v,w) and Neighbor_alltoall_c, their
+ * MPI_I* forms (compared with the blocking results) and persistent
+ * Neighbor_alltoall_init / Neighbor_allgather_init started several times.
  * Every received block is compared with what its sender must have sent,
  * computed here from the sender's neighbor lists. */
 #include <string.h>
@@ -171,6 +173,71 @@ static void run(MPI_Comm comm, const char *name)
         for (int e = 0; e < rcv[i]; e++)
             CHECK(rbuf[rd[i] + e] == value(in[i], sender_slot(comm, i, in), e),
                   "%s alltoallw slot %d elem %d", name, i, e);
+    /* Nonblocking forms give the blocking results. */
+    {
+        int nb[MAXN * 4];
+        MPI_Request req;
+        for (int i = 0; i < MAXN * 4; i++)
+            nb[i] = -7;
+        CHECK_SUCCESS(MPI_Ineighbor_alltoallw(sbuf, sc, sdb, st, nb, rcv, rdb, rt, comm, &req));
+        int flag = 0;
+        while (!flag)
+            CHECK_SUCCESS(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        CHECK(memcmp(nb, rbuf, sizeof nb) == 0, "%s ineighbor_alltoallw differs", name);
+        for (int i = 0; i < MAXN * 4; i++)
+            nb[i] = rbuf[i] = -7;
+        MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rcv, rd, MPI_INT, comm);
+        CHECK_SUCCESS(MPI_Ineighbor_alltoallv(sbuf, sc, sd, MPI_INT, nb, rcv, rd, MPI_INT, comm, &req));
+        CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(memcmp(nb, rbuf, sizeof nb) == 0, "%s ineighbor_alltoallv differs", name);
+        for (int i = 0; i < MAXN * 4; i++)
+            nb[i] = rbuf[i] = -7;
+        MPI_Neighbor_allgatherv(mine, 2, MPI_INT, rbuf, rc, dis, MPI_INT, comm);
+        CHECK_SUCCESS(MPI_Ineighbor_allgatherv(mine, 2, MPI_INT, nb, rc, dis, MPI_INT, comm, &req));
+        CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(memcmp(nb, rbuf, sizeof nb) == 0, "%s ineighbor_allgatherv differs", name);
+        for (int i = 0; i < MAXN * 4; i++)
+            nb[i] = rbuf[i] = -7;
+        MPI_Neighbor_allgather(mine, 2, MPI_INT, rbuf, 2, MPI_INT, comm);
+        CHECK_SUCCESS(MPI_Ineighbor_allgather_c(mine, 2, MPI_INT, nb, 2, MPI_INT, comm, &req));
+        CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(memcmp(nb, rbuf, sizeof nb) == 0, "%s ineighbor_allgather_c differs", name);
+    }
+    /* Persistent alltoall: built once, started three times with new data. */
+    {
+        MPI_Request req;
+        for (int j = 0; j < nout; j++)
+            sbuf[j] = 0;
+        CHECK_SUCCESS(MPI_Neighbor_alltoall_init(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, comm,
+                                                 MPI_INFO_NULL, &req));
+        for (int epoch = 0; epoch < 3; epoch++) {
+            for (int j = 0; j < nout; j++)
+                sbuf[j] = value(rank, j, epoch);
+            for (int i = 0; i < nin; i++)
+                rbuf[i] = -7;
+            CHECK_SUCCESS(MPI_Start(&req));
+            CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            for (int i = 0; i < nin; i++)
+                if (in[i] != MPI_PROC_NULL)
+                    CHECK(rbuf[i] == value(in[i], sender_slot(comm, i, in), epoch),
+                          "%s persistent alltoall epoch %d slot %d: %d", name, epoch, i, rbuf[i]);
+        }
+        CHECK_SUCCESS(MPI_Request_free(&req));
+        /* and a nonblocking alltoall overlapping a persistent allgather */
+        MPI_Request reqs[2];
+        int ag[MAXN];
+        CHECK_SUCCESS(MPI_Neighbor_allgather_init(mine, 1, MPI_INT, ag, 1, MPI_INT, comm,
+                                                  MPI_INFO_NULL, &reqs[0]));
+        CHECK_SUCCESS(MPI_Start(&reqs[0]));
+        CHECK_SUCCESS(MPI_Ineighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, comm, &reqs[1]));
+        CHECK_SUCCESS(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < nin; i++)
+            if (in[i] != MPI_PROC_NULL) {
+                CHECK(ag[i] == in[i], "%s persistent allgather slot %d", name, i);
+                CHECK(rbuf[i] == value(in[i], sender_slot(comm, i, in), 2), "%s ialltoall", name);
+            }
+        MPI_Request_free(&reqs[0]);
+    }
     /* a bad datatype in the w form */
     if (nout > 0) {
         st[0] = MPI_DATATYPE_NULL;

@@ -18,6 +18,8 @@
 // they never match an ordinary receive or a collective, and a Psend/Precv
 // pair matches by (communicator, peers, tag) as MPI says; user tags that
 // differ by a multiple of 2^27 - 2^16 are not told apart.
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include <mpi.h>
@@ -39,23 +41,40 @@ namespace {
 constexpr int kPartitionedTagBase = 1 << 16;
 constexpr int kPartitionedTagSpan = (1 << 27) - kPartitionedTagBase;
 
-int wire_tag(int tag) { return kPartitionedTagBase + tag % kPartitionedTagSpan; }
+// MPI matches partitioned operations in the order of their init calls (the
+// k-th MPI_Psend_init to (comm, dest, tag) pairs with the k-th
+// MPI_Precv_init from (comm, source, tag)), not in the order the data
+// moves. Each side numbers its send inits and its receive inits per
+// (context, peer, tag) and the number goes into the wire tag.
+std::map<std::tuple<uint32_t, int, int, bool>, int>& init_counts() {
+  static std::map<std::tuple<uint32_t, int, int, bool>, int> counts;
+  return counts;
+}
+
+int wire_tag(const Request& req) {
+  const long long folded = static_cast<long long>(req.persistent.tag) * 4099 + req.partition_seq;
+  return kPartitionedTagBase + static_cast<int>(folded % kPartitionedTagSpan);
+}
 
 int send_now(Request* req) {
   const Request::Persistent& p = req->persistent;
   return pt2pt::start_send(req, p.buf, p.count * req->partitions, *p.type, p.peer,
-                           wire_tag(p.tag), *req->comm, req->comm->coll_context_id(),
+                           wire_tag(*req), *req->comm, req->comm->coll_context_id(),
                            dev::SendMode::kStandard);
 }
 
 }  // namespace
+
+int next_init_number(uint32_t context, int peer, int tag, bool send) {
+  return init_counts()[{context, peer, tag, send}]++;
+}
 
 int start(Request* req) {
   const Request::Persistent& p = req->persistent;
   req->finished = false;
   if (req->kind == Request::Kind::kPrequestRecv)
     return pt2pt::start_recv(req, const_cast<void*>(p.buf), p.count * req->partitions, *p.type,
-                             p.peer, wire_tag(p.tag), *req->comm, req->comm->coll_context_id());
+                             p.peer, wire_tag(*req), *req->comm, req->comm->coll_context_id());
   req->partitions_ready = 0;
   req->partition_ready.assign(static_cast<std::size_t>(req->partitions), 0);
   req->dev.done.store(false, std::memory_order_relaxed);
@@ -80,6 +99,9 @@ int create(Request::Kind kind, const void* buf, int partitions, MPI_Count count,
   Request* req = mpi::request_create(kind);
   req->persistent = {buf, count, &datatype, peer, tag, 0};
   req->partitions = partitions;
+  if (peer != MPI_PROC_NULL)
+    req->partition_seq = mpi::part::next_init_number(comm.context_id, peer, tag,
+                                                     kind == Request::Kind::kPrequestSend);
   mpi::datatype_retain(&datatype);
   req->comm = &comm;
   mpi::comm_retain(&comm);

@@ -268,8 +268,13 @@ typedef struct {
 #define MPI_ARGVS_NULL       ((char ***)0)
 
 /* Sentinels defined by the library */
-extern int *const MPI_UNWEIGHTED;
-extern int *const MPI_WEIGHTS_EMPTY;
+#if defined(__GNUC__)
+#define STMPI_PUBLIC_DATA __attribute__((visibility("default")))
+#else
+#define STMPI_PUBLIC_DATA
+#endif
+extern int *const MPI_UNWEIGHTED STMPI_PUBLIC_DATA;
+extern int *const MPI_WEIGHTS_EMPTY STMPI_PUBLIC_DATA;
 extern MPI_Fint *MPI_F_STATUS_IGNORE;
 extern MPI_Fint *MPI_F_STATUSES_IGNORE;
 extern MPI_F08_status *MPI_F08_STATUS_IGNORE;

@@ -49,11 +49,12 @@ NOT_IN_PLACE = {'MPI_Buffer_attach': 'buffer', 'MPI_Win_create': 'base',
 
 # Scalar counts that must not be negative.
 NNI_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYNUM_BYTES_NNI',
-                   'ARRAY_LENGTH_NNI'}
+                   'ARRAY_LENGTH_NNI', 'XFER_NUM_ELEM_NNI'}
 # Counts of elements that go with a buffer and a datatype.
 ELEMENT_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM'}
 # Arguments that may legally be NULL (MPI_Init's argc/argv) or are data.
-NO_POINTER_CHECK_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST', 'BUFFER', 'FUNCTION',
+NO_POINTER_CHECK_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST', 'STRING_ARRAY', 'STRING_2DARRAY',
+                          'BUFFER', 'FUNCTION',
                           'POLYFUNCTION', 'EXTRA_STATE'}
 
 # Where a collective accepts MPI_IN_PLACE (MPI 4.1, chapter 6 and section
@@ -107,6 +108,10 @@ CHAPTER_TITLES = {
     'info': 'Info objects',
     'rma': 'One-sided communication',
     'io': 'I/O (not provided yet)',
+    'topo': 'Process topologies and neighborhood collectives',
+    'session': 'Sessions',
+    'part': 'Partitioned communication',
+    'dynamic': 'Process creation and management',
 }
 
 MAX_LINE = 100
@@ -327,6 +332,9 @@ def collective_partners(f):
     return partners
 
 
+# Outputs that may be NULL: with *pset_len == 0 only the length is asked for.
+NULLABLE_OUTPUTS = {('MPI_Session_get_nth_pset', 'pset_name')}
+
 # Arguments significant only at the local leader (MPI 4.1 section 7.6.2).
 LEADER_ONLY = {
     'MPI_Intercomm_create': ('peer_comm', 'remote_leader', 'tag'),
@@ -425,6 +433,8 @@ def object_decl(p):
 def scalar_checks(f, p, comm):
     """Checks of one parameter that is not an object handle or a buffer."""
     name = p.name
+    if p.kind == 'SESSION' and p.direction == 'in':
+        return [f'call.session({name});']  # errors go to the session's handler
     if p.direction == 'in' and p.is_value:
         if p.kind in NNI_COUNT_KINDS:
             return [f'call.count({name}, "{name}");']
@@ -442,6 +452,8 @@ def scalar_checks(f, p, comm):
         if length is not None:
             return [f'call.array({name}, {length.name}, "{name}");']
         return collective_array_checks(f, p, comm)
+    if (f.name, name) in NULLABLE_OUTPUTS:
+        return []
     if p.kind == 'STATUS':
         # An output status may be MPI_STATUS_IGNORE; a status that is read may not.
         if p.direction == 'out':

@@ -78,6 +78,18 @@ KIND_TYPES = {
     'COMM_COMPARISON': ('int', 'int'),
     'GROUP_COMPARISON': ('int', 'int'),
     'COMM_SIZE': ('int', 'int'),
+    'ARRAY_LENGTH_PI': ('int', 'int'),
+    'COORDINATE': ('int', 'int'),
+    'DEGREE': ('int', 'int'),
+    'DIMENSION': ('int', 'int'),
+    'NUM_DIMS': ('int', 'int'),
+    'WEIGHT': ('int', 'int'),
+    'TOPOLOGY_TYPE': ('int', 'int'),
+    'SPLIT_TYPE': ('int', 'int'),
+    'PARTITION': ('int', 'int'),
+    'FILE_DESCRIPTOR': ('int', 'int'),
+    'XFER_NUM_ELEM_NNI': ('MPI_Count', 'MPI_Count'),
+    'POLYDISPLACEMENT': ('int', 'MPI_Aint'),
     # Handles.
     'COMMUNICATOR': ('MPI_Comm', 'MPI_Comm'),
     'GROUP': ('MPI_Group', 'MPI_Group'),
@@ -115,6 +127,8 @@ KIND_TYPES = {
     'EXTRA_STATE': ('void*', 'void*'),
     'ATTRIBUTE_VAL': ('void*', 'void*'),
     'STRING': ('char*', 'char*'),
+    'STRING_ARRAY': ('char**', 'char**'),
+    'STRING_2DARRAY': ('char**', 'char**'),
     'ARGUMENT_LIST': ('char**', 'char**'),
     # Callbacks: the type is the parameter's func_type (see param_type).
     'FUNCTION': (None, None),
@@ -186,6 +200,10 @@ def param_type(p, large):
     return KIND_TYPES[kind][1 if large else 0]
 
 
+# Parameters that MPICH's prototypes declare without the const the standard
+# has; the ABI is MPICH's.
+MPICH_NOT_CONST = {('MPI_Pready_list', 'array_of_partitions')}
+
 # The API data marks MPI_Scatterv_init's recvbuf root-only; it is
 # significant everywhere (as in MPI_Scatterv and MPI_Iscatterv).
 NOT_ROOT_ONLY = {('MPI_Scatterv_init', 'recvbuf')}
@@ -209,7 +227,7 @@ def param_entry(p, large, function_name=''):
     if is_array:
         dims = length if isinstance(length, list) else [length]
         fields.append('array=' + ','.join(str(d) for d in dims))
-    if p['constant']:
+    if p['constant'] and (function_name, p['name']) not in MPICH_NOT_CONST:
         fields.append('const')
     if p['root_only'] and (function_name, p['name']) not in NOT_ROOT_ONLY:
         fields.append('root_only')

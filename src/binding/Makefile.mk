@@ -12,7 +12,11 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_coll_init.cc \
 	src/binding/gen/bindings_info.cc \
 	src/binding/gen/bindings_rma.cc \
-	src/binding/gen/bindings_io.cc
+	src/binding/gen/bindings_io.cc \
+	src/binding/gen/bindings_topo.cc \
+	src/binding/gen/bindings_session.cc \
+	src/binding/gen/bindings_part.cc \
+	src/binding/gen/bindings_dynamic.cc
 noinst_HEADERS += \
 	src/binding/call.h \
 	src/binding/gen/impl.h

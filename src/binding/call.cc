@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mpi/errhan/errhandler.h"
+#include "mpi/session/session.h"
 #include "mpi/errhan/error.h"
 #include "mpi/io/io.h"
 #include "mpi/request/request.h"
@@ -44,6 +45,10 @@ int Call::raise(int code) {
     const std::string text = mpi::errhan::error_string(code);
     std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", function_, text.c_str());
     std::_Exit(1);
+  }
+  if (error_session_ != MPI_SESSION_NULL) {
+    if (mpi::Session* session = mpi::session_get(error_session_); session != nullptr)
+      return mpi::session_raise(session, code, function_);
   }
   if (error_win_ != MPI_WIN_NULL) {
     if (mpi::Win* win = mpi::win_get(error_win_); win != nullptr)

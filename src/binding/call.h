@@ -143,6 +143,13 @@ class Call {
     if (error_comm_ == MPI_COMM_NULL && *request != MPI_REQUEST_NULL) note_request_comm(*request);
   }
 
+  // A session argument: errors of the call go to the session's error
+  // handler (unless a communicator or window argument came first). Its
+  // validity is the implementation's to check.
+  void session(MPI_Session handle) {
+    if (error_comm_ == MPI_COMM_NULL && error_win_ == MPI_WIN_NULL) error_session_ = handle;
+  }
+
   // Counts of kind *_NNI: MPI_ERR_COUNT when negative.
   void count(MPI_Count value, const char* arg) {
     if (failed()) [[unlikely]] return;
@@ -298,6 +305,7 @@ class Call {
   // is raised; a handle that no longer resolves reports on MPI_COMM_SELF.
   MPI_Comm error_comm_ = MPI_COMM_NULL;
   MPI_Win error_win_ = MPI_WIN_NULL;  // likewise (MPI_Win_free)
+  MPI_Session error_session_ = MPI_SESSION_NULL;  // likewise (MPI_Session_finalize)
   std::unique_lock<std::mutex> lock_;
 };
 

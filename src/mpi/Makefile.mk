@@ -25,3 +25,7 @@ include src/mpi/info/sources.mk
 include src/mpi/rma/sources.mk
 include src/mpi/mpix/sources.mk
 include src/mpi/io/sources.mk
+include src/mpi/topo/sources.mk
+include src/mpi/dynamic/sources.mk
+include src/mpi/part/sources.mk
+include src/mpi/session/sources.mk

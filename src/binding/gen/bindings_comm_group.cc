@@ -347,3 +347,107 @@ extern "C" STMPI_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
 }
 extern "C" STMPI_API decltype(PMPI_Intercomm_merge) MPI_Intercomm_merge
     __attribute__((weak, alias("PMPI_Intercomm_merge")));
+
+extern "C" STMPI_API int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+    MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info,
+    MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+  Call call("MPI_Intercomm_create_from_groups");
+  mpi::Group* local_group_obj = call.group(local_group, "local_group");
+  mpi::Group* remote_group_obj = call.group(remote_group, "remote_group");
+  call.not_null(stringtag, "stringtag");
+  call.not_null(newintercomm, "newintercomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::intercomm_create_from_groups(*local_group_obj, local_leader,
+      *remote_group_obj, remote_leader, stringtag, info, errhandler, newintercomm));
+}
+extern "C" STMPI_API decltype(PMPI_Intercomm_create_from_groups) MPI_Intercomm_create_from_groups
+    __attribute__((weak, alias("PMPI_Intercomm_create_from_groups")));
+
+extern "C" STMPI_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+    MPI_Comm* newcomm) {
+  Call call("MPI_Comm_split_type");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_split_type(*comm_obj, split_type, key, info, newcomm));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_split_type) MPI_Comm_split_type
+    __attribute__((weak, alias("PMPI_Comm_split_type")));
+
+extern "C" STMPI_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+    MPI_Comm* newcomm) {
+  Call call("MPI_Comm_create_group");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Group* group_obj = call.group(group, "group");
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_create_group(*comm_obj, *group_obj, tag, newcomm));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_create_group) MPI_Comm_create_group
+    __attribute__((weak, alias("PMPI_Comm_create_group")));
+
+extern "C" STMPI_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  Call call("MPI_Comm_dup_with_info");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_dup_with_info(*comm_obj, info, newcomm));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_dup_with_info) MPI_Comm_dup_with_info
+    __attribute__((weak, alias("PMPI_Comm_dup_with_info")));
+
+extern "C" STMPI_API int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  Call call("MPI_Comm_idup");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(newcomm, "newcomm");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_idup(*comm_obj, newcomm, request));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_idup) MPI_Comm_idup
+    __attribute__((weak, alias("PMPI_Comm_idup")));
+
+extern "C" STMPI_API int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+    MPI_Request* request) {
+  Call call("MPI_Comm_idup_with_info");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(newcomm, "newcomm");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_idup_with_info(*comm_obj, info, newcomm, request));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_idup_with_info) MPI_Comm_idup_with_info
+    __attribute__((weak, alias("PMPI_Comm_idup_with_info")));
+
+extern "C" STMPI_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  Call call("MPI_Comm_set_info");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_set_info(*comm_obj, info));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_set_info) MPI_Comm_set_info
+    __attribute__((weak, alias("PMPI_Comm_set_info")));
+
+extern "C" STMPI_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  Call call("MPI_Comm_get_info");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(info_used, "info_used");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_get_info(*comm_obj, info_used));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_get_info) MPI_Comm_get_info
+    __attribute__((weak, alias("PMPI_Comm_get_info")));
+
+extern "C" STMPI_API int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag,
+    MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm) {
+  Call call("MPI_Comm_create_from_group");
+  mpi::Group* group_obj = call.group(group, "group");
+  call.not_null(stringtag, "stringtag");
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::comm_create_from_group(*group_obj, stringtag, info, errhandler,
+      newcomm));
+}
+extern "C" STMPI_API decltype(PMPI_Comm_create_from_group) MPI_Comm_create_from_group
+    __attribute__((weak, alias("PMPI_Comm_create_from_group")));

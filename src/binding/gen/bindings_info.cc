@@ -15,7 +15,7 @@ using stmpi::binding::RankKind;
 using stmpi::binding::TagKind;
 
 extern "C" STMPI_API int PMPI_Info_create(MPI_Info* info) {
-  Call call("MPI_Info_create");
+  Call call("MPI_Info_create", Call::kBeforeInit);
   call.not_null(info, "info");
   if (call.failed()) return call.result();
   return call.finish(impl::info_create(info));
@@ -24,7 +24,7 @@ extern "C" STMPI_API decltype(PMPI_Info_create) MPI_Info_create
     __attribute__((weak, alias("PMPI_Info_create")));
 
 extern "C" STMPI_API int PMPI_Info_set(MPI_Info info, const char* key, const char* value) {
-  Call call("MPI_Info_set");
+  Call call("MPI_Info_set", Call::kBeforeInit);
   call.not_null(key, "key");
   call.not_null(value, "value");
   if (call.failed()) return call.result();
@@ -35,7 +35,7 @@ extern "C" STMPI_API decltype(PMPI_Info_set) MPI_Info_set
 
 extern "C" STMPI_API int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value,
     int* flag) {
-  Call call("MPI_Info_get");
+  Call call("MPI_Info_get", Call::kBeforeInit);
   call.not_null(key, "key");
   call.not_null(value, "value");
   call.not_null(flag, "flag");
@@ -47,7 +47,7 @@ extern "C" STMPI_API decltype(PMPI_Info_get) MPI_Info_get
 
 extern "C" STMPI_API int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen,
     char* value, int* flag) {
-  Call call("MPI_Info_get_string");
+  Call call("MPI_Info_get_string", Call::kBeforeInit);
   call.not_null(key, "key");
   call.not_null(buflen, "buflen");
   call.not_null(value, "value");
@@ -60,7 +60,7 @@ extern "C" STMPI_API decltype(PMPI_Info_get_string) MPI_Info_get_string
 
 extern "C" STMPI_API int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen,
     int* flag) {
-  Call call("MPI_Info_get_valuelen");
+  Call call("MPI_Info_get_valuelen", Call::kBeforeInit);
   call.not_null(key, "key");
   call.not_null(valuelen, "valuelen");
   call.not_null(flag, "flag");
@@ -71,7 +71,7 @@ extern "C" STMPI_API decltype(PMPI_Info_get_valuelen) MPI_Info_get_valuelen
     __attribute__((weak, alias("PMPI_Info_get_valuelen")));
 
 extern "C" STMPI_API int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
-  Call call("MPI_Info_get_nkeys");
+  Call call("MPI_Info_get_nkeys", Call::kBeforeInit);
   call.not_null(nkeys, "nkeys");
   if (call.failed()) return call.result();
   return call.finish(impl::info_get_nkeys(info, nkeys));
@@ -80,7 +80,7 @@ extern "C" STMPI_API decltype(PMPI_Info_get_nkeys) MPI_Info_get_nkeys
     __attribute__((weak, alias("PMPI_Info_get_nkeys")));
 
 extern "C" STMPI_API int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
-  Call call("MPI_Info_get_nthkey");
+  Call call("MPI_Info_get_nthkey", Call::kBeforeInit);
   call.not_null(key, "key");
   if (call.failed()) return call.result();
   return call.finish(impl::info_get_nthkey(info, n, key));
@@ -89,7 +89,7 @@ extern "C" STMPI_API decltype(PMPI_Info_get_nthkey) MPI_Info_get_nthkey
     __attribute__((weak, alias("PMPI_Info_get_nthkey")));
 
 extern "C" STMPI_API int PMPI_Info_delete(MPI_Info info, const char* key) {
-  Call call("MPI_Info_delete");
+  Call call("MPI_Info_delete", Call::kBeforeInit);
   call.not_null(key, "key");
   if (call.failed()) return call.result();
   return call.finish(impl::info_delete(info, key));
@@ -98,7 +98,7 @@ extern "C" STMPI_API decltype(PMPI_Info_delete) MPI_Info_delete
     __attribute__((weak, alias("PMPI_Info_delete")));
 
 extern "C" STMPI_API int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
-  Call call("MPI_Info_dup");
+  Call call("MPI_Info_dup", Call::kBeforeInit);
   call.not_null(newinfo, "newinfo");
   if (call.failed()) return call.result();
   return call.finish(impl::info_dup(info, newinfo));
@@ -107,7 +107,7 @@ extern "C" STMPI_API decltype(PMPI_Info_dup) MPI_Info_dup
     __attribute__((weak, alias("PMPI_Info_dup")));
 
 extern "C" STMPI_API int PMPI_Info_free(MPI_Info* info) {
-  Call call("MPI_Info_free");
+  Call call("MPI_Info_free", Call::kBeforeInit);
   call.not_null(info, "info");
   if (call.failed()) return call.result();
   return call.finish(impl::info_free(info));

@@ -227,6 +227,20 @@ double wtick();
 [[nodiscard]] int intercomm_create(mpi::Comm& local_comm, int local_leader, mpi::Comm* peer_comm,
     int remote_leader, int tag, MPI_Comm* newintercomm);
 [[nodiscard]] int intercomm_merge(mpi::Comm& intercomm, int high, MPI_Comm* newintracomm);
+[[nodiscard]] int intercomm_create_from_groups(mpi::Group& local_group, int local_leader,
+    mpi::Group& remote_group, int remote_leader, const char* stringtag, MPI_Info info,
+    MPI_Errhandler errhandler, MPI_Comm* newintercomm);
+[[nodiscard]] int comm_split_type(mpi::Comm& comm, int split_type, int key, MPI_Info info,
+    MPI_Comm* newcomm);
+[[nodiscard]] int comm_create_group(mpi::Comm& comm, mpi::Group& group, int tag, MPI_Comm* newcomm);
+[[nodiscard]] int comm_dup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm);
+[[nodiscard]] int comm_idup(mpi::Comm& comm, MPI_Comm* newcomm, MPI_Request* request);
+[[nodiscard]] int comm_idup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm,
+    MPI_Request* request);
+[[nodiscard]] int comm_set_info(mpi::Comm& comm, MPI_Info info);
+[[nodiscard]] int comm_get_info(mpi::Comm& comm, MPI_Info* info_used);
+[[nodiscard]] int comm_create_from_group(mpi::Group& group, const char* stringtag, MPI_Info info,
+    MPI_Errhandler errhandler, MPI_Comm* newcomm);
 
 // Datatypes, packing, addresses
 [[nodiscard]] int type_contiguous(int count, mpi::Datatype& oldtype, MPI_Datatype* newtype);
@@ -711,5 +725,177 @@ MPI_Fint file_c2f(MPI_File file);
 MPI_File file_f2c(MPI_Fint file);
 [[nodiscard]] int file_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
 [[nodiscard]] int file_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+
+// Process topologies and neighborhood collectives
+[[nodiscard]] int cart_create(mpi::Comm& comm_old, int ndims, const int dims[], const int periods[],
+    int reorder, MPI_Comm* comm_cart);
+[[nodiscard]] int cart_get(mpi::Comm& comm, int maxdims, int dims[], int periods[], int coords[]);
+[[nodiscard]] int cart_rank(mpi::Comm& comm, const int coords[], int* rank);
+[[nodiscard]] int cart_coords(mpi::Comm& comm, int rank, int maxdims, int coords[]);
+[[nodiscard]] int cart_shift(mpi::Comm& comm, int direction, int disp, int* rank_source,
+    int* rank_dest);
+[[nodiscard]] int cart_sub(mpi::Comm& comm, const int remain_dims[], MPI_Comm* newcomm);
+[[nodiscard]] int cart_map(mpi::Comm& comm, int ndims, const int dims[], const int periods[],
+    int* newrank);
+[[nodiscard]] int cartdim_get(mpi::Comm& comm, int* ndims);
+[[nodiscard]] int dims_create(int nnodes, int ndims, int dims[]);
+[[nodiscard]] int graph_create(mpi::Comm& comm_old, int nnodes, const int index[],
+    const int edges[], int reorder, MPI_Comm* comm_graph);
+[[nodiscard]] int graph_get(mpi::Comm& comm, int maxindex, int maxedges, int index[], int edges[]);
+[[nodiscard]] int graph_neighbors(mpi::Comm& comm, int rank, int maxneighbors, int neighbors[]);
+[[nodiscard]] int graph_neighbors_count(mpi::Comm& comm, int rank, int* nneighbors);
+[[nodiscard]] int graph_map(mpi::Comm& comm, int nnodes, const int index[], const int edges[],
+    int* newrank);
+[[nodiscard]] int graphdims_get(mpi::Comm& comm, int* nnodes, int* nedges);
+[[nodiscard]] int dist_graph_create(mpi::Comm& comm_old, int n, const int sources[],
+    const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder,
+    MPI_Comm* comm_dist_graph);
+[[nodiscard]] int dist_graph_create_adjacent(mpi::Comm& comm_old, int indegree, const int sources[],
+    const int sourceweights[], int outdegree, const int destinations[], const int destweights[],
+    MPI_Info info, int reorder, MPI_Comm* comm_dist_graph);
+[[nodiscard]] int dist_graph_neighbors(mpi::Comm& comm, int maxindegree, int sources[],
+    int sourceweights[], int maxoutdegree, int destinations[], int destweights[]);
+[[nodiscard]] int dist_graph_neighbors_count(mpi::Comm& comm, int* indegree, int* outdegree,
+    int* weighted);
+[[nodiscard]] int topo_test(mpi::Comm& comm, int* status);
+[[nodiscard]] int neighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int neighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int neighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int neighbor_alltoallv(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int neighbor_alltoallw(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm);
+[[nodiscard]] int neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm);
+[[nodiscard]] int ineighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallv(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallw(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
+    MPI_Request* request);
+[[nodiscard]] int ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int neighbor_allgather_init(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_allgatherv_init(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[], const int displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+    mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_alltoall_init(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+    MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[],
+    const int sdispls[], mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
+    const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf, const MPI_Count recvcounts[],
+    const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+    const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+    mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+
+// Sessions
+[[nodiscard]] int session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);
+[[nodiscard]] int session_finalize(MPI_Session* session);
+[[nodiscard]] int session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names);
+[[nodiscard]] int session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
+    char* pset_name);
+[[nodiscard]] int session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+[[nodiscard]] int session_get_info(MPI_Session session, MPI_Info* info_used);
+[[nodiscard]] int group_from_session_pset(MPI_Session session, const char* pset_name,
+    MPI_Group* newgroup);
+[[nodiscard]] int session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+    MPI_Errhandler* errhandler);
+[[nodiscard]] int session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+[[nodiscard]] int session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+[[nodiscard]] int session_call_errhandler(MPI_Session session, int errorcode);
+
+// Partitioned communication
+[[nodiscard]] int psend_init(const void* buf, int partitions, MPI_Count count,
+    mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm, MPI_Info info,
+    MPI_Request* request);
+[[nodiscard]] int precv_init(void* buf, int partitions, MPI_Count count, mpi::Datatype& datatype,
+    int source, int tag, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
+[[nodiscard]] int pready(int partition, MPI_Request request);
+[[nodiscard]] int pready_range(int partition_low, int partition_high, MPI_Request request);
+[[nodiscard]] int pready_list(int length, int array_of_partitions[], MPI_Request request);
+[[nodiscard]] int parrived(MPI_Request request, int partition, int* flag);
+
+// Process creation and management
+[[nodiscard]] int comm_spawn(const char* command, char** argv, int maxprocs, MPI_Info info,
+    int root, mpi::Comm& comm, MPI_Comm* intercomm, int array_of_errcodes[]);
+[[nodiscard]] int comm_spawn_multiple(int count, char** array_of_commands, char** array_of_argv[],
+    const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, mpi::Comm& comm,
+    MPI_Comm* intercomm, int array_of_errcodes[]);
+[[nodiscard]] int comm_get_parent(MPI_Comm* parent);
+[[nodiscard]] int open_port(MPI_Info info, char* port_name);
+[[nodiscard]] int close_port(const char* port_name);
+[[nodiscard]] int comm_accept(const char* port_name, MPI_Info info, int root, mpi::Comm& comm,
+    MPI_Comm* newcomm);
+[[nodiscard]] int comm_connect(const char* port_name, MPI_Info info, int root, mpi::Comm& comm,
+    MPI_Comm* newcomm);
+[[nodiscard]] int publish_name(const char* service_name, MPI_Info info, const char* port_name);
+[[nodiscard]] int unpublish_name(const char* service_name, MPI_Info info, const char* port_name);
+[[nodiscard]] int lookup_name(const char* service_name, MPI_Info info, char* port_name);
+[[nodiscard]] int comm_join(int fd, MPI_Comm* intercomm);
+[[nodiscard]] int comm_disconnect(MPI_Comm* comm);
 
 }  // namespace stmpi::impl

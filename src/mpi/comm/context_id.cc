@@ -147,10 +147,15 @@ void context_id_release(uint32_t id) {
   set_used(s, id, false);
 }
 
+uint32_t bootstrap_context_id(uint64_t hash) {
+  return 2 * (kIds - kBootstrapContextIds + static_cast<uint32_t>(hash % kBootstrapContextIds));
+}
+
 void context_id_reset() {
   ContextIdState& s = state();
   std::lock_guard lock(s.mutex);
   s.free_mask.fill(~uint64_t{0});
+  for (uint32_t i = 0; i < kBootstrapContextIds; ++i) set_used(s, bootstrap_context_id(i), true);
   s.in_flight.clear();
   s.mask_offered = false;
 }

@@ -33,6 +33,13 @@ struct Comm;
 
 inline constexpr uint32_t kWorldContextId = 0;
 inline constexpr uint32_t kSelfContextId = 2;
+// Constructions collective over a group only (MPI_Comm_create_group,
+// MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups) have no
+// parent whose context they could borrow: they agree on a new id over one
+// of these reserved contexts, picked by a hash of the group and the tag
+// (see bootstrap_context_id in comm_group_ctor.cc). Never handed out.
+inline constexpr uint32_t kBootstrapContextIds = 64;
+uint32_t bootstrap_context_id(uint64_t hash);
 
 // Collective over `parent`: agrees on an id free in every member of parent
 // and marks it used here. MPI_ERR_OTHER "out of context ids" if none is.

@@ -4,6 +4,8 @@ libmpi_la_SOURCES += \
 	src/mpi/comm/comm_ops.cc \
 	src/mpi/comm/context_id.cc \
 	src/mpi/comm/intercomm.cc \
+	src/mpi/comm/comm_group_ctor.cc \
+	src/mpi/comm/split_type.cc \
 	src/mpi/comm/attr.cc
 noinst_HEADERS += \
 	src/mpi/comm/comm.h \
@@ -12,3 +14,4 @@ noinst_HEADERS += \
 	src/mpi/comm/keyval.h \
 	src/mpi/comm/attr.h
 EXTRA_DIST += src/mpi/comm/README.md
+libmpi_la_LIBADD += $(HWLOC_LIBS)

@@ -12,12 +12,13 @@ namespace stmpi::mpi {
 struct Comm;
 
 struct Errhandler {
-  enum class Kind { kFatal, kReturn, kAbort, kUserComm, kUserWin, kUserFile };
+  enum class Kind { kFatal, kReturn, kAbort, kUserComm, kUserWin, kUserFile, kUserSession };
   int handle = 0;
   Kind kind = Kind::kFatal;
   MPI_Comm_errhandler_function* comm_fn = nullptr;
   MPI_Win_errhandler_function* win_fn = nullptr;
   MPI_File_errhandler_function* file_fn = nullptr;
+  MPI_Session_errhandler_function* session_fn = nullptr;
   std::atomic<int> refs{1};
   bool predefined = false;
 };

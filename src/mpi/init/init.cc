@@ -35,8 +35,61 @@ std::thread::id g_main_thread;
 
 }  // namespace
 
+int library_start(int required) {
+  ProcessState& state = g_process_state;
+  const int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                    : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                     : required;
+  if (state.library_up) {
+    if (level > state.thread_level) state.thread_level = level;
+    util::set_lock_shared_by_threads(state.thread_level == MPI_THREAD_MULTIPLE);
+    return MPI_SUCCESS;
+  }
+  std::string param_error;
+  if (!util::load_all(&param_error)) {
+    fprintf(stderr, "STMPI: %s\n", param_error.c_str());
+    return errhan::make_error(MPI_ERR_OTHER, "%s", param_error.c_str());
+  }
+  pmi::Client& pmi = pmi::client();
+  if (pmi.init() != 0) {
+    fprintf(stderr, "STMPI: cannot reach the process manager: %s\n", pmi.error().c_str());
+    return errhan::make_error(MPI_ERR_OTHER, "PMI init failed: %s", pmi.error().c_str());
+  }
+  datatype_init_predefined();
+  op_init_predefined();
+  errhan::init_predefined();
+  if (int err = dev::init(pmi); err != MPI_SUCCESS) {
+    fprintf(stderr, "STMPI: rank %d: %s\n", pmi.rank(), errhan::error_string(err).c_str());
+    return err;
+  }
+  util::set_yield(&wait_yield);
+  comm_init_world(pmi.rank(), pmi.size());
+  stream::set_ranks_on_node(dev::ranks_on_node());
+  state.thread_level = level;
+  util::set_lock_shared_by_threads(level == MPI_THREAD_MULTIPLE);
+  state.library_up = true;
+  return MPI_SUCCESS;
+}
+
+int library_stop_if_unused() {
+  ProcessState& state = g_process_state;
+  if (!state.library_up || state.initialized || state.sessions > 0) return MPI_SUCCESS;
+  // Every rank arrives before anyone tears down shared memory.
+  if (int err = impl::barrier(*comm_world()); err != MPI_SUCCESS) return err;
+  rma::finalize();
+  io::finalize();
+  if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
+  comm_finalize_world();
+  request_pool_release();
+  (void)pmi::client().finalize();
+  state.library_up = false;
+  return MPI_SUCCESS;
+}
+
 void wait_yield() {
-  if (g_process_state.initialized && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {
+  // Calls hold the lock under MPI_THREAD_MULTIPLE, in the World and the
+  // Sessions Model alike.
+  if (g_process_state.library_up && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {
     std::mutex& lock = binding::global_mutex();
     lock.unlock();
     sched_yield();
@@ -57,30 +110,7 @@ int initialize(int required, int* provided) {
   if (g_state.initialized || g_state.finalized)
     return mpi::errhan::make_error(MPI_ERR_OTHER, g_state.finalized ? "MPI was already finalized"
                                                                    : "MPI was already initialized");
-  std::string param_error;
-  if (!util::load_all(&param_error)) {
-    fprintf(stderr, "STMPI: %s\n", param_error.c_str());
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "%s", param_error.c_str());
-  }
-  pmi::Client& pmi = pmi::client();
-  if (pmi.init() != 0) {
-    fprintf(stderr, "STMPI: cannot reach the process manager: %s\n", pmi.error().c_str());
-    return mpi::errhan::make_error(MPI_ERR_OTHER, "PMI init failed: %s", pmi.error().c_str());
-  }
-  mpi::datatype_init_predefined();
-  mpi::op_init_predefined();
-  mpi::errhan::init_predefined();
-  if (int err = dev::init(pmi); err != MPI_SUCCESS) {
-    fprintf(stderr, "STMPI: rank %d: %s\n", pmi.rank(), mpi::errhan::error_string(err).c_str());
-    return err;
-  }
-  util::set_yield(&mpi::wait_yield);
-  mpi::comm_init_world(pmi.rank(), pmi.size());
-  stream::set_ranks_on_node(dev::ranks_on_node());
-  g_state.thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                         : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-                                                          : required;
-  util::set_lock_shared_by_threads(g_state.thread_level == MPI_THREAD_MULTIPLE);
+  if (int err = mpi::library_start(required); err != MPI_SUCCESS) return err;
   mpi::g_main_thread = std::this_thread::get_id();
   g_state.initialized = true;
   if (provided != nullptr) *provided = g_state.thread_level;
@@ -98,17 +128,9 @@ int init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
 int finalize() {
   // MPI runs COMM_SELF's attribute delete callbacks first, while MPI still works.
   if (int err = mpi::comm_delete_self_attributes(); err != MPI_SUCCESS) return err;
-  // Every rank arrives before anyone tears down shared memory.
-  if (int err = barrier(*mpi::comm_world()); err != MPI_SUCCESS) return err;
-  mpi::rma::finalize();
-  mpi::io::finalize();
-  if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
-  mpi::comm_finalize_world();
-  mpi::request_pool_release();
-  (void)pmi::client().finalize();
   g_state.finalized = true;
   g_state.initialized = false;
-  return MPI_SUCCESS;
+  return mpi::library_stop_if_unused();
 }
 
 int initialized(int* flag) {

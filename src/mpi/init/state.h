@@ -7,15 +7,28 @@
 namespace stmpi::mpi {
 
 struct ProcessState {
-  bool initialized = false;
-  bool finalized = false;
-  int thread_level = 0;  // MPI_THREAD_SINGLE
+  bool initialized = false;  // between MPI_Init and MPI_Finalize (the World Model)
+  bool finalized = false;    // MPI_Finalize was called
+  int sessions = 0;          // open MPI sessions (the Sessions Model)
+  bool library_up = false;   // PMI, device and predefined objects are up
+  int thread_level = 0;      // MPI_THREAD_SINGLE
 };
 
 inline ProcessState g_process_state;
 
-inline bool is_initialized() { return g_process_state.initialized; }
-inline bool is_finalized() { return g_process_state.finalized; }
+// "MPI may be called": between MPI_Init and MPI_Finalize, or while a
+// session is open (with or without MPI_Init, MPI 4.1 chapter 11).
+inline bool is_initialized() {
+  return g_process_state.initialized || g_process_state.sessions > 0;
+}
+inline bool is_finalized() { return g_process_state.finalized && g_process_state.sessions == 0; }
+
+// Brings the library up (PMI, device, predefined objects, MPI_COMM_WORLD
+// and MPI_COMM_SELF) once, for MPI_Init or the first MPI_Session_init;
+// later calls only raise the thread level. Tears it down when neither
+// holds it any more (after MPI_Finalize and the last MPI_Session_finalize).
+[[nodiscard]] int library_start(int required_thread_level);
+[[nodiscard]] int library_stop_if_unused();
 inline int thread_level() { return g_process_state.thread_level; }
 
 // Gives the CPU (and, with MPI_THREAD_MULTIPLE, the global lock) to

@@ -10,6 +10,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/pt2pt/bsend.h"
+#include "mpi/part/part.h"
 #include "mpi/pt2pt/pt2pt.h"
 #include "mpi/request/request.h"
 
@@ -247,6 +248,7 @@ int start(MPI_Request* request) {
   const Request::Persistent& p = req->persistent;
   mpi::status_set_empty(&req->status);
   req->persistent_active = true;
+  if (req->partitions > 0) return mpi::part::start(req);
   if (req->kind == Request::Kind::kPrequestRecv)
     return mpi::pt2pt::start_recv(req, const_cast<void*>(p.buf), p.count, *p.type, p.peer, p.tag,
                                   *req->comm, req->comm->context_id);

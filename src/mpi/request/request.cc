@@ -39,6 +39,7 @@ void finish(Request* req) {
       else if (dev.failed)
         status.MPI_ERROR = errhan::make_error(MPI_ERR_OTHER, "single-copy read from rank %d failed",
                                               dev.msg_source);
+      if (req->partitions > 0) status.MPI_TAG = req->persistent.tag;  // see src/mpi/part
       status_set_bytes(&status, static_cast<MPI_Count>(dev.msg_bytes));
       status_set_cancelled(&status, false);
       if (req->user_type != nullptr) {  // staged noncontiguous receive

@@ -73,6 +73,12 @@ struct Request {
   std::vector<Request*> parts;
   // kMessage: the matched message waiting for MPI_Mrecv.
   dev::UnexpectedMessage* message = nullptr;
+  // Partitioned requests (MPI_Psend_init / MPI_Precv_init) are kPrequestSend
+  // / kPrequestRecv with partitions > 0; src/mpi/part/ explains them.
+  int partitions = 0;
+  int partition_seq = 0;                  // pairing number of the init (see src/mpi/part)
+  int partitions_ready = 0;               // this epoch, send side
+  std::vector<uint8_t> partition_ready;   // this epoch, send side
   // Buffered sends: the region of the attached buffer this send occupies.
   std::size_t bsend_offset = 0;
   std::size_t bsend_bytes = 0;

@@ -1,0 +1,224 @@
+// Constructors collective over a group only, and the info-carrying
+// variants of MPI_Comm_dup (MPI 4.1 sections 7.4.2, 7.4.4, 7.6.2, 11.3):
+// MPI_Comm_create_group, MPI_Comm_create_from_group,
+// MPI_Intercomm_create_from_groups, MPI_Comm_dup_with_info,
+// MPI_Comm_idup(_with_info), MPI_Comm_set_info / MPI_Comm_get_info.
+//
+// A group-only construction agrees on its context id over a temporary
+// communicator of the group members whose context is one of the reserved
+// bootstrap ids (context_id.h), picked by a hash of the members, the tag
+// and (for MPI_Comm_create_group) the parent's context. Members run the
+// same constructions in the same order, and matching is FIFO, so repeated
+// constructions on one context stay apart; two different constructions
+// that overlap in time and hash to the same bootstrap id would mix
+// messages, which the 64 ids make unlikely but not impossible.
+//
+// MPI_Comm_idup completes before it returns (the request is born
+// complete): correct for programs that call it on every process before
+// they wait on anything else involving its communicator, which is the
+// common use; programs that rely on its overlap with other blocking
+// communication on the parent are not supported.
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mpi.h>
+
+#include "binding/gen/impl.h"
+#include "mpi/comm/comm.h"
+#include "mpi/comm/context_id.h"
+#include "mpi/errhan/errhandler.h"
+#include "mpi/errhan/error.h"
+#include "mpi/group/group.h"
+#include "mpi/info/info.h"
+#include "mpi/request/request.h"
+
+namespace stmpi::mpi {
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+uint64_t hash_of(const Group& group, std::string_view tag, uint64_t extra) {
+  uint64_t h = 1469598103934665603ULL;
+  for (int w : group.world_ranks) h = mix(h, static_cast<uint64_t>(w));
+  for (char c : tag) h = mix(h, static_cast<unsigned char>(c));
+  return mix(h, extra);
+}
+
+}  // namespace
+
+// A communicator over `group` on a bootstrap context, valid while the
+// caller keeps it; predefined so that requests do not count references.
+struct BootstrapComm {
+  Comm comm;
+  BootstrapComm(Group& group, std::string_view tag, uint64_t extra) {
+    comm.group = &group;
+    comm.rank = group.my_rank;
+    comm.size = group.size();
+    comm.context_id = bootstrap_context_id(hash_of(group, tag, extra));
+    comm.predefined = true;
+  }
+};
+
+// Collective over the members of `group` only: a new intracommunicator.
+int comm_from_group(Group& group, std::string_view tag, uint64_t extra, Errhandler* errhandler,
+                    Comm** out) {
+  if (group.my_rank == MPI_UNDEFINED)
+    return errhan::make_error(MPI_ERR_GROUP, "this process is not a member of the group");
+  BootstrapComm bootstrap(group, tag, extra);
+  uint32_t id = 0;
+  if (int err = context_id_allocate(bootstrap.comm, &id); err != MPI_SUCCESS) return err;
+  group_retain(&group);
+  *out = comm_create_object(&group, id, errhandler);
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::mpi
+
+namespace stmpi::impl {
+namespace {
+
+using mpi::Comm;
+using mpi::errhan::make_error;
+
+void set_info(Comm& comm, MPI_Info info) {
+  comm.info.clear();
+  if (const mpi::Info* object = mpi::info_get(info); object != nullptr)
+    comm.info = object->entries;
+}
+
+int check_info(MPI_Info info, const char* arg) {
+  if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
+    return make_error(MPI_ERR_INFO, "%s (0x%x) is not a valid info object", arg,
+                      static_cast<unsigned>(info));
+  return MPI_SUCCESS;
+}
+
+int born_complete(MPI_Request* request) {
+  mpi::Request* req = mpi::request_create(mpi::Request::Kind::kDone);
+  req->dev.done.store(true, std::memory_order_release);
+  *request = req->handle;
+  return MPI_SUCCESS;
+}
+
+int errhandler_of(MPI_Errhandler handle, mpi::Errhandler** out) {
+  if (handle == MPI_ERRHANDLER_NULL) {
+    *out = mpi::errhandler_get(MPI_ERRORS_ARE_FATAL);
+    return MPI_SUCCESS;
+  }
+  *out = mpi::errhandler_get(handle);
+  if (*out == nullptr)
+    return make_error(MPI_ERR_ARG, "errhandler (0x%x) is not a valid error handler",
+                      static_cast<unsigned>(handle));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int comm_create_group(mpi::Comm& comm, mpi::Group& group, int tag, MPI_Comm* newcomm) {
+  if (comm.is_inter())
+    return make_error(MPI_ERR_COMM, "comm (0x%x) is an intercommunicator",
+                      static_cast<unsigned>(comm.handle));
+  for (int i = 0; i < group.size(); ++i)
+    if (comm.group->rank_of_world(group.world_ranks[i]) == MPI_UNDEFINED)
+      return make_error(MPI_ERR_GROUP,
+                        "rank %d of the group (MPI_COMM_WORLD rank %d) is not in the communicator",
+                        i, group.world_ranks[i]);
+  if (group.my_rank == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;  // MPI: only members call it; a non-member gets nothing
+    return MPI_SUCCESS;
+  }
+  const std::string tag_text = std::to_string(tag);
+  Comm* created = nullptr;
+  if (int err = mpi::comm_from_group(group, tag_text, comm.context_id, comm.errhandler, &created);
+      err != MPI_SUCCESS)
+    return err;
+  *newcomm = created->handle;
+  return MPI_SUCCESS;
+}
+
+int comm_create_from_group(mpi::Group& group, const char* stringtag, MPI_Info info,
+                           MPI_Errhandler errhandler, MPI_Comm* newcomm) {
+  if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
+  mpi::Errhandler* handler = nullptr;
+  if (int err = errhandler_of(errhandler, &handler); err != MPI_SUCCESS) return err;
+  Comm* created = nullptr;
+  if (int err = mpi::comm_from_group(group, stringtag, 0, handler, &created); err != MPI_SUCCESS)
+    return err;
+  set_info(*created, info);
+  *newcomm = created->handle;
+  return MPI_SUCCESS;
+}
+
+// The local groups each build an intracommunicator; the two leaders talk
+// over a two-process bootstrap communicator of their own.
+int intercomm_create_from_groups(mpi::Group& local_group, int local_leader,
+                                 mpi::Group& remote_group, int remote_leader,
+                                 const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                                 MPI_Comm* newintercomm) {
+  if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
+  if (local_leader < 0 || local_leader >= local_group.size())
+    return make_error(MPI_ERR_RANK, "local_leader = %d is not a rank of local_group (size %d)",
+                      local_leader, local_group.size());
+  if (remote_leader < 0 || remote_leader >= remote_group.size())
+    return make_error(MPI_ERR_RANK, "remote_leader = %d is not a rank of remote_group (size %d)",
+                      remote_leader, remote_group.size());
+  mpi::Errhandler* handler = nullptr;
+  if (int err = errhandler_of(errhandler, &handler); err != MPI_SUCCESS) return err;
+  Comm* local = nullptr;
+  if (int err = mpi::comm_from_group(local_group, stringtag, 1, handler, &local);
+      err != MPI_SUCCESS)
+    return err;
+  const int me = local_group.world_ranks[local_leader];
+  const int other = remote_group.world_ranks[remote_leader];
+  mpi::Group* pair = mpi::group_create(me < other ? std::vector<int>{me, other}
+                                                  : std::vector<int>{other, me});
+  int err;
+  {
+    mpi::BootstrapComm peer(*pair, stringtag, 2);
+    const bool leader = local->rank == local_leader;
+    err = intercomm_create(*local, local_leader, leader ? &peer.comm : nullptr,
+                           me < other ? 1 : 0, 0, newintercomm);
+  }
+  mpi::group_release(pair);
+  MPI_Comm local_handle = local->handle;
+  (void)comm_free(&local_handle);
+  if (err == MPI_SUCCESS) set_info(*mpi::comm_get(*newintercomm), info);
+  return err;
+}
+
+int comm_dup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm) {
+  if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
+  if (int err = comm_dup(comm, newcomm); err != MPI_SUCCESS) return err;
+  set_info(*mpi::comm_get(*newcomm), info);
+  return MPI_SUCCESS;
+}
+
+int comm_idup(mpi::Comm& comm, MPI_Comm* newcomm, MPI_Request* request) {
+  if (int err = comm_dup(comm, newcomm); err != MPI_SUCCESS) return err;
+  return born_complete(request);
+}
+
+int comm_idup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  if (int err = comm_dup_with_info(comm, info, newcomm); err != MPI_SUCCESS) return err;
+  return born_complete(request);
+}
+
+int comm_set_info(mpi::Comm& comm, MPI_Info info) {
+  if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
+  set_info(comm, info);
+  return MPI_SUCCESS;
+}
+
+int comm_get_info(mpi::Comm& comm, MPI_Info* info_used) {
+  mpi::Info* info = mpi::info_create();
+  info->entries = comm.info;
+  *info_used = info->handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::impl

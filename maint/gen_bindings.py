@@ -469,13 +469,17 @@ def scalar_checks(f, p, comm):
 def collective_array_checks(f, p, comm):
     """An array of a collective with one entry per process of the
     communicator: counts (not NULL, none negative), displacements (not
-    NULL), datatypes (each valid and committed). Neighborhood collectives
+    NULL), datatypes (each valid and committed). On an intercommunicator the
+    entries are the remote group's (peer_size()), except Reduce_scatter's
+    recvcounts, which describe the local group. Neighborhood collectives
     have one entry per neighbor: the implementation checks those."""
     if not is_collective(f) or comm is None or is_neighborhood(f) or p.direction != 'in':
         return []
     method = 'counts' if p.kind in ELEMENT_COUNT_KINDS else \
         'datatypes' if p.kind == 'DATATYPE' else 'per_process_array'
-    return [f'call.{method}({p.name}, {object_var(comm)}, "{p.name}");']
+    entries = f'{object_var(comm)}->size' if family(f) == 'reduce_scatter' \
+        else f'{object_var(comm)}->peer_size()'
+    return [f'call.{method}({p.name}, {entries}, "{p.name}");']
 
 
 def collective_buffer_checks(f, conditions):

@@ -13,6 +13,7 @@
 // messages are built in the cold out-of-line fail_* functions.
 #pragma once
 
+#include <algorithm>
 #include <mutex>
 
 #include <mpi.h>
@@ -205,18 +206,22 @@ class Call {
   void buffer_counts(const void* buf, const Count* counts, const mpi::Comm* comm,
                      const mpi::Datatype* type, const MPI_Datatype* types, const char* arg) {
     if (failed() || buf != nullptr || counts == nullptr) [[likely]] return;
-    for (int i = 0; i < comm->size; ++i) {
+    // Entries of the local group (Reduce_scatter) or of the remote one (the
+    // others, on an intercommunicator): only the entries both have are read.
+    const int entries = std::min(comm->size, comm->peer_size());
+    for (int i = 0; i < entries; ++i) {
       if (counts[i] <= 0) continue;
       const mpi::Datatype* t = type != nullptr ? type : mpi::datatype_get(types[i]);
       if (t != nullptr && t->predefined) return fail_buffer(counts[i], arg);
     }
   }
-  // A buffer of one block of `count` elements per process of `comm`.
+  // A buffer of one block of `count` elements per process of `comm` (of the
+  // remote group on an intercommunicator).
   void buffer_blocks(const void* buf, MPI_Count count, const mpi::Comm* comm,
                      const mpi::Datatype* type, const char* arg) {
     if (failed()) [[unlikely]] return;
     MPI_Count total;
-    if (__builtin_mul_overflow(count, MPI_Count{comm->size}, &total)) [[unlikely]]
+    if (__builtin_mul_overflow(count, MPI_Count{comm->peer_size()}, &total)) [[unlikely]]
       return fail_count_overflow(count, type, arg);
     buffer(buf, total, type, arg);
   }
@@ -227,23 +232,24 @@ class Call {
     if (failed() || buf != nullptr || counts == nullptr) [[likely]] return;
     buffer(buf, counts[comm->rank], type, arg);
   }
-  // Arrays with one entry per process of `comm`: not NULL; counts not
-  // negative (MPI_ERR_COUNT); datatypes valid and committed (MPI_ERR_TYPE).
-  void per_process_array(const void* array, const mpi::Comm* comm, const char* arg) {
+  // Arrays with `entries` entries, one per process (of the remote group on
+  // an intercommunicator): not NULL; counts not negative (MPI_ERR_COUNT);
+  // datatypes valid and committed (MPI_ERR_TYPE).
+  void per_process_array(const void* array, int entries, const char* arg) {
     if (failed()) [[unlikely]] return;
-    if (array == nullptr && comm->size > 0) [[unlikely]] fail_array(comm->size, arg);
+    if (array == nullptr && entries > 0) [[unlikely]] fail_array(entries, arg);
   }
   template <class Count>
-  void counts(const Count* counts, const mpi::Comm* comm, const char* arg) {
-    per_process_array(counts, comm, arg);
+  void counts(const Count* counts, int entries, const char* arg) {
+    per_process_array(counts, entries, arg);
     if (failed()) [[unlikely]] return;
-    for (int i = 0; i < comm->size; ++i)
+    for (int i = 0; i < entries; ++i)
       if (counts[i] < 0) [[unlikely]] return fail_count_at(counts[i], arg, i);
   }
-  void datatypes(const MPI_Datatype* types, const mpi::Comm* comm, const char* arg) {
-    per_process_array(types, comm, arg);
+  void datatypes(const MPI_Datatype* types, int entries, const char* arg) {
+    per_process_array(types, entries, arg);
     if (failed()) [[unlikely]] return;
-    for (int i = 0; i < comm->size; ++i) {
+    for (int i = 0; i < entries; ++i) {
       const mpi::Datatype* type = mpi::datatype_get(types[i]);
       if (type == nullptr || !type->committed) [[unlikely]]
         return fail_datatype_at(types[i], arg, i, type != nullptr);

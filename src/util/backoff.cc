@@ -27,7 +27,7 @@ const Param kParams[] = {
      "polls a blocking wait (requests, probes, RMA synchronization, locks) makes before yielding "
      "the CPU; 0: automatic, 20 when ranks outnumber their CPUs, 1000 under "
      "MPI_THREAD_MULTIPLE, else 16384",
-     0, 1 << 30},
+     0, INT_MAX},
 };
 const ParamTable kTable{"progress", kParams};
 const ParamRegistration kRegistration{&kTable};

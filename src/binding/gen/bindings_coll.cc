@@ -349,8 +349,8 @@ extern "C" STMPI_API int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Da
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(recvcounts, comm_obj, "recvcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
@@ -381,8 +381,8 @@ extern "C" STMPI_API int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(recvcounts, comm_obj, "recvcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
@@ -409,8 +409,8 @@ extern "C" STMPI_API int PMPI_Scatterv(const void* sendbuf, const int sendcounts
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -441,8 +441,8 @@ extern "C" STMPI_API int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count se
   mpi::Datatype* recvtype_obj = nullptr;
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -471,8 +471,8 @@ extern "C" STMPI_API int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(displs, comm_obj, "displs");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(displs, comm_obj->peer_size(), "displs");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -494,8 +494,8 @@ extern "C" STMPI_API int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendco
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(displs, comm_obj, "displs");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(displs, comm_obj->peer_size(), "displs");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
     call.count(sendcount, "sendcount");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -517,11 +517,11 @@ extern "C" STMPI_API int PMPI_Alltoallv(const void* sendbuf, const int sendcount
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (sendbuf != MPI_IN_PLACE) {
@@ -543,11 +543,11 @@ extern "C" STMPI_API int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count s
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (sendbuf != MPI_IN_PLACE) {
@@ -567,13 +567,13 @@ extern "C" STMPI_API int PMPI_Alltoallw(const void* sendbuf, const int sendcount
     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   Call call("MPI_Alltoallw");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
-  call.datatypes(recvtypes, comm_obj, "recvtypes");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
+  call.datatypes(recvtypes, comm_obj->peer_size(), "recvtypes");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
-    call.datatypes(sendtypes, comm_obj, "sendtypes");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
+    call.datatypes(sendtypes, comm_obj->peer_size(), "sendtypes");
   }
   if (sendbuf != MPI_IN_PLACE) {
     call.buffer_counts(sendbuf, sendcounts, comm_obj, nullptr, sendtypes, "sendbuf");
@@ -593,13 +593,13 @@ extern "C" STMPI_API int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count s
     MPI_Comm comm) {
   Call call("MPI_Alltoallw_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
-  call.datatypes(recvtypes, comm_obj, "recvtypes");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
+  call.datatypes(recvtypes, comm_obj->peer_size(), "recvtypes");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
-    call.datatypes(sendtypes, comm_obj, "sendtypes");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
+    call.datatypes(sendtypes, comm_obj->peer_size(), "sendtypes");
   }
   if (sendbuf != MPI_IN_PLACE) {
     call.buffer_counts(sendbuf, sendcounts, comm_obj, nullptr, sendtypes, "sendbuf");
@@ -619,7 +619,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf,
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  call.counts(recvcounts, comm_obj, "recvcounts");
+  call.counts(recvcounts, comm_obj->size, "recvcounts");
   call.buffer_counts(sendbuf, recvcounts, comm_obj, datatype_obj, nullptr, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
@@ -636,7 +636,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbu
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  call.counts(recvcounts, comm_obj, "recvcounts");
+  call.counts(recvcounts, comm_obj->size, "recvcounts");
   call.buffer_counts(sendbuf, recvcounts, comm_obj, datatype_obj, nullptr, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");

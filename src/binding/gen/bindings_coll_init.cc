@@ -136,8 +136,8 @@ extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(recvcounts, comm_obj, "recvcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
@@ -169,8 +169,8 @@ extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count send
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(recvcounts, comm_obj, "recvcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
@@ -262,8 +262,8 @@ extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendc
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -295,8 +295,8 @@ extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Cou
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -371,8 +371,8 @@ extern "C" STMPI_API int PMPI_Allgatherv_init(const void* sendbuf, int sendcount
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(displs, comm_obj, "displs");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(displs, comm_obj->peer_size(), "displs");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
     call.count(sendcount, "sendcount");
@@ -395,8 +395,8 @@ extern "C" STMPI_API int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count s
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(displs, comm_obj, "displs");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(displs, comm_obj->peer_size(), "displs");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
     call.count(sendcount, "sendcount");
@@ -470,12 +470,12 @@ extern "C" STMPI_API int PMPI_Alltoallv_init(const void* sendbuf, const int send
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (sendbuf != MPI_IN_PLACE) {
@@ -498,12 +498,12 @@ extern "C" STMPI_API int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Co
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (sendbuf != MPI_IN_PLACE) {
@@ -524,14 +524,14 @@ extern "C" STMPI_API int PMPI_Alltoallw_init(const void* sendbuf, const int send
     MPI_Request* request) {
   Call call("MPI_Alltoallw_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
-  call.datatypes(recvtypes, comm_obj, "recvtypes");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
+  call.datatypes(recvtypes, comm_obj->peer_size(), "recvtypes");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
-    call.datatypes(sendtypes, comm_obj, "sendtypes");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
+    call.datatypes(sendtypes, comm_obj->peer_size(), "sendtypes");
   }
   if (sendbuf != MPI_IN_PLACE) {
     call.buffer_counts(sendbuf, sendcounts, comm_obj, nullptr, sendtypes, "sendbuf");
@@ -551,14 +551,14 @@ extern "C" STMPI_API int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Co
     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   Call call("MPI_Alltoallw_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
-  call.datatypes(recvtypes, comm_obj, "recvtypes");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
+  call.datatypes(recvtypes, comm_obj->peer_size(), "recvtypes");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
-    call.datatypes(sendtypes, comm_obj, "sendtypes");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
+    call.datatypes(sendtypes, comm_obj->peer_size(), "sendtypes");
   }
   if (sendbuf != MPI_IN_PLACE) {
     call.buffer_counts(sendbuf, sendcounts, comm_obj, nullptr, sendtypes, "sendbuf");
@@ -661,7 +661,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_init(const void* sendbuf, void* rec
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  call.counts(recvcounts, comm_obj, "recvcounts");
+  call.counts(recvcounts, comm_obj->size, "recvcounts");
   call.not_null(request, "request");
   call.buffer_counts(sendbuf, recvcounts, comm_obj, datatype_obj, nullptr, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
@@ -680,7 +680,7 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* r
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  call.counts(recvcounts, comm_obj, "recvcounts");
+  call.counts(recvcounts, comm_obj->size, "recvcounts");
   call.not_null(request, "request");
   call.buffer_counts(sendbuf, recvcounts, comm_obj, datatype_obj, nullptr, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");

@@ -133,8 +133,8 @@ extern "C" STMPI_API int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_D
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(recvcounts, comm_obj, "recvcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
@@ -166,8 +166,8 @@ extern "C" STMPI_API int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcoun
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(recvcounts, comm_obj, "recvcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
   call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
@@ -259,8 +259,8 @@ extern "C" STMPI_API int PMPI_Iscatterv(const void* sendbuf, const int sendcount
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -292,8 +292,8 @@ extern "C" STMPI_API int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count s
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
   if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(displs, comm_obj, "displs");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(displs, comm_obj->peer_size(), "displs");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (!call.failed() && recvbuf != MPI_IN_PLACE) {
@@ -367,8 +367,8 @@ extern "C" STMPI_API int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MP
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(displs, comm_obj, "displs");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(displs, comm_obj->peer_size(), "displs");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
     call.count(sendcount, "sendcount");
@@ -391,8 +391,8 @@ extern "C" STMPI_API int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendc
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(displs, comm_obj, "displs");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(displs, comm_obj->peer_size(), "displs");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
     call.count(sendcount, "sendcount");
@@ -464,12 +464,12 @@ extern "C" STMPI_API int PMPI_Ialltoallv(const void* sendbuf, const int sendcoun
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (sendbuf != MPI_IN_PLACE) {
@@ -491,12 +491,12 @@ extern "C" STMPI_API int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count 
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
   mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
     sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
   }
   if (sendbuf != MPI_IN_PLACE) {
@@ -516,14 +516,14 @@ extern "C" STMPI_API int PMPI_Ialltoallw(const void* sendbuf, const int sendcoun
     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
   Call call("MPI_Ialltoallw");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
-  call.datatypes(recvtypes, comm_obj, "recvtypes");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
+  call.datatypes(recvtypes, comm_obj->peer_size(), "recvtypes");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
-    call.datatypes(sendtypes, comm_obj, "sendtypes");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
+    call.datatypes(sendtypes, comm_obj->peer_size(), "sendtypes");
   }
   if (sendbuf != MPI_IN_PLACE) {
     call.buffer_counts(sendbuf, sendcounts, comm_obj, nullptr, sendtypes, "sendbuf");
@@ -543,14 +543,14 @@ extern "C" STMPI_API int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count 
     MPI_Comm comm, MPI_Request* request) {
   Call call("MPI_Ialltoallw_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
-  call.counts(recvcounts, comm_obj, "recvcounts");
-  call.per_process_array(rdispls, comm_obj, "rdispls");
-  call.datatypes(recvtypes, comm_obj, "recvtypes");
+  call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
+  call.per_process_array(rdispls, comm_obj->peer_size(), "rdispls");
+  call.datatypes(recvtypes, comm_obj->peer_size(), "recvtypes");
   call.not_null(request, "request");
   if (!call.failed() && sendbuf != MPI_IN_PLACE) {
-    call.counts(sendcounts, comm_obj, "sendcounts");
-    call.per_process_array(sdispls, comm_obj, "sdispls");
-    call.datatypes(sendtypes, comm_obj, "sendtypes");
+    call.counts(sendcounts, comm_obj->peer_size(), "sendcounts");
+    call.per_process_array(sdispls, comm_obj->peer_size(), "sdispls");
+    call.datatypes(sendtypes, comm_obj->peer_size(), "sendtypes");
   }
   if (sendbuf != MPI_IN_PLACE) {
     call.buffer_counts(sendbuf, sendcounts, comm_obj, nullptr, sendtypes, "sendbuf");
@@ -650,7 +650,7 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  call.counts(recvcounts, comm_obj, "recvcounts");
+  call.counts(recvcounts, comm_obj->size, "recvcounts");
   call.not_null(request, "request");
   call.buffer_counts(sendbuf, recvcounts, comm_obj, datatype_obj, nullptr, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
@@ -669,7 +669,7 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvb
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
   mpi::Op* op_obj = call.op(op, "op");
-  call.counts(recvcounts, comm_obj, "recvcounts");
+  call.counts(recvcounts, comm_obj->size, "recvcounts");
   call.not_null(request, "request");
   call.buffer_counts(sendbuf, recvcounts, comm_obj, datatype_obj, nullptr, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");

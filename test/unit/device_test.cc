@@ -94,9 +94,13 @@ void count_yield() { ++g_yields; }
 
 TEST(Progress, WaitUntilYieldsPerPolicy) {
   stmpi::util::set_yield(&count_yield);
-  stmpi::util::set_ranks_on_node(1);  // a CPU per rank: the long spin
+  stmpi::util::set_ranks_on_node(1);  // a CPU of its own: spin about a time slice
   const int budget = stmpi::util::polls_before_yield();
-  EXPECT_EQ(budget, 1000);
+  EXPECT_EQ(budget, 1 << 14);
+  stmpi::util::set_lock_shared_by_threads(true);  // MPI_THREAD_MULTIPLE: hand the lock over
+  EXPECT_EQ(stmpi::util::polls_before_yield(), 1000);
+  stmpi::util::set_lock_shared_by_threads(false);
+  EXPECT_EQ(stmpi::util::polls_before_yield(), budget);
   int hook_runs = 0;
   const int id = stmpi::dev::add_progress_hook(&hook_a, &hook_runs);
   stmpi::dev::wait_until([&] { return hook_runs >= 2 * budget + 1; });

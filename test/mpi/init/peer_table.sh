@@ -34,7 +34,7 @@ PROG
 $STMPI_TEST_CC $STMPI_TEST_CFLAGS "$out/peer_table_ring.c" -o "$out/peer_table_ring" $STMPI_TEST_LIBS ||
   { echo "FAIL: cannot compile"; exit 1; }
 
-output=$(STMPI_DEVICE_VERBOSE=yes timeout -k 5 60 "$STMPI_MPIEXEC" -n "$n" "$out/peer_table_ring" 2>&1)
+output=$(STMPI_DEVICE_VERBOSE=yes STMPI_DEVICE_NOLOCAL=no timeout -k 5 60 "$STMPI_MPIEXEC" -n "$n" "$out/peer_table_ring" 2>&1)
 status=$?
 echo "$output"
 [ $status -eq 0 ] && grep -q "No Errors" <<<"$output" && pass "verbose run" || fail "verbose run: status $status"

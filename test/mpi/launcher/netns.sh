@@ -40,7 +40,8 @@ cmd("cmd=finalize")
 PY
 for case in "$h1:2,$h2:2 4 (vector,(0,2,2))" "$h1,$h2 2 (vector,(0,2,1))" "$h1:3,$h2:1 4 (vector,(0,1,3),(1,1,1))"; do
   read -r hl n want <<<"$case"
-  got=$("${hydra[@]}" -hosts "$hl" -n "$n" python3 "$out/pmimap.py" 2>&1 | awk '{print $3}' | sort -u | paste -sd' ')
+  got=$("${hydra[@]}" -hosts "$hl" -n "$n" python3 "$out/pmimap.py" 2>&1 |
+    awk 'NF == 3 && $1 ~ /^[0-9]+$/ {print $3}' | sort -u | paste -sd' ')
   [[ "$got" == "$want" ]] && ok "PMI_process_mapping for -hosts $hl -n $n: $got" ||
     bad "PMI_process_mapping for -hosts $hl -n $n: '$got', expected '$want'"
 done

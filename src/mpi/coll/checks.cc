@@ -23,14 +23,6 @@ int check_distinct(const void* sendbuf, const void* recvbuf, MPI_Count count) {
   return MPI_SUCCESS;
 }
 
-int check_in_place_root(const void* sendbuf, int root, int rank) {
-  if (sendbuf == MPI_IN_PLACE && rank != root)
-    return errhan::make_error(MPI_ERR_BUFFER,
-                              "MPI_IN_PLACE as sendbuf is only allowed at the root (rank %d); "
-                              "this is rank %d",
-                              root, rank);
-  return MPI_SUCCESS;
-}
 
 void hold_reduction(Schedule& s, Op& op, Datatype& type) {
   s.hold(&op);

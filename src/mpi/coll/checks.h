@@ -18,8 +18,6 @@ class Schedule;
 [[nodiscard]] int check_op(const Op& op, const Datatype& type);
 // sendbuf == recvbuf with data to move: MPI_ERR_BUFFER (use MPI_IN_PLACE).
 [[nodiscard]] int check_distinct(const void* sendbuf, const void* recvbuf, MPI_Count count);
-// MPI_IN_PLACE as sendbuf of a rooted reduction away from the root.
-[[nodiscard]] int check_in_place_root(const void* sendbuf, int root, int rank);
 
 // Keeps op and type alive with the schedule and makes them its reduction.
 void hold_reduction(Schedule& s, Op& op, Datatype& type);

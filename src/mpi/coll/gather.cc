@@ -140,10 +140,6 @@ using mpi::errhan::make_error;
 int gather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
                MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
                Mode mode, MPI_Request* request) {
-  if (int err = mpi::coll::check_in_place_root(sendbuf, root, comm.rank); err != MPI_SUCCESS)
-    return err;
-  if (comm.rank == root && recvbuf == MPI_IN_PLACE)
-    return make_error(MPI_ERR_BUFFER, "MPI_IN_PLACE is not a valid recvbuf for MPI_Gather");
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
     if (mpi::coll::is_root(comm, root)) s.hold(recvtype);
@@ -156,8 +152,6 @@ template <class Count, class Disp>
 int gatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
                 const Count recvcounts[], const Disp displs[], mpi::Datatype* recvtype, int root,
                 mpi::Comm& comm, Mode mode, MPI_Request* request) {
-  if (int err = mpi::coll::check_in_place_root(sendbuf, root, comm.rank); err != MPI_SUCCESS)
-    return err;
   std::vector<mpi::coll::Block> blocks;
   if (mpi::coll::is_root(comm, root)) {
     if (recvbuf == MPI_IN_PLACE)

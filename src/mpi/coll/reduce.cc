@@ -115,8 +115,6 @@ using mpi::coll::Mode;
 int reduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
                mpi::Op& op, int root, mpi::Comm& comm, Mode mode, MPI_Request* request) {
   if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
-  if (int err = mpi::coll::check_in_place_root(sendbuf, root, comm.rank); err != MPI_SUCCESS)
-    return err;
   if (comm.rank == root)
     if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, count); err != MPI_SUCCESS)
       return err;

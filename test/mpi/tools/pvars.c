@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mtest.h"
+#include "mpix.h"
 
 #define NMSG 5
 #define NFLOOD 200
@@ -210,6 +211,36 @@ static void lock_counts(int rank, int size)
     CHECK(read_pvar(acquisitions) == 3, "after MPI_Win_free %llu", read_pvar(acquisitions));
 }
 
+static void bump(void *arg) { ++*(int *)arg; }
+
+/* Host-stream statistics: operations run on a stream are counted, and stay
+ * counted after the stream is freed. */
+static void host_stream_counts(void)
+{
+    MPI_T_pvar_handle live = alloc("stream_host_streams", MPI_T_PVAR_CLASS_LEVEL);
+    MPI_T_pvar_handle ran[3] = {alloc("stream_host_executor_ops", MPI_T_PVAR_CLASS_COUNTER),
+                                alloc("stream_host_caller_ops", MPI_T_PVAR_CLASS_COUNTER),
+                                alloc("stream_host_inline_ops", MPI_T_PVAR_CLASS_COUNTER)};
+    for (int i = 0; i < 3; i++) MPI_T_pvar_start(session, ran[i]);
+    unsigned long long before = read_pvar(live);
+    MPIX_Host_stream stream;
+    int counter = 0;
+    CHECK_SUCCESS(MPIX_Host_stream_create(&stream));
+    CHECK(read_pvar(live) == before + 1, "live host streams %llu, were %llu", read_pvar(live),
+          before);
+    for (int i = 0; i < 10; i++) CHECK_SUCCESS(MPIX_Host_stream_launch(stream, bump, &counter));
+    CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+    CHECK_INT(counter, 10);
+    unsigned long long total = 0;
+    for (int i = 0; i < 3; i++) total += read_pvar(ran[i]);
+    CHECK(total == 10, "host-stream operations counted: %llu of 10", total);
+    CHECK_SUCCESS(MPIX_Host_stream_free(&stream));
+    CHECK(read_pvar(live) == before, "live host streams %llu after the free", read_pvar(live));
+    unsigned long long after = 0;
+    for (int i = 0; i < 3; i++) after += read_pvar(ran[i]);
+    CHECK(after == total, "operations of a freed stream: %llu, were %llu", after, total);
+}
+
 static void check_errors(void)
 {
     int num, index, count;
@@ -261,6 +292,7 @@ int main(int argc, char **argv)
     unexpected_messages(rank);
     backlogged_sends(rank);
     lock_counts(rank, size);
+    host_stream_counts();
     check_errors();
     read_all();
     CHECK_INT(MPI_T_pvar_session_free(&session), MPI_SUCCESS);

@@ -2,9 +2,9 @@
 // per module in a table (name, class, description, a function that reads
 // the process-wide value), like the runtime parameters of param.h. MPI_T
 // (src/mpi/tools) exposes them as performance variables and the info tool
-// lists them. A module registers its table at static-initialization time;
-// the read functions run only between MPI_Init and MPI_Finalize (before and
-// after, MPI_T reads 0).
+// lists them. A module registers its table at static-initialization time.
+// A read function may run at any time, also before MPI_Init and after
+// MPI_Finalize (MPI_T works then), so it reads objects that always exist.
 #pragma once
 
 #include <cstdint>

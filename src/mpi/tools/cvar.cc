@@ -5,7 +5,9 @@
 //   size in bytes       MPI_UNSIGNED_LONG (size_t)
 //   yes/no              MPI_INT, 0 or 1
 //   one of a few words  MPI_INT with an enumeration (MPI_T_enum_*): the
-//                       index of the word, e.g. coll algorithm choices
+//                       index of the word, e.g. coll algorithm choices (-1
+//                       for an environment value that is none of them,
+//                       which the collective then reports)
 //   free text           MPI_CHAR, kStringCount characters with the NUL
 // Scopes: parameters read once at init are MPI_T_SCOPE_READONLY (a write is
 // MPI_T_ERR_CVAR_SET_NEVER); parameters read at each use are LOCAL or

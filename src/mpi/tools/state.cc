@@ -144,8 +144,9 @@ int t_category_get_info(int cat_index, char* name, int* name_len, char* desc, in
   const mpi::tools::Category* category = mpi::tools::category_at(cat_index);
   if (category == nullptr) return MPI_T_ERR_INVALID_INDEX;
   mpi::tools::copy_string(category->name, name, name_len);
-  mpi::tools::copy_string("runtime parameters and statistics of the " + category->name +
-                              " module (STMPI_" + category->name + "_* in stmpi_info)",
+  mpi::tools::copy_string("the " + category->name +
+                              " module: its runtime parameters and statistics, as stmpi_info "
+                              "lists them",
                           desc, desc_len);
   if (num_cvars != nullptr) *num_cvars = static_cast<int>(category->cvars.size());
   if (num_pvars != nullptr) *num_pvars = static_cast<int>(category->pvars.size());

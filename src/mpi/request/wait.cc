@@ -10,6 +10,7 @@
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
 #include "mpi/request/request.h"
+#include "util/backoff.h"
 
 namespace stmpi::impl {
 namespace {
@@ -117,6 +118,11 @@ int test(MPI_Request* request, int* flag, MPI_Status* status) {
     dev::progress();
     if (!mpi::request_test(req)) {
       *flag = 0;
+      // A loop of MPI_Test calls is a wait: it follows the one backoff
+      // policy, so where ranks outnumber CPUs a rank that computes and
+      // tests lets the peers it waits for run (they may share its CPU).
+      thread_local util::Backoff backoff;
+      backoff.step();
       return MPI_SUCCESS;
     }
   }

@@ -13,11 +13,8 @@
 // that overlap in time and hash to the same bootstrap id would mix
 // messages, which the 64 ids make unlikely but not impossible.
 //
-// MPI_Comm_idup completes before it returns (the request is born
-// complete): correct for programs that call it on every process before
-// they wait on anything else involving its communicator, which is the
-// common use; programs that rely on its overlap with other blocking
-// communication on the parent are not supported.
+// MPI_Comm_idup(_with_info) runs the context id agreement as a
+// nonblocking collective on the parent (see idup() below).
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -26,6 +23,8 @@
 #include <mpi.h>
 
 #include "binding/gen/impl.h"
+#include "mpi/coll/launch.h"
+#include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
 #include "mpi/errhan/errhandler.h"
@@ -198,14 +197,68 @@ int comm_dup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm) {
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// Undoes a duplicate whose context id agreement failed or never started.
+void drop_duplicate(Comm* dup) {
+  if (mpi::comm_get(dup->handle) == dup) {
+    (void)mpi::attr_delete_all(*dup);
+    mpi::comm_table().remove(dup->handle);
+    mpi::comm_release(dup);
+  }
+}
+
+// MPI_Comm_idup(_with_info) on an intracommunicator: the new communicator
+// (handle, group, error handler, attributes, info) exists when the call
+// returns; its context id comes from the agreement run as a nonblocking
+// collective on the parent, so the request completes while the caller
+// goes on (point-to-point on the parent, other collectives, more idups).
+// Intercommunicators are duplicated at once (a request born complete).
+int idup(Comm& comm, const MPI_Info* info, MPI_Comm* newcomm, MPI_Request* request) {
+  if (comm.is_inter()) {
+    if (int err = info != nullptr ? comm_dup_with_info(comm, *info, newcomm)
+                                  : comm_dup(comm, newcomm);
+        err != MPI_SUCCESS)
+      return err;
+    return born_complete(request);
+  }
+  mpi::group_retain(comm.group);
+  Comm* dup = mpi::comm_create_object(comm.group, mpi::kNoContextId, comm.errhandler);
+  dup->topology = comm.topology;
+  dup->info = comm.info;
+  if (info != nullptr) set_info(*dup, *info);
+  if (int err = mpi::attr_copy_all(comm, *dup); err != MPI_SUCCESS) {
+    drop_duplicate(dup);
+    return err;
+  }
+  const MPI_Comm handle = dup->handle;
+  mpi::comm_retain(dup);  // the agreement's, until it settles
+  const int err = mpi::coll::launch(
+      comm, mpi::coll::Mode::kNonblocking, request, [dup](mpi::coll::Schedule& s) {
+        return mpi::context_id_schedule(s, [dup](int code, uint32_t id) {
+          if (code == MPI_SUCCESS) dup->context_id = id;
+          else drop_duplicate(dup);
+          mpi::comm_release(dup);
+        });
+      });
+  if (err != MPI_SUCCESS) {  // nothing ran: the schedule was never started
+    mpi::comm_release(dup);
+    drop_duplicate(dup);
+    return err;
+  }
+  *newcomm = handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int comm_idup(mpi::Comm& comm, MPI_Comm* newcomm, MPI_Request* request) {
-  if (int err = comm_dup(comm, newcomm); err != MPI_SUCCESS) return err;
-  return born_complete(request);
+  return idup(comm, nullptr, newcomm, request);
 }
 
 int comm_idup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-  if (int err = comm_dup_with_info(comm, info, newcomm); err != MPI_SUCCESS) return err;
-  return born_complete(request);
+  if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
+  return idup(comm, &info, newcomm, request);
 }
 
 int comm_set_info(mpi::Comm& comm, MPI_Info info) {

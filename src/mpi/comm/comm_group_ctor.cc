@@ -7,11 +7,11 @@
 // A group-only construction agrees on its context id over a temporary
 // communicator of the group members whose context is one of the reserved
 // bootstrap ids (context_id.h), picked by a hash of the members, the tag
-// and (for MPI_Comm_create_group) the parent's context. Members run the
-// same constructions in the same order, and matching is FIFO, so repeated
-// constructions on one context stay apart; two different constructions
-// that overlap in time and hash to the same bootstrap id would mix
-// messages, which the 64 ids make unlikely but not impossible.
+// and (for MPI_Comm_create_group) the parent's context; the messages' tags
+// come from a second hash (BootstrapComm). Members run the same
+// constructions in the same order, and matching is FIFO, so repeated
+// constructions on one context stay apart; constructions that overlap in
+// time (threads) stay apart by tag even when their bootstrap ids collide.
 //
 // MPI_Comm_idup(_with_info) runs the context id agreement as a
 // nonblocking collective on the parent (see idup() below).
@@ -52,15 +52,24 @@ uint64_t hash_of(const Group& group, std::string_view tag, uint64_t extra) {
 
 // A communicator over `group` on a bootstrap context, valid while the
 // caller keeps it; predefined so that requests do not count references.
+// Its collective sequence starts at a second hash of the same inputs, so
+// the agreement's messages carry a tag of their own (schedule.cc): two
+// constructions in flight at once (threads; MPI requires them to differ in
+// tag or group) whose bootstrap ids collide still never match each other's
+// messages unless 27 more bits of their hashes collide too.
 struct BootstrapComm {
   Comm comm;
   BootstrapComm(Group& group, std::string_view tag, uint64_t extra) {
+    const uint64_t hash = hash_of(group, tag, extra);
     comm.group = &group;
     comm.rank = group.my_rank;
     comm.size = group.size();
-    comm.context_id = bootstrap_context_id(hash_of(group, tag, extra));
+    comm.context_id = bootstrap_context_id(hash);
+    comm.coll_seq = static_cast<uint32_t>(mix(hash, 0x5eed) >> 32);
     comm.predefined = true;
   }
+  // A point-to-point tag derived the same way (intercommunicator leaders).
+  int tag() const { return static_cast<int>(comm.coll_seq & 0xffffff); }
 };
 
 // Collective over the members of `group` only: a new intracommunicator.
@@ -181,7 +190,7 @@ int intercomm_create_from_groups(mpi::Group& local_group, int local_leader,
     mpi::BootstrapComm peer(*pair, stringtag, 2);
     const bool leader = local->rank == local_leader;
     err = intercomm_create(*local, local_leader, leader ? &peer.comm : nullptr,
-                           me < other ? 1 : 0, 0, newintercomm);
+                           me < other ? 1 : 0, peer.tag(), newintercomm);
   }
   mpi::group_release(pair);
   MPI_Comm local_handle = local->handle;

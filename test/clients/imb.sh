@@ -70,8 +70,11 @@ src="$workdir/mpi-benchmarks"
 rm -rf "$src"
 if [[ -n "$source_dir" ]]; then
   # A git repository (bare or not) is cloned, a plain source tree copied.
-  git clone -q "$source_dir" "$src" 2>/dev/null || cp -a "$source_dir" "$src" ||
-    die "cannot copy $source_dir"
+  if git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1; then
+    git clone -q "$source_dir" "$src" || die "cannot clone $source_dir"
+  else
+    cp -a "$source_dir" "$src" || die "cannot copy $source_dir"
+  fi
 else
   git clone -q "$repo" "$src" || die "git clone $repo failed (no network? use --source DIR)"
 fi

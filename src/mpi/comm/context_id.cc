@@ -28,8 +28,10 @@ static_assert(kIds % 64 == 0);
 struct ContextIdState {
   std::mutex mutex;
   std::array<uint64_t, kWords> free_mask;
-  // Keys (agreement_key) of the constructions in progress in this process.
-  std::set<uint64_t> in_flight;
+  // Keys (agreement_key) of the constructions in progress in this process
+  // (a multiset: equal keys, which only erroneous programs produce, must
+  // not let one construction's end erase the other's entry).
+  std::multiset<uint64_t> in_flight;
   bool mask_offered = false;  // a construction's round holds the real mask
 
   ContextIdState() { free_mask.fill(~uint64_t{0}); }
@@ -106,7 +108,7 @@ struct Agreement {
   void make_offer() {
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
-    offering = !s.mask_offered && *s.in_flight.begin() == key;
+    offering = !s.mask_offered && !s.in_flight.empty() && *s.in_flight.begin() == key;
     if (offering) {
       s.mask_offered = true;
       std::memcpy(offer.data(), s.free_mask.data(), sizeof s.free_mask);
@@ -132,10 +134,7 @@ struct Agreement {
         ids[i] = static_cast<uint32_t>(bits[i]) * 2;
       }
     }
-    if (err != MPI_SUCCESS || found || offer[kWords] != 0) {
-      s.in_flight.erase(key);
-      in_flight = false;
-    }
+    if (err != MPI_SUCCESS || found || offer[kWords] != 0) leave(s);
     if (found) return Outcome::kFound;
     return err != MPI_SUCCESS || offer[kWords] != 0 ? Outcome::kFailed : Outcome::kRetry;
   }
@@ -146,7 +145,13 @@ struct Agreement {
     std::lock_guard lock(s.mutex);
     if (offering) s.mask_offered = false;
     offering = false;
-    if (in_flight) s.in_flight.erase(key);
+    leave(s);
+  }
+
+  // Removes this construction's entry (one of equal keys), once.
+  void leave(ContextIdState& s) {
+    if (!in_flight) return;
+    if (auto it = s.in_flight.find(key); it != s.in_flight.end()) s.in_flight.erase(it);
     in_flight = false;
   }
 };

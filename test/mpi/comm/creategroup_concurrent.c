@@ -3,9 +3,10 @@
  *   communicator of their own with MPI_Comm_create_group and the same tag
  *   at once, many times; then groups of the same members in different
  *   orders, one after the other, with the same tag;
- * - MPI_THREAD_MULTIPLE: several threads per process call
- *   MPI_Comm_create_from_group at once with distinct string tags and
- *   groups in different orders (world order, reversed, rotated); their
+ * - MPI_THREAD_MULTIPLE: several threads per process, each with its group
+ *   order (world order, reversed, rotated), at once: MPI_Comm_create_group
+ *   on distinct parents with the same tag, on one parent with distinct
+ *   tags, and MPI_Comm_create_from_group with distinct string tags; their
  *   bootstrap contexts collide now and then (64 of them).
  * Every result must have the right members in the right order and be
  * isolated from the others (an allreduce and a ring exchange on each). */
@@ -14,6 +15,7 @@
 #include <pthread.h>
 
 enum { kThreads = 3, kRounds = 40 };
+static MPI_Comm parents[kThreads];
 static MPI_Group groups[kThreads];
 static int rank, size;
 
@@ -48,6 +50,18 @@ static void *worker(void *arg)
     int t = (int)(long)arg;
     for (int i = 0; i < kRounds; i++) {
         MPI_Comm c = MPI_COMM_NULL;
+        /* Distinct parents, the same tag, groups in different orders. */
+        CHECK_SUCCESS(MPI_Comm_create_group(parents[t], groups[t], i, &c));
+        if (c != MPI_COMM_NULL) {
+            check_comm(c, t, "create_group on its own parent", i);
+            MPI_Comm_free(&c);
+        }
+        /* One parent, distinct tags. */
+        CHECK_SUCCESS(MPI_Comm_create_group(MPI_COMM_WORLD, groups[t], kThreads * i + t, &c));
+        if (c != MPI_COMM_NULL) {
+            check_comm(c, t, "create_group on MPI_COMM_WORLD", i);
+            MPI_Comm_free(&c);
+        }
         char tag[64];
         snprintf(tag, sizeof tag, "org.stmpi.test.thread%d.round%d", t, i);
         CHECK_SUCCESS(MPI_Comm_create_from_group(groups[t], tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
@@ -102,6 +116,7 @@ int main(int argc, char **argv)
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     int *order = malloc(sizeof(int) * size);
     for (int t = 0; t < kThreads; t++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &parents[t]);
         for (int p = 0; p < size; p++) /* order[position] = world rank */
             order[t == 0 ? p : t == 1 ? size - 1 - p : (p + 1) % size] = p;
         MPI_Group_incl(world_group, size, order, &groups[t]);
@@ -118,6 +133,7 @@ int main(int argc, char **argv)
             pthread_join(threads[t], NULL);
     }
     for (int t = 0; t < kThreads; t++) {
+        MPI_Comm_free(&parents[t]);
         MPI_Group_free(&groups[t]);
     }
     MPI_Group_free(&world_group);

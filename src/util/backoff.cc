@@ -13,7 +13,6 @@ namespace {
 
 constexpr int kOwnCpuPolls = 1 << 14;     // every rank has a CPU of its own: about a time slice
 constexpr int kLockSharedPolls = 1000;    // MPI_THREAD_MULTIPLE: hand the global lock over
-constexpr int kOversubscribedPolls = 20;  // ranks outnumber CPUs: yield soon
 
 int g_param = 0;  // STMPI_PROGRESS_POLLS_BEFORE_YIELD; 0: automatic
 int g_ranks_on_node = 1;

@@ -42,6 +42,9 @@ void set_node_cpus(std::span<const pid_t> local_ranks);
 // Whether other threads wait for the global lock (MPI_THREAD_MULTIPLE).
 void set_lock_shared_by_threads(bool shared);
 
+// The automatic period where ranks outnumber their CPUs.
+inline constexpr int kOversubscribedPolls = 20;
+
 namespace detail {
 extern std::atomic<int> g_polls_before_yield;
 }

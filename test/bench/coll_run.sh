@@ -8,7 +8,11 @@
 #
 # Usage: test/bench/coll_run.sh [--quick] [--repeats N] [--ranks 2,4,8]
 #        [--impls stmpi,mpich,openmpi] [--builddir DIR] [--workdir DIR]
-#        [--no-overlap]
+#        [--no-overlap] [--overlap-only] [--overlap-args "ARGS"]
+#   --overlap-only        only coll_overlap (MPI_Iallreduce of 1 MiB by default), for
+#                         the overlap % of each implementation side by side
+#   --overlap-args "A"    extra arguments for coll_overlap (-b bytes, -c coll, -i iters,
+#                         -s us between MPI_Test calls)
 # Environment: STMPI_BENCH_TIMEOUT (seconds per run, default 300).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,6 +24,8 @@ impls_wanted=stmpi,mpich,openmpi
 workdir=""
 qflag=""
 overlap=1
+bench=1
+overlap_args="-i 10"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) qflag=-q ;;
@@ -29,6 +35,8 @@ while [[ $# -gt 0 ]]; do
     --builddir) builddir=${2:?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
     --no-overlap) overlap=0 ;;
+    --overlap-only) bench=0 ;;
+    --overlap-args) overlap_args=${2?}; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "coll_run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -75,11 +83,16 @@ for ((rep = 0; rep < repeats; rep++)); do
   for np in "${rank_list[@]}"; do
     for ((k = 0; k < ${#impls[@]}; k++)); do
       impl=${impls[$(((k + rep) % ${#impls[@]}))]}
-      launch "$impl" "$np" "$workdir/bin/coll_bench.$impl" $qflag 2>"$workdir/err.$impl.$np.$rep" |
-        sed "s/^/$impl $np /" >>"$data" || echo "# coll_bench $impl np=$np failed" >&2
+      if [[ $bench -eq 1 ]]; then
+        launch "$impl" "$np" "$workdir/bin/coll_bench.$impl" $qflag 2>"$workdir/err.$impl.$np.$rep" |
+          sed "s/^/$impl $np /" >>"$data" || echo "# coll_bench $impl np=$np failed" >&2
+      fi
       if [[ $overlap -eq 1 ]]; then
-        launch "$impl" "$np" "$workdir/bin/coll_overlap.$impl" -i 10 2>>"$workdir/err.$impl.$np.$rep" |
-          awk -v i="$impl" -v n="$np" '{print i, n, "iallreduce_overlap_pct", $2, $NF}' >>"$data"
+        # shellcheck disable=SC2086  # word splitting of the extra arguments is wanted
+        launch "$impl" "$np" "$workdir/bin/coll_overlap.$impl" $overlap_args \
+          2>>"$workdir/err.$impl.$np.$rep" |
+          awk -v i="$impl" -v n="$np" '{print i, n, $1 "_overlap_pct", $2, $NF}' >>"$data"
+        echo "# $impl np=$np overlap run at load $(cut -d' ' -f1 /proc/loadavg)" >>"$workdir/load.txt"
       fi
     done
   done

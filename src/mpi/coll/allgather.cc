@@ -67,17 +67,19 @@ int build_allgather(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datat
     return err;
   const int n = s.size();
   const int rank = s.rank();
-  if (sendbuf != MPI_IN_PLACE)
-    s.copy(sendbuf, sendcount, *sendtype, block(recvbuf, rank, recvcount, recvtype.extent),
-           recvcount, recvtype);
-  s.fence();
-  if (n == 1 || recvcount * recvtype.size == 0) return MPI_SUCCESS;
   const bool pof2 = (n & (n - 1)) == 0;
   if (algorithm < 0) {
     const auto total = static_cast<std::size_t>(n * recvcount * recvtype.size);
     algorithm = total >= settings().allgather_short_bytes ? 0 : pof2 ? 1 : 2;
   }
   if (algorithm == 1 && !pof2) algorithm = 2;
+  const bool ring_reads_input = algorithm == 0 && sendbuf != MPI_IN_PLACE && n > 1 &&
+                                recvcount * recvtype.size != 0;
+  if (sendbuf != MPI_IN_PLACE && !ring_reads_input)
+    s.copy(sendbuf, sendcount, *sendtype, block(recvbuf, rank, recvcount, recvtype.extent),
+           recvcount, recvtype);
+  s.fence();
+  if (n == 1 || recvcount * recvtype.size == 0) return MPI_SUCCESS;
   if (algorithm == 1) {
     recursive_doubling(s, recvbuf, recvcount, recvtype);
   } else if (algorithm == 2) {
@@ -85,7 +87,8 @@ int build_allgather(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datat
   } else {
     std::vector<MPI_Count> counts(n, recvcount), displs(n);
     for (int i = 0; i < n; ++i) displs[i] = i * recvcount;
-    ring_allgather(s, recvbuf, counts, displs, recvtype);
+    const Block own{sendbuf, sendcount, sendtype};
+    ring_allgather(s, recvbuf, counts, displs, recvtype, ring_reads_input ? &own : nullptr);
   }
   return MPI_SUCCESS;
 }
@@ -100,12 +103,8 @@ int build_allgatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, Data
                        &recvtype});
     return inter_allgatherv(s, sendbuf, sendcount, sendtype, recvs);
   }
-  const int rank = s.rank();
-  if (sendbuf != MPI_IN_PLACE)
-    s.copy(sendbuf, sendcount, *sendtype,
-           static_cast<char*>(recvbuf) + displs[rank] * recvtype.extent, counts[rank], recvtype);
-  s.fence();
-  ring_allgather(s, recvbuf, counts, displs, recvtype);
+  const Block own{sendbuf, sendcount, sendtype};
+  ring_allgather(s, recvbuf, counts, displs, recvtype, sendbuf != MPI_IN_PLACE ? &own : nullptr);
   return MPI_SUCCESS;
 }
 

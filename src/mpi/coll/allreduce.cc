@@ -92,10 +92,16 @@ void recursive_doubling(Schedule& s, void* recvbuf, MPI_Count count, Datatype& t
   fold_out(s, f, recvbuf, count, type);
 }
 
-void rabenseifner(Schedule& s, void* buf, MPI_Count count, Datatype& type) {
+// `mine` is the caller's input when it is still apart from `buf` (not
+// MPI_IN_PLACE, and this process is not in the fold): the first step then
+// sends from it and combines its kept half straight into `buf`, so the
+// input is never copied into `buf` as a whole (a large copy at the call
+// would be time the caller cannot overlap). nullptr: the input is in `buf`.
+void rabenseifner(Schedule& s, const void* mine, void* buf, MPI_Count count, Datatype& type) {
   const Fold f(s.size(), s.rank());
   const bool commutative = s.reduction().commutative;
   char* data = static_cast<char*>(buf);
+  const char* input = mine != nullptr ? static_cast<const char*>(mine) : data;
   char* tmp = static_cast<char*>(s.scratch(count, type));
   fold_in(s, f, data, tmp, count, type);
   if (f.newrank >= 0) {
@@ -104,6 +110,7 @@ void rabenseifner(Schedule& s, void* buf, MPI_Count count, Datatype& type) {
     displs.push_back(count);
     const MPI_Aint extent = type.extent;
     auto at = [&](char* base, int b) { return base + displs[b] * extent; };
+    auto in_at = [&](int b) { return input + displs[b] * extent; };
     auto span = [&](int lo, int hi) { return displs[hi] - displs[lo]; };
     struct Window {
       int lo, hi;
@@ -118,10 +125,27 @@ void rabenseifner(Schedule& s, void* buf, MPI_Count count, Datatype& type) {
       const Window keep = lower ? Window{lo, mid} : Window{mid, hi};
       const Window give = lower ? Window{mid, hi} : Window{lo, mid};
       history.push_back({lo, hi});
-      s.send(at(data, give.lo), span(give.lo, give.hi), type, partner);
-      s.recv(at(tmp, keep.lo), span(keep.lo, keep.hi), type, partner);
-      s.fence();
       const MPI_Count n_keep = span(keep.lo, keep.hi);
+      if (input != data) {  // the first step, from the separate input
+        s.send(in_at(give.lo), span(give.lo, give.hi), type, partner);
+        if (commutative || partner_new > f.newrank) {  // data = mine op theirs
+          s.recv(at(data, keep.lo), n_keep, type, partner);
+          s.fence();
+          s.reduce(in_at(keep.lo), at(data, keep.lo), n_keep);
+        } else {  // data = theirs op mine
+          s.recv(at(tmp, keep.lo), n_keep, type, partner);
+          s.fence();
+          s.copy(in_at(keep.lo), n_keep, type, at(data, keep.lo), n_keep, type);
+          s.reduce(at(tmp, keep.lo), at(data, keep.lo), n_keep);
+        }
+        input = data;
+        lo = keep.lo;
+        hi = keep.hi;
+        continue;
+      }
+      s.send(at(data, give.lo), span(give.lo, give.hi), type, partner);
+      s.recv(at(tmp, keep.lo), n_keep, type, partner);
+      s.fence();
       if (partner_new < f.newrank || commutative) {
         s.reduce(at(tmp, keep.lo), at(data, keep.lo), n_keep);
       } else {  // tmp = mine op theirs, then back into place
@@ -166,22 +190,25 @@ int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count c
       err != MPI_SUCCESS)
     return err;
   if (count == 0) return MPI_SUCCESS;
-  if (sendbuf != MPI_IN_PLACE) s.copy(sendbuf, count, type, recvbuf, count, type);
-  if (s.size() == 1) {
-    s.fence();
-    return MPI_SUCCESS;
-  }
   const bool commutative = s.reduction().commutative;
-  if (algorithm < 0) {
+  if (algorithm < 0 && s.size() > 1) {
     const auto bytes = static_cast<std::size_t>(count * type.size);
     if (bytes < settings().allreduce_short_bytes || count < s.size()) algorithm = 0;
     else if (commutative && bytes >= settings().allreduce_ring_bytes) algorithm = 2;
     else algorithm = 1;
   }
   if (algorithm == 2 && !commutative) algorithm = 1;
+  // Rabenseifner reads a separate input itself unless this process folds.
+  const bool input_apart = sendbuf != MPI_IN_PLACE && algorithm == 1 && s.size() > 1 &&
+                           s.rank() >= 2 * Fold(s.size(), s.rank()).rem;
+  if (sendbuf != MPI_IN_PLACE && !input_apart) s.copy(sendbuf, count, type, recvbuf, count, type);
+  if (s.size() == 1) {
+    s.fence();
+    return MPI_SUCCESS;
+  }
   switch (algorithm) {
     case 0: recursive_doubling(s, recvbuf, count, type); break;
-    case 1: rabenseifner(s, recvbuf, count, type); break;
+    case 1: rabenseifner(s, input_apart ? sendbuf : nullptr, recvbuf, count, type); break;
     case 2: ring(s, recvbuf, count, type); break;
     default:
       s.fence();

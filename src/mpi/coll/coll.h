@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <mpi.h>
@@ -31,14 +32,16 @@ Reduction reduction_of(const Op& op, const Datatype& type);
 
 // Room for `count` instances of `type`, laid out as in a user buffer: the
 // pointer accounts for the type's true lower bound, so data lands inside
-// the storage whatever the type's displacements.
+// the storage whatever the type's displacements. The storage is not
+// zeroed: every algorithm writes a scratch area before it reads it, and
+// clearing a megabyte costs as much as moving it.
 class ScratchBuffer {
  public:
   ScratchBuffer(MPI_Count count, const Datatype& type);
   void* get() const { return base_; }
 
  private:
-  std::vector<char> storage_;
+  std::unique_ptr<char[]> storage_;
   void* base_ = nullptr;
 };
 

@@ -7,7 +7,7 @@
 namespace stmpi::mpi::coll {
 
 void ring_allgather(Schedule& s, void* buf, const std::vector<MPI_Count>& counts,
-                    const std::vector<MPI_Count>& displs, Datatype& type) {
+                    const std::vector<MPI_Count>& displs, Datatype& type, const Block* own) {
   const int n = s.size();
   const int rank = s.rank();
   const int right = (rank + 1) % n;
@@ -16,8 +16,16 @@ void ring_allgather(Schedule& s, void* buf, const std::vector<MPI_Count>& counts
   for (int i = 0; i < n - 1; ++i) {
     const int out = (rank - i + n) % n;
     const int in = (rank - i - 1 + n) % n;
-    s.send(base + displs[out] * type.extent, counts[out], type, right);
+    if (i == 0 && own != nullptr) s.send(own->buf, own->count, *own->type, right);
+    else s.send(base + displs[out] * type.extent, counts[out], type, right);
     s.recv(base + displs[in] * type.extent, counts[in], type, left);
+    if (i == 0 && own != nullptr)
+      s.copy(own->buf, own->count, *own->type, base + displs[rank] * type.extent, counts[rank],
+             type);
+    s.fence();
+  }
+  if (n == 1 && own != nullptr) {
+    s.copy(own->buf, own->count, *own->type, base + displs[rank] * type.extent, counts[rank], type);
     s.fence();
   }
 }

@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 
+#include "mpi/coll/coll.h"
+
 namespace stmpi::mpi {
 struct Datatype;
 }
@@ -15,9 +17,12 @@ namespace stmpi::mpi::coll {
 class Schedule;
 
 // Every process holds block `rank`; after n - 1 steps (to rank + 1, from
-// rank - 1) every process holds every block.
+// rank - 1) every process holds every block. With `own` (a separate input,
+// not MPI_IN_PLACE) the first step sends straight from it and copies it
+// into block `rank` while the messages move, instead of before.
 void ring_allgather(Schedule& s, void* buf, const std::vector<MPI_Count>& counts,
-                    const std::vector<MPI_Count>& displs, Datatype& type);
+                    const std::vector<MPI_Count>& displs, Datatype& type,
+                    const Block* own = nullptr);
 
 // Commutative reduce-scatter: every process holds all blocks of its own
 // contribution in `acc`; after n - 1 steps, process r's block r of `acc`

@@ -15,8 +15,8 @@ ScratchBuffer::ScratchBuffer(MPI_Count count, const Datatype& type) {
   const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * type.extent;
   const MPI_Aint low = type.true_lb + std::min<MPI_Aint>(0, last);
   const MPI_Aint high = type.true_lb + type.true_extent + std::max<MPI_Aint>(0, last);
-  storage_.resize(static_cast<std::size_t>(std::max<MPI_Aint>(high - low, 1)));
-  base_ = storage_.data() - low;
+  storage_.reset(new char[static_cast<std::size_t>(std::max<MPI_Aint>(high - low, 1))]);
+  base_ = storage_.get() - low;
 }
 
 Datatype& byte_type() { return *datatype_get(MPI_BYTE); }

@@ -7,17 +7,14 @@
 // A group-only construction agrees on its context id over a temporary
 // communicator of the group members whose context is one of the reserved
 // bootstrap ids (context_id.h), picked by a hash of the members, the tag
-// and (for MPI_Comm_create_group) the parent's context. Members run the
-// same constructions in the same order, and matching is FIFO, so repeated
-// constructions on one context stay apart; two different constructions
-// that overlap in time and hash to the same bootstrap id would mix
-// messages, which the 64 ids make unlikely but not impossible.
+// and (for MPI_Comm_create_group) the parent's context; the messages' tags
+// come from a second hash (BootstrapComm). Members run the same
+// constructions in the same order, and matching is FIFO, so repeated
+// constructions on one context stay apart; constructions that overlap in
+// time (threads) stay apart by tag even when their bootstrap ids collide.
 //
-// MPI_Comm_idup completes before it returns (the request is born
-// complete): correct for programs that call it on every process before
-// they wait on anything else involving its communicator, which is the
-// common use; programs that rely on its overlap with other blocking
-// communication on the parent are not supported.
+// MPI_Comm_idup(_with_info) runs the context id agreement as a
+// nonblocking collective on the parent (see idup() below).
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -26,6 +23,8 @@
 #include <mpi.h>
 
 #include "binding/gen/impl.h"
+#include "mpi/coll/launch.h"
+#include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
 #include "mpi/errhan/errhandler.h"
@@ -53,15 +52,24 @@ uint64_t hash_of(const Group& group, std::string_view tag, uint64_t extra) {
 
 // A communicator over `group` on a bootstrap context, valid while the
 // caller keeps it; predefined so that requests do not count references.
+// Its collective sequence starts at a second hash of the same inputs, so
+// the agreement's messages carry a tag of their own (schedule.cc): two
+// constructions in flight at once (threads; MPI requires them to differ in
+// tag or group) whose bootstrap ids collide still never match each other's
+// messages unless 27 more bits of their hashes collide too.
 struct BootstrapComm {
   Comm comm;
   BootstrapComm(Group& group, std::string_view tag, uint64_t extra) {
+    const uint64_t hash = hash_of(group, tag, extra);
     comm.group = &group;
     comm.rank = group.my_rank;
     comm.size = group.size();
-    comm.context_id = bootstrap_context_id(hash_of(group, tag, extra));
+    comm.context_id = bootstrap_context_id(hash);
+    comm.coll_seq = static_cast<uint32_t>(mix(hash, 0x5eed) >> 32);
     comm.predefined = true;
   }
+  // A point-to-point tag derived the same way (intercommunicator leaders).
+  int tag() const { return static_cast<int>(comm.coll_seq & 0xffffff); }
 };
 
 // Collective over the members of `group` only: a new intracommunicator.
@@ -182,7 +190,7 @@ int intercomm_create_from_groups(mpi::Group& local_group, int local_leader,
     mpi::BootstrapComm peer(*pair, stringtag, 2);
     const bool leader = local->rank == local_leader;
     err = intercomm_create(*local, local_leader, leader ? &peer.comm : nullptr,
-                           me < other ? 1 : 0, 0, newintercomm);
+                           me < other ? 1 : 0, peer.tag(), newintercomm);
   }
   mpi::group_release(pair);
   MPI_Comm local_handle = local->handle;
@@ -198,14 +206,68 @@ int comm_dup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm) {
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// Undoes a duplicate whose context id agreement failed or never started.
+void drop_duplicate(Comm* dup) {
+  if (mpi::comm_get(dup->handle) == dup) {
+    (void)mpi::attr_delete_all(*dup);
+    mpi::comm_table().remove(dup->handle);
+    mpi::comm_release(dup);
+  }
+}
+
+// MPI_Comm_idup(_with_info) on an intracommunicator: the new communicator
+// (handle, group, error handler, attributes, info) exists when the call
+// returns; its context id comes from the agreement run as a nonblocking
+// collective on the parent, so the request completes while the caller
+// goes on (point-to-point on the parent, other collectives, more idups).
+// Intercommunicators are duplicated at once (a request born complete).
+int idup(Comm& comm, const MPI_Info* info, MPI_Comm* newcomm, MPI_Request* request) {
+  if (comm.is_inter()) {
+    if (int err = info != nullptr ? comm_dup_with_info(comm, *info, newcomm)
+                                  : comm_dup(comm, newcomm);
+        err != MPI_SUCCESS)
+      return err;
+    return born_complete(request);
+  }
+  mpi::group_retain(comm.group);
+  Comm* dup = mpi::comm_create_object(comm.group, mpi::kNoContextId, comm.errhandler);
+  dup->topology = comm.topology;
+  dup->info = comm.info;
+  if (info != nullptr) set_info(*dup, *info);
+  if (int err = mpi::attr_copy_all(comm, *dup); err != MPI_SUCCESS) {
+    drop_duplicate(dup);
+    return err;
+  }
+  const MPI_Comm handle = dup->handle;
+  mpi::comm_retain(dup);  // the agreement's, until it settles
+  const int err = mpi::coll::launch(
+      comm, mpi::coll::Mode::kNonblocking, request, [dup](mpi::coll::Schedule& s) {
+        return mpi::context_id_schedule(s, [dup](int code, uint32_t id) {
+          if (code == MPI_SUCCESS) dup->context_id = id;
+          else drop_duplicate(dup);
+          mpi::comm_release(dup);
+        });
+      });
+  if (err != MPI_SUCCESS) {  // nothing ran: the schedule was never started
+    mpi::comm_release(dup);
+    drop_duplicate(dup);
+    return err;
+  }
+  *newcomm = handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int comm_idup(mpi::Comm& comm, MPI_Comm* newcomm, MPI_Request* request) {
-  if (int err = comm_dup(comm, newcomm); err != MPI_SUCCESS) return err;
-  return born_complete(request);
+  return idup(comm, nullptr, newcomm, request);
 }
 
 int comm_idup_with_info(mpi::Comm& comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-  if (int err = comm_dup_with_info(comm, info, newcomm); err != MPI_SUCCESS) return err;
-  return born_complete(request);
+  if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
+  return idup(comm, &info, newcomm, request);
 }
 
 int comm_set_info(mpi::Comm& comm, MPI_Info info) {

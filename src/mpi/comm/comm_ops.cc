@@ -119,17 +119,24 @@ int comm_split(mpi::Comm& comm, int color, int key, MPI_Comm* newcomm) {
 
 // Processes outside `group` take part in the agreement and get MPI_COMM_NULL.
 // Disjoint groups on different processes (MPI 2.2) work like split colors.
+// On an intercommunicator `group` is a subset of the local group (MPI 4.1
+// section 7.4.2): the result pairs it with the group the other side passed,
+// each in its group's order; processes outside their group, and everyone
+// when either group is empty, get MPI_COMM_NULL. That is a split with one
+// color for the members, ordered by their rank in the group.
 int comm_create(mpi::Comm& comm, mpi::Group& group, MPI_Comm* newcomm) {
-  if (comm.is_inter())
-    return make_error(MPI_ERR_COMM,
-                      "comm (0x%x) is an intercommunicator; MPI_Comm_create on "
-                      "intercommunicators is not supported",
-                      static_cast<unsigned>(comm.handle));
   for (int i = 0; i < group.size(); ++i) {
     if (comm.group->rank_of_world(group.world_ranks[i]) == MPI_UNDEFINED)
       return make_error(MPI_ERR_GROUP,
-                        "rank %d of the group (MPI_COMM_WORLD rank %d) is not in the communicator",
-                        i, group.world_ranks[i]);
+                        "rank %d of the group (MPI_COMM_WORLD rank %d) is not in the %s",
+                        i, group.world_ranks[i],
+                        comm.is_inter() ? "local group of the intercommunicator"
+                                        : "communicator");
+  }
+  if (comm.is_inter()) {
+    const bool member = group.my_rank != MPI_UNDEFINED;
+    return mpi::intercomm_split(comm, member ? 0 : MPI_UNDEFINED, member ? group.my_rank : 0,
+                                newcomm);
   }
   uint32_t context_id = 0;
   if (int err = mpi::context_id_allocate(comm, &context_id); err != MPI_SUCCESS) return err;

@@ -3,13 +3,16 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 
 #include <mpi.h>
 
 #include "device/match/key.h"
+#include "device/progress.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/sched/schedule.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
@@ -25,8 +28,10 @@ static_assert(kIds % 64 == 0);
 struct ContextIdState {
   std::mutex mutex;
   std::array<uint64_t, kWords> free_mask;
-  // Parent context ids of the constructions in progress in this process.
-  std::set<uint32_t> in_flight;
+  // Keys (agreement_key) of the constructions in progress in this process
+  // (a multiset: equal keys, which only erroneous programs produce, must
+  // not let one construction's end erase the other's entry).
+  std::multiset<uint64_t> in_flight;
   bool mask_offered = false;  // a construction's round holds the real mask
 
   ContextIdState() { free_mask.fill(~uint64_t{0}); }
@@ -71,6 +76,93 @@ coll::Reduction bitwise_and() {
   return reduction;
 }
 
+// Constructions in flight are ordered by (parent context id, the parent's
+// collective sequence number at the start): unique within a process, the
+// same on every member of the parent.
+uint64_t agreement_key(uint32_t parent_context_id, uint32_t sequence) {
+  return (uint64_t{parent_context_id} << 32) | sequence;
+}
+
+// One construction's side of the agreement: its offers, round by round,
+// and the outcome of each combined offer (see context_id.h, "Threads").
+struct Agreement {
+  enum class Outcome { kFound, kRetry, kFailed };
+  uint64_t key;
+  int count;
+  bool offering = false;  // this round's offer is the real mask
+  bool in_flight = true;
+  // kWords mask words, then the "everyone offered the real mask" word.
+  std::array<uint64_t, kWords + 1> offer{};
+
+  Agreement(uint64_t k, int n) : key(k), count(n) {
+    ContextIdState& s = state();
+    std::lock_guard lock(s.mutex);
+    s.in_flight.insert(key);
+  }
+  ~Agreement() { abandon(); }
+  Agreement(const Agreement&) = delete;
+  Agreement& operator=(const Agreement&) = delete;
+
+  // Fills `offer` for the next round: the real mask if no other
+  // construction of this process holds it and none with a lower key waits.
+  void make_offer() {
+    ContextIdState& s = state();
+    std::lock_guard lock(s.mutex);
+    offering = !s.mask_offered && !s.in_flight.empty() && *s.in_flight.begin() == key;
+    if (offering) {
+      s.mask_offered = true;
+      std::memcpy(offer.data(), s.free_mask.data(), sizeof s.free_mask);
+      offer[kWords] = ~uint64_t{0};
+    } else {
+      offer.fill(0);
+    }
+  }
+
+  // Reads the combined offer (err: how combining went): found (ids marked
+  // used here), retry, or failed (an error, or no id free anywhere).
+  Outcome settle(int err, uint32_t* ids) {
+    long bits[kMaxIdsPerAllocation];
+    const bool found = err == MPI_SUCCESS && lowest_free(offer.data(), count, bits);
+    ContextIdState& s = state();
+    std::lock_guard lock(s.mutex);
+    if (offering) s.mask_offered = false;
+    offering = false;
+    // Free bits mean every process offered its real mask, this one too.
+    if (found) {
+      for (int i = 0; i < count; ++i) {
+        set_used(s, static_cast<uint32_t>(bits[i]) * 2, true);
+        ids[i] = static_cast<uint32_t>(bits[i]) * 2;
+      }
+    }
+    if (err != MPI_SUCCESS || found || offer[kWords] != 0) leave(s);
+    if (found) return Outcome::kFound;
+    return err != MPI_SUCCESS || offer[kWords] != 0 ? Outcome::kFailed : Outcome::kRetry;
+  }
+
+  // Leaves the agreement (an error outside settle()).
+  void abandon() {
+    ContextIdState& s = state();
+    std::lock_guard lock(s.mutex);
+    if (offering) s.mask_offered = false;
+    offering = false;
+    leave(s);
+  }
+
+  // Removes this construction's entry (one of equal keys), once.
+  void leave(ContextIdState& s) {
+    if (!in_flight) return;
+    if (auto it = s.in_flight.find(key); it != s.in_flight.end()) s.in_flight.erase(it);
+    in_flight = false;
+  }
+};
+
+int out_of_ids(const Comm& parent) {
+  return errhan::make_error(MPI_ERR_OTHER,
+                            "out of context ids: all %u communicator ids are in use in some "
+                            "process of the parent communicator (size %d); free communicators",
+                            kIds, parent.size);
+}
+
 }  // namespace
 
 int context_id_allocate(Comm& parent, uint32_t* id) {
@@ -89,50 +181,88 @@ void context_id_and(const void* in, void* inout, std::size_t bytes) {
 std::size_t context_id_offer_bytes() { return (kWords + 1) * sizeof(uint64_t); }
 
 int context_id_allocate_n(Comm& parent, int count, uint32_t* ids, const ContextIdCombine& combine) {
-  ContextIdState& s = state();
-  const uint32_t key = parent.context_id;
-  {
-    std::lock_guard lock(s.mutex);
-    s.in_flight.insert(key);
-  }
-  // kWords mask words, then the "everyone offered the real mask" word.
-  std::array<uint64_t, kWords + 1> offer;
+  Agreement a(agreement_key(parent.context_id, parent.coll_seq), count);
   for (;;) {
-    bool offering;
-    {
-      std::lock_guard lock(s.mutex);
-      offering = !s.mask_offered && *s.in_flight.begin() == key;
-      if (offering) {
-        s.mask_offered = true;
-        std::memcpy(offer.data(), s.free_mask.data(), sizeof s.free_mask);
-        offer[kWords] = ~uint64_t{0};
-      } else {
-        offer.fill(0);
-      }
+    a.make_offer();
+    const int err = combine(a.offer.data(), sizeof a.offer);
+    switch (a.settle(err, ids)) {
+      case Agreement::Outcome::kFound:
+        return MPI_SUCCESS;
+      case Agreement::Outcome::kFailed:
+        return err != MPI_SUCCESS ? err : out_of_ids(parent);
+      case Agreement::Outcome::kRetry:
+        // The construction holding the mask may be a nonblocking one that
+        // only moves when this process polls.
+        dev::progress();
+        wait_yield();
+        break;
     }
-    const int err = combine(offer.data(), sizeof offer);
-    long bits[kMaxIdsPerAllocation];
-    const bool found = err == MPI_SUCCESS && lowest_free(offer.data(), count, bits);
-    {
-      std::lock_guard lock(s.mutex);
-      if (offering) s.mask_offered = false;
-      // Free bits mean every process offered its real mask, this one too.
-      if (found)
-        for (int i = 0; i < count; ++i) set_used(s, static_cast<uint32_t>(bits[i]) * 2, true);
-      if (err != MPI_SUCCESS || found || offer[kWords] != 0) s.in_flight.erase(key);
-    }
-    if (err != MPI_SUCCESS) return err;
-    if (found) {
-      for (int i = 0; i < count; ++i) ids[i] = static_cast<uint32_t>(bits[i]) * 2;
-      return MPI_SUCCESS;
-    }
-    if (offer[kWords] != 0)
-      return errhan::make_error(MPI_ERR_OTHER,
-                                "out of context ids: all %u communicator ids are in use in some "
-                                "process of the parent communicator (size %d); free communicators",
-                                kIds, parent.size);
-    wait_yield();
   }
+}
+
+namespace {
+
+// One nonblocking agreement appended to a schedule: an offer, the AND
+// allreduce, and the settling step, which appends another round when
+// some process could not offer (every process decides alike, from the
+// same reduced bytes).
+struct ScheduledAgreement {
+  Agreement agreement;
+  std::function<void(int err, uint32_t id)> done;
+  ScheduledAgreement(uint64_t key, std::function<void(int, uint32_t)> fn)
+      : agreement(key, 1), done(std::move(fn)) {}
+};
+
+int append_agreement_round(coll::Schedule& s, const std::shared_ptr<ScheduledAgreement>& sa) {
+  s.call([sa](coll::Schedule&) {
+    sa->agreement.make_offer();
+    return MPI_SUCCESS;
+  });
+  if (int err = coll::build_allreduce(s, MPI_IN_PLACE, sa->agreement.offer.data(),
+                                      static_cast<MPI_Count>(sizeof sa->agreement.offer),
+                                      coll::byte_type());
+      err != MPI_SUCCESS)
+    return err;
+  s.fence();
+  s.call([sa](coll::Schedule& sched) {
+    uint32_t id = 0;
+    const int err = sched.error();
+    switch (sa->agreement.settle(err, &id)) {
+      case Agreement::Outcome::kFound:
+        sa->done(MPI_SUCCESS, id);
+        return MPI_SUCCESS;
+      case Agreement::Outcome::kFailed: {
+        const int code = err != MPI_SUCCESS ? err : out_of_ids(sched.comm());
+        sa->done(code, 0);
+        return code;
+      }
+      case Agreement::Outcome::kRetry:
+        break;
+    }
+    // Another construction holds this process's mask (or a lower one waits):
+    // let it progress before offering again.
+    sched.defer();
+    sched.fence();
+    const int code = append_agreement_round(sched, sa);
+    if (code != MPI_SUCCESS) {
+      sa->agreement.abandon();
+      sa->done(code, 0);
+    }
+    return code;
+  });
+  s.fence();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int context_id_schedule(coll::Schedule& s, std::function<void(int err, uint32_t id)> done) {
+  s.set_reduction(bitwise_and());
+  auto sa = std::make_shared<ScheduledAgreement>(
+      agreement_key(s.comm().context_id, s.sequence()), std::move(done));
+  const int err = append_agreement_round(s, sa);
+  if (err != MPI_SUCCESS) sa->agreement.abandon();
+  return err;
 }
 
 void context_id_reserve(uint32_t id) {
@@ -142,6 +272,7 @@ void context_id_reserve(uint32_t id) {
 }
 
 void context_id_release(uint32_t id) {
+  if (id == kNoContextId) return;
   ContextIdState& s = state();
   std::lock_guard lock(s.mutex);
   set_used(s, id, false);

@@ -14,13 +14,15 @@
 // communicators made by one MPI_Comm_split share an id, which is safe: a
 // process belongs to only one of them.
 //
-// Threads: two constructors on different parents may run at once. Only one
-// of them per process may offer the real bitmap at a time (the others offer
-// "nothing free" and retry), and priority goes to the parent with the
-// lowest context id, so the construction whose parent is lowest among all
-// in flight wins everywhere and progress is guaranteed. An extra word in the
-// reduced message says whether every process offered its real bitmap; only
-// then is an empty result "out of context ids" rather than "try again".
+// Threads and nonblocking constructions (MPI_Comm_idup): several
+// constructions may be in flight at once in one process. Only one of them
+// may offer the real bitmap at a time (the others offer "nothing free" and
+// retry), and priority goes to the lowest key (parent context id, then the
+// parent's collective sequence number at the start, the same on every
+// member), so the lowest construction among all in flight wins everywhere
+// and progress is guaranteed. An extra word in the reduced message says
+// whether every process offered its real bitmap; only then is an empty
+// result "out of context ids" rather than "try again".
 #pragma once
 
 #include <cstddef>
@@ -30,6 +32,9 @@
 namespace stmpi::mpi {
 
 struct Comm;
+namespace coll {
+class Schedule;
+}
 
 inline constexpr uint32_t kWorldContextId = 0;
 inline constexpr uint32_t kSelfContextId = 2;
@@ -44,6 +49,16 @@ uint32_t bootstrap_context_id(uint64_t hash);
 // Collective over `parent`: agrees on an id free in every member of parent
 // and marks it used here. MPI_ERR_OTHER "out of context ids" if none is.
 [[nodiscard]] int context_id_allocate(Comm& parent, uint32_t* id);
+// The same agreement, nonblocking (MPI_Comm_idup): appends its rounds to
+// `s`, a schedule on the parent communicator (it sets the schedule's
+// reduction). done(MPI_SUCCESS, id) runs as a step of the schedule once
+// the id is agreed and marked used here; done(error, 0) if it fails. Rounds
+// in which some process could not offer its mask are repeated inside the
+// schedule.
+[[nodiscard]] int context_id_schedule(coll::Schedule& s,
+                                      std::function<void(int err, uint32_t id)> done);
+// No id: a communicator whose agreement has not finished (or failed).
+inline constexpr uint32_t kNoContextId = ~uint32_t{0};
 // The global step of an agreement: turns this process's offer (a byte
 // string of context_id_offer_bytes()) into the bitwise AND of the offers of
 // every process that takes part, in place, identically everywhere.

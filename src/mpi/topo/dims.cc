@@ -4,7 +4,9 @@
 // "As evenly as possible" is taken literally: among all factorizations of
 // the free part into non-increasing factors, the one with the smallest
 // largest factor, then the smallest difference between largest and
-// smallest, is chosen. The search walks divisors in decreasing order and
+// smallest, then the smallest sum of squares (20 in 4: 5x2x2x1, not
+// 5x4x1x1) is chosen; this gives MPICH's results for every n <= 64 in up
+// to 4 dimensions (test/mpi/topo/dims.c holds that table). The search walks divisors in decreasing order and
 // stops early; the numbers involved (process counts) keep it small.
 #include <climits>
 #include <vector>
@@ -23,10 +25,18 @@ struct Search {
   std::vector<long> current;
   bool found = false;
 
+  static long sum_of_squares(const std::vector<long>& v) {
+    long sum = 0;
+    for (long x : v) sum += x * x;
+    return sum;
+  }
+
   bool better() const {
     if (!found) return true;
     if (current.front() != best.front()) return current.front() < best.front();
-    return current.front() - current.back() < best.front() - best.back();
+    const long spread = current.front() - current.back();
+    if (spread != best.front() - best.back()) return spread < best.front() - best.back();
+    return sum_of_squares(current) < sum_of_squares(best);
   }
 
   // Fills current[slot..] with non-increasing factors <= cap whose product is n.

@@ -2,7 +2,9 @@
  * (and a few larger) and 1..4 dimensions, with and without fixed entries,
  * the result multiplies to nnodes, keeps the fixed entries, is
  * non-increasing over the free ones, and its largest free factor is the
- * smallest possible (then its spread). Error paths: MPI_ERR_DIMS. */
+ * smallest possible (then its spread); and, exactly, MPICH's results for
+ * n <= 64 in 2..4 dimensions (a table). Error paths: MPI_ERR_DIMS. */
+#include <stdio.h>
 #include "mtest.h"
 
 static int best_max, best_spread;
@@ -64,9 +66,55 @@ static void check(int nnodes, int ndims, const int *fixed)
     }
 }
 
+/* MPICH's MPI_Dims_create(n, ndims, all zero) for n = 1..64, ndims = 2..4, in
+ * order of n (the results of the search above with the sum of squares as
+ * the last tiebreak: 20 in 4 dimensions is 5x2x2x1, not 5x4x1x1). */
+static const char *const expected[3] = {
+    /* ndims 2 */
+    "1x1 2x1 3x1 2x2 5x1 3x2 7x1 4x2 3x3 5x2 11x1 4x3 13x1 7x2 5x3 4x4 17x1 6x3 19x1 5x4 7x3 "
+    "11x2 23x1 6x4 5x5 13x2 9x3 7x4 29x1 6x5 31x1 8x4 11x3 17x2 7x5 6x6 37x1 19x2 13x3 8x5 41x1 "
+    "7x6 43x1 11x4 9x5 23x2 47x1 8x6 7x7 10x5 17x3 13x4 53x1 9x6 11x5 8x7 19x3 29x2 59x1 10x6 "
+    "61x1 31x2 9x7 8x8",
+    /* ndims 3 */
+    "1x1x1 2x1x1 3x1x1 2x2x1 5x1x1 3x2x1 7x1x1 2x2x2 3x3x1 5x2x1 11x1x1 3x2x2 13x1x1 7x2x1 "
+    "5x3x1 4x2x2 17x1x1 3x3x2 19x1x1 5x2x2 7x3x1 11x2x1 23x1x1 4x3x2 5x5x1 13x2x1 3x3x3 7x2x2 "
+    "29x1x1 5x3x2 31x1x1 4x4x2 11x3x1 17x2x1 7x5x1 4x3x3 37x1x1 19x2x1 13x3x1 5x4x2 41x1x1 "
+    "7x3x2 43x1x1 11x2x2 5x3x3 23x2x1 47x1x1 4x4x3 7x7x1 5x5x2 17x3x1 13x2x2 53x1x1 6x3x3 "
+    "11x5x1 7x4x2 19x3x1 29x2x1 59x1x1 5x4x3 61x1x1 31x2x1 7x3x3 4x4x4",
+    /* ndims 4 */
+    "1x1x1x1 2x1x1x1 3x1x1x1 2x2x1x1 5x1x1x1 3x2x1x1 7x1x1x1 2x2x2x1 3x3x1x1 5x2x1x1 11x1x1x1 "
+    "3x2x2x1 13x1x1x1 7x2x1x1 5x3x1x1 2x2x2x2 17x1x1x1 3x3x2x1 19x1x1x1 5x2x2x1 7x3x1x1 "
+    "11x2x1x1 23x1x1x1 3x2x2x2 5x5x1x1 13x2x1x1 3x3x3x1 7x2x2x1 29x1x1x1 5x3x2x1 31x1x1x1 "
+    "4x2x2x2 11x3x1x1 17x2x1x1 7x5x1x1 3x3x2x2 37x1x1x1 19x2x1x1 13x3x1x1 5x2x2x2 41x1x1x1 "
+    "7x3x2x1 43x1x1x1 11x2x2x1 5x3x3x1 23x2x1x1 47x1x1x1 4x3x2x2 7x7x1x1 5x5x2x1 17x3x1x1 "
+    "13x2x2x1 53x1x1x1 3x3x3x2 11x5x1x1 7x2x2x2 19x3x1x1 29x2x1x1 59x1x1x1 5x3x2x2 61x1x1x1 "
+    "31x2x1x1 7x3x3x1 4x4x2x2"
+};
+
+/* The table above, entry by entry. */
+static void check_table(void)
+{
+    for (int nd = 2; nd <= 4; nd++) {
+        const char *p = expected[nd - 2];
+        for (int n = 1; n <= 64; n++) {
+            int want[4] = {0}, got[4] = {0}, used = 0;
+            for (int i = 0; i < nd; i++) {
+                sscanf(p, "%d%n", &want[i], &used);
+                p += used;
+                if (*p) p++; /* 'x' or ' ' */
+            }
+            CHECK_SUCCESS(MPI_Dims_create(n, nd, got));
+            for (int i = 0; i < nd; i++)
+                CHECK(got[i] == want[i], "MPI_Dims_create(%d, %d): dims[%d] = %d, MPICH gives %d",
+                      n, nd, i, got[i], want[i]);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
+    check_table();
     int zero[8] = {0};
     for (int n = 1; n <= 64; n++)
         for (int d = 1; d <= 4; d++)

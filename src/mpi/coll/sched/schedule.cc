@@ -20,7 +20,8 @@ constexpr uint32_t kSeqBase = 1u << 27;
 
 Schedule::Schedule(Comm& comm) : comm_(&comm) {
   comm_retain(comm_);
-  tag_ = static_cast<int>(kSeqBase | (comm.coll_seq++ & kSeqMask));
+  sequence_ = comm.coll_seq++;
+  tag_ = static_cast<int>(kSeqBase | (sequence_ & kSeqMask));
 }
 
 Schedule::~Schedule() {
@@ -76,6 +77,16 @@ void Schedule::reduce(const void* in, void* inout, MPI_Count count) {
   steps_.push_back({Kind::kReduce, in, inout, count, nullptr, 0, nullptr, -1});
 }
 
+void Schedule::call(Call fn) {
+  calls_.push_back(std::move(fn));
+  steps_.push_back({Kind::kCall, nullptr, nullptr, static_cast<MPI_Count>(calls_.size() - 1),
+                    nullptr, 0, nullptr, -1});
+}
+
+void Schedule::defer() {
+  steps_.push_back({Kind::kDefer, nullptr, nullptr, 0, nullptr, 0, nullptr, -1});
+}
+
 void Schedule::fence() {
   if (steps_.size() == (round_end_.empty() ? 0 : round_end_.back())) return;  // empty round
   round_end_.push_back(steps_.size());
@@ -86,6 +97,7 @@ void Schedule::start() {
   round_ = 0;
   error_ = MPI_SUCCESS;
   done_ = false;
+  deferred_ = false;
   run_round();
 }
 
@@ -94,7 +106,7 @@ void Schedule::run_round() {
   while (round_ < round_end_.size()) {
     const std::size_t begin = round_ == 0 ? 0 : round_end_[round_ - 1];
     for (std::size_t i = begin; i < round_end_[round_]; ++i) {
-      const Step& s = steps_[i];
+      const Step s = steps_[i];  // a copy: a kCall step may append to steps_
       int err = MPI_SUCCESS;
       switch (s.kind) {
         case Kind::kSend: {
@@ -119,10 +131,18 @@ void Schedule::run_round() {
         case Kind::kReduce:
           err = reduction_.apply(s.src, s.dst, s.count);
           break;
+        case Kind::kCall: {
+          const Call fn = calls_[static_cast<std::size_t>(s.count)];  // calls_ may grow
+          err = fn(*this);
+          break;
+        }
+        case Kind::kDefer:
+          deferred_ = true;
+          break;
       }
       if (err != MPI_SUCCESS && error_ == MPI_SUCCESS) error_ = err;
     }
-    if (!pending_.empty()) return;
+    if (!pending_.empty() || deferred_) return;
     ++round_;
   }
   done_ = true;
@@ -138,7 +158,13 @@ void Schedule::finish_round() {
 }
 
 bool Schedule::advance() {
+  bool resumed = false;
   while (!done_) {
+    if (deferred_) {
+      if (resumed) return false;  // deferred during this call: until the next one
+      deferred_ = false;
+    }
+    resumed = true;
     for (Request* req : pending_)
       if (!request_test(req)) return false;
     finish_round();

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,9 @@ class Schedule {
   Schedule& operator=(const Schedule&) = delete;
 
   Comm& comm() const { return *comm_; }
+  // This collective's number in the communicator's sequence (the same on
+  // every member; see the constructor).
+  uint32_t sequence() const { return sequence_; }
   int rank() const;
   int size() const;
 
@@ -61,6 +65,17 @@ class Schedule {
             Datatype& rtype);
   // inout = in (op) inout over `count` instances of the reduction's type.
   void reduce(const void* in, void* inout, MPI_Count count);
+  // A local step that runs fn(*this) when its round starts; its return
+  // value is an MPI error code. fn may append steps (ended by fence()):
+  // they run after every round built so far, so a schedule can decide at
+  // run time to add rounds (the context id agreement retries this way).
+  // Schedules that grow are for one run only, not for persistent requests.
+  using Call = std::function<int(Schedule&)>;
+  void call(Call fn);
+  // Holds its round open until the next advance(): other schedules and the
+  // device progress first (a retry that must wait for another collective
+  // in flight uses it, so that it cannot spin without messages).
+  void defer();
   // Ends a round: later steps wait for everything before.
   void fence();
 
@@ -77,7 +92,7 @@ class Schedule {
   [[nodiscard]] int run();
 
  private:
-  enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce };
+  enum class Kind : uint8_t { kSend, kRecv, kCopy, kReduce, kCall, kDefer };
   struct Step {
     Kind kind;
     const void* src;
@@ -93,16 +108,19 @@ class Schedule {
   void finish_round();
 
   Comm* comm_;
+  uint32_t sequence_;
   int tag_;
   Reduction reduction_;
   std::vector<Step> steps_;
   std::vector<std::size_t> round_end_;  // steps_[round_end_[i-1], round_end_[i]) is round i
   std::vector<Datatype*> types_;
   std::vector<Op*> ops_;
+  std::vector<Call> calls_;  // kCall steps: count indexes this
   std::vector<std::unique_ptr<ScratchBuffer>> scratch_;
   std::vector<Request*> pending_;
   std::size_t round_ = 0;
   bool done_ = true;
+  bool deferred_ = false;  // a kDefer step holds the current round
   int error_ = MPI_SUCCESS;
 };
 

@@ -622,6 +622,11 @@ typedef struct STMPI_T_event_instance_s     *MPI_T_event_instance;
 #include "pmpi_proto.h"
 #include "mpix.h"
 
+/* Profiling control (MPI 4.1 section 15.2.4): variable arguments, so written
+ * by hand rather than generated. The library itself ignores the level. */
+int MPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...);
+
 #ifdef __cplusplus
 }
 #endif

@@ -116,6 +116,12 @@ KIND_TYPES = {
     'GENERIC_DTYPE_COUNT': ('MPI_Count', 'MPI_Count'),
     'COMBINER': ('int', 'int'),
     'ORDER': ('int', 'int'),
+    'COMM_SIZE_PI': ('int', 'int'),
+    'DISTRIB_ENUM': ('int', 'int'),
+    'DTYPE_DISTRIBUTION': ('int', 'int'),
+    'PROCESS_GRID_SIZE': ('int', 'int'),
+    'POLYDTYPE_PACK_SIZE': ('MPI_Aint', 'MPI_Count'),
+    'POLYLOCATION': ('MPI_Aint', 'MPI_Count'),
     'TYPECLASS': ('int', 'int'),
     'TYPECLASS_SIZE': ('int', 'int'),
     'MATH': ('int', 'int'),
@@ -126,6 +132,8 @@ KIND_TYPES = {
     'C_BUFFER2': ('void*', 'void*'),
     'EXTRA_STATE': ('void*', 'void*'),
     'ATTRIBUTE_VAL': ('void*', 'void*'),
+    'ATTRIBUTE_VAL_10': ('void*', 'void*'),  # the MPI-1 calls (MPI_Attr_put/get)
+    'EXTRA_STATE2': ('void*', 'void*'),
     'STRING': ('char*', 'char*'),
     'STRING_ARRAY': ('char**', 'char**'),
     'STRING_2DARRAY': ('char**', 'char**'),
@@ -151,7 +159,8 @@ ALWAYS_POINTER = {'STATUS', 'F90_STATUS', 'F08_STATUS'}
 
 # Kinds whose C type already is the address of the data (buffers, strings,
 # callbacks): an output of such a kind gets no extra level of indirection.
-ADDRESS_KINDS = {'BUFFER', 'C_BUFFER', 'C_BUFFER2', 'EXTRA_STATE', 'ATTRIBUTE_VAL',
+ADDRESS_KINDS = {'BUFFER', 'C_BUFFER', 'C_BUFFER2', 'EXTRA_STATE', 'EXTRA_STATE2',
+                 'ATTRIBUTE_VAL', 'ATTRIBUTE_VAL_10',
                  'STRING', 'FUNCTION', 'POLYFUNCTION'}
 
 FUNCTION_FLAGS = {'before_init', 'no_lock', 'unsupported'}

@@ -584,7 +584,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int MPI_Info_free(MPI_Info *info);
-int MPI_Info_create_env(int *argc, char **argv[], MPI_Info *info);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
 /* One-sided communication */
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,

@@ -586,7 +586,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 int PMPI_Info_free(MPI_Info *info);
-int PMPI_Info_create_env(int *argc, char **argv[], MPI_Info *info);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
 /* One-sided communication */
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,

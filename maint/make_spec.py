@@ -218,11 +218,19 @@ MPICH_NOT_CONST = {('MPI_Pready_list', 'array_of_partitions')}
 NOT_ROOT_ONLY = {('MPI_Scatterv_init', 'recvbuf')}
 
 
+# MPI_Info_create_env takes argc and argv by value in C (MPI 4.1 and MPICH:
+# int argc, char *argv[]); the API data marks them inout like MPI_Init's.
+BY_VALUE = {('MPI_Info_create_env', 'argc'): 'int', ('MPI_Info_create_env', 'argv'): 'char*'}
+
+
 def param_entry(p, large, function_name=''):
     """The spec line of one C parameter."""
     kind = p['kind']
     ctype = param_type(p, large)
     direction = p['param_direction']
+    if (function_name, p['name']) in BY_VALUE:
+        ctype = BY_VALUE[(function_name, p['name'])]
+        direction = 'in'
     length = p['length']
     # A parameter with a length is an array, unless the data asks for a
     # pointer (argv) or it is a string (always `char *`).

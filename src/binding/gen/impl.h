@@ -638,7 +638,7 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int info_delete(MPI_Info info, const char* key);
 [[nodiscard]] int info_dup(MPI_Info info, MPI_Info* newinfo);
 [[nodiscard]] int info_free(MPI_Info* info);
-[[nodiscard]] int info_create_env(int* argc, char** argv[], MPI_Info* info);
+[[nodiscard]] int info_create_env(int argc, char* argv[], MPI_Info* info);
 
 // One-sided communication
 [[nodiscard]] int win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info,

@@ -28,17 +28,17 @@ const char* thread_level_name(int level) {
 
 }  // namespace
 
-int info_create_env(int* argc, char** argv[], MPI_Info* info) {
+int info_create_env(int argc, char* argv[], MPI_Info* info) {
   mpi::Info* env = mpi::info_create();
-  // argc and argv may be NULL in C: then command and argv are unknown.
-  if (argc != nullptr && argv != nullptr && *argv != nullptr && *argc > 0) {
-    if ((*argv)[0] != nullptr) env->set("command", (*argv)[0]);
+  // argv may be NULL (and argc 0) in C: then command and argv are unknown.
+  if (argv != nullptr && argc > 0) {
+    if (argv[0] != nullptr) env->set("command", argv[0]);
     std::string args;
-    for (int i = 1; i < *argc && (*argv)[i] != nullptr; ++i) {
+    for (int i = 1; i < argc && argv[i] != nullptr; ++i) {
       if (i > 1) args += ' ';
-      args += (*argv)[i];
+      args += argv[i];
     }
-    if (*argc > 1) env->set("argv", args);
+    if (argc > 1) env->set("argv", args);
   }
   // The launcher's job size (PMI_SIZE), else a singleton.
   const char* size = util::launcher_env("PMI_SIZE");

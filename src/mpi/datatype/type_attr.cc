@@ -53,6 +53,16 @@ int bad_keyval(int keyval, const char* function) {
                     function, keyval);
 }
 
+// The keyval for get/delete on `type`: a live datatype keyval, or one the user
+// freed while `type` still holds an attribute with it (that attribute stays
+// usable until it is deleted).
+Keyval* keyval_for_attribute(Datatype& type, int handle) {
+  if (Keyval* keyval = keyval_get(handle, Keyval::Kind::kType)) return keyval;
+  Keyval* freed = keyval_table().get(handle);
+  if (freed == nullptr || freed->kind != Keyval::Kind::kType) return nullptr;
+  return find_attribute(type, freed) != type.attributes.end() ? freed : nullptr;
+}
+
 }  // namespace
 
 int type_attr_copy_all(Datatype& from, Datatype& to) {
@@ -126,7 +136,7 @@ int type_set_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val)
 }
 
 int type_get_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val, int* flag) {
-  Keyval* keyval = mpi::keyval_get(type_keyval, Keyval::Kind::kType);
+  Keyval* keyval = mpi::keyval_for_attribute(datatype, type_keyval);
   if (keyval == nullptr) return mpi::bad_keyval(type_keyval, "MPI_Type_get_attr");
   auto it = mpi::find_attribute(datatype, keyval);
   *flag = it != datatype.attributes.end();
@@ -135,7 +145,7 @@ int type_get_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val,
 }
 
 int type_delete_attr(mpi::Datatype& datatype, int type_keyval) {
-  Keyval* keyval = mpi::keyval_get(type_keyval, Keyval::Kind::kType);
+  Keyval* keyval = mpi::keyval_for_attribute(datatype, type_keyval);
   if (keyval == nullptr) return mpi::bad_keyval(type_keyval, "MPI_Type_delete_attr");
   auto it = mpi::find_attribute(datatype, keyval);
   if (it == datatype.attributes.end()) return MPI_SUCCESS;

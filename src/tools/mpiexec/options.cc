@@ -157,6 +157,7 @@ ParseResult parse_options(int argc, char** argv, const char* env_timeout, Option
                           std::string* error) {
   ArgumentReader args(std::vector<std::string>(argv + 1, argv + argc));
   int ppn = 0;
+  int configfiles = 0;
   bool timeout_given = false;
   App app;
   while (true) {
@@ -208,6 +209,10 @@ ParseResult parse_options(int argc, char** argv, const char* env_timeout, Option
         options->print_rank_map = true;
       } else if (name == "configfile") {
         if (!args.take_value(arg, &value, error)) return ParseResult::error;
+        if (++configfiles > 64) {  // a file that names itself would never end
+          *error = "more than 64 -configfile options (does '" + value + "' include itself?)";
+          return ParseResult::error;
+        }
         std::vector<std::string> words;
         if (!read_configfile(value, &words, error)) return ParseResult::error;
         args.insert(words);

@@ -107,14 +107,28 @@ int main(int argc, char **argv)
 
     /* a keyval freed while t still uses it: the attribute stays until t is freed */
     int kdup_copy = kdup;
+    void *v0;
     CHECK_SUCCESS(MPI_Type_free_keyval(&kdup));
     CHECK(kdup == MPI_KEYVAL_INVALID, "free_keyval did not reset the handle");
     int rc = MPI_Type_set_attr(t, kdup_copy, (void *)1);
     CHECK_ERR_CLASS(rc, MPI_ERR_KEYVAL);
     CHECK_ERR_STRING(rc, "freed");
+    /* ...and can still be read and deleted through the old handle */
+    CHECK_INT((long)get(t, kdup_copy, &flag), (long)base);
+    CHECK_INT(flag, 1);
+    MPI_Datatype t3;
+    MPI_Type_contiguous(2, MPI_INT, &t3);
+    rc = MPI_Type_get_attr(t3, kdup_copy, &v0, &flag); /* t3 never had it */
+    CHECK_ERR_CLASS(rc, MPI_ERR_KEYVAL);
+    MPI_Type_free(&t3);
+    deletes = 0;
+    CHECK_SUCCESS(MPI_Type_delete_attr(t, kdup_copy));
+    CHECK_INT(deletes, 1);
+    rc = MPI_Type_delete_attr(t, kdup_copy); /* gone with its last attribute */
+    CHECK_ERR_CLASS(rc, MPI_ERR_KEYVAL);
     deletes = 0;
     CHECK_SUCCESS(MPI_Type_free(&t));
-    CHECK_INT(deletes, 2);
+    CHECK_INT(deletes, 1);
 
     /* a failing copy callback fails the dup and leaves no type */
     int kfail;

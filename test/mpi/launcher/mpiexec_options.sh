@@ -82,6 +82,11 @@ run config_empty "$MPIEXEC" -configfile "$WORK/empty"
 [ $RC -eq 2 ] && grep -q "names no program" "$WORK/config_empty.err"
 check "-configfile without programs is an error" $? "rc=$RC $(cat "$WORK/config_empty.err")"
 
+echo "-configfile $WORK/self" >"$WORK/self"
+run config_self "$MPIEXEC" -configfile "$WORK/self"
+[ $RC -eq 2 ] && grep -q "include itself" "$WORK/config_self.err"
+check "a -configfile that includes itself is an error, not a hang" $? "rc=$RC $(cat "$WORK/config_self.err")"
+
 # --- -print-rank-map -------------------------------------------------------------
 run rankmap "$MPIEXEC" -print-rank-map -n 3 true
 [ $RC -eq 0 ] && [ "$(head -1 "$WORK/rankmap.out")" = "($(hostname):0,1,2)" ]

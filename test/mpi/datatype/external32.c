@@ -8,6 +8,7 @@
  * not fit in external32's 4 bytes. */
 #include "mtest.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <wchar.h>
 

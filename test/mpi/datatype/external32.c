@@ -307,6 +307,20 @@ static void check_derived(void)
     CHECK(pos == 19 * N && memcmp(buf, expect, sizeof buf) == 0, "packing in two calls differs");
     MPI_Type_free(&t);
 
+    /* A subarray (2x2 at (1,1) of a 4x4 array of int) packs its 4 elements. */
+    int grid[16], sizes[2] = {4, 4}, subs[2] = {2, 2}, starts[2] = {1, 1};
+    for (int k = 0; k < 16; ++k) grid[k] = (rank + 1) * 100 + k;
+    MPI_Datatype sub;
+    MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub);
+    MPI_Type_commit(&sub);
+    unsigned char sbuf[16], sexp[16];
+    const int picked[4] = {5, 6, 9, 10};
+    for (int k = 0; k < 4; ++k) be((uint64_t)(int64_t)grid[picked[k]], 4, sexp + 4 * k);
+    pos = 0;
+    CHECK_SUCCESS(MPI_Pack_external("external32", grid, 1, sub, sbuf, sizeof sbuf, &pos));
+    CHECK(pos == 16 && memcmp(sbuf, sexp, 16) == 0, "subarray: %ld bytes, differ", (long)pos);
+    MPI_Type_free(&sub);
+
     /* A large vector (more than one conversion chunk) round-trips. */
     const int M = 300000;
     int *big = malloc(sizeof(int) * 2 * M), *back = calloc(2 * (size_t)M, sizeof(int));

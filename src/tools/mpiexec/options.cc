@@ -147,12 +147,6 @@ int Options::app_of(int rank) const {
   return static_cast<int>(apps.size()) - 1;
 }
 
-int Options::first_rank(int app) const {
-  int rank = 0;
-  for (int i = 0; i < app; ++i) rank += apps[static_cast<std::size_t>(i)].nprocs;
-  return rank;
-}
-
 ParseResult parse_options(int argc, char** argv, const char* env_timeout, Options* options,
                           std::string* error) {
   ArgumentReader args(std::vector<std::string>(argv + 1, argv + argc));

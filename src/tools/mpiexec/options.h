@@ -37,9 +37,8 @@ struct Options {
   bool print_rank_map = false;       // -print-rank-map
   std::vector<App> apps;             // at least one after a successful parse
 
-  // The program rank runs (its index in apps), and the first rank of app.
+  // The program rank runs (its index in apps).
   int app_of(int rank) const;
-  int first_rank(int app) const;
 };
 
 enum class ParseResult { run, help, version, error };

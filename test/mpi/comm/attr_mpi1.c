@@ -104,10 +104,12 @@ int main(int argc, char **argv)
     CHECK_INT(kdup, MPI_KEYVAL_INVALID);
     int rc = MPI_Attr_put(MPI_COMM_WORLD, saved, &value);
     CHECK_ERR_CLASS(rc, MPI_ERR_KEYVAL);
+    CHECK_ERR_STRING(rc, "MPI_Attr_put: keyval");
     rc = MPI_Attr_get(MPI_COMM_WORLD, saved, &got, &flag);
     CHECK_ERR_CLASS(rc, MPI_ERR_KEYVAL);
     rc = MPI_Keyval_free(&saved);
     CHECK_ERR_CLASS(rc, MPI_ERR_KEYVAL);
+    CHECK_ERR_STRING(rc, "MPI_Keyval_free");
     int ktype;
     MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &ktype, NULL);
     rc = MPI_Attr_put(MPI_COMM_WORLD, ktype, &value);

@@ -193,7 +193,21 @@ int select_provider(const std::string& provider, const std::string& bind_address
 
 int Fabric::open_endpoint(Endpoint* e, uint64_t cntr_events, std::string* error) {
   fi_info* info = choice_.info;
+  // One-sided writes and atomics complete when they are visible in the
+  // target's memory (FI_DELIVERY_COMPLETE), not when the data has left: after
+  // a flush, another process (e.g. the next lock holder, on the target's
+  // node) must see them.
+  fi_info* rma_info = nullptr;
+  if (cntr_events & FI_WRITE) {
+    rma_info = fi_dupinfo(info);
+    if (rma_info == nullptr) return *error = "fi_dupinfo: out of memory", -1;
+    rma_info->tx_attr->op_flags = (rma_info->tx_attr->op_flags &
+                                   ~(FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE)) |
+                                  FI_DELIVERY_COMPLETE;
+    info = rma_info;
+  }
   long rc = fi_endpoint(domain_, info, &e->ep, nullptr);
+  if (rma_info != nullptr) fi_freeinfo(rma_info);
   if (rc != 0) return *error = fi_error("fi_endpoint", rc), -1;
   fi_av_attr av_attr{};
   av_attr.type = FI_AV_TABLE;

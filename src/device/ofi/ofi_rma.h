@@ -4,11 +4,21 @@
 // region's first byte, Region::key its key).
 //
 // put/get: fi_write / fi_read per run. Puts complete at flush(); gets wait
-// for their data before they return. accumulate: fi_atomic (fi_fetch_atomic
-// when a result is wanted) where fi_query_atomic says the provider does the
-// op on the element type, else the active-message fallback (AmRma).
-// compare_swap: fi_compare_atomic, else AmRma. 64-bit atomics: blocking
+// for their data before they return. 64-bit atomics: blocking
 // fi_fetch_atomic / fi_compare_atomic on FI_UINT64 (the lock protocol).
+//
+// accumulate and compare_swap: origins on the target's own node combine
+// elements with CPU atomics (8-byte integers in node-shared memory) or
+// under the target's accumulate lock (everything else: accumulate.h), and a
+// NIC atomic is atomic with the first (the providers apply it with CPU
+// atomics) but not with the second. So the NIC does an accumulate only
+// where the target's node uses CPU atomics too (Region::native_atomics on a
+// kNet memory region: 8-byte integers in node-shared memory, aligned) and
+// where fi_query_atomic says the provider does the op on the type. Every
+// other accumulate takes the target's accumulate lock with a remote
+// compare-and-swap, reads the runs, combines them here and writes them back
+// (what CmaRma does inside a node): atomic with the local origins, and
+// truly passive, since no step needs the target to call MPI.
 #pragma once
 
 #include <rdma/fi_atomic.h>
@@ -19,6 +29,7 @@
 #include <mpi.h>
 
 #include "device/ofi/ofi.h"
+#include "device/rma/accumulate.h"
 #include "device/rma/am_rma.h"
 #include "device/rma/region.h"
 #include "device/rma/window.h"
@@ -62,13 +73,13 @@ class OfiRma final {
   }
   static int accumulate(const rma::Region& region, std::span<const rma::Run> runs,
                         const rma::AccumulateOp& acc, const void* in, void* out,
-                        rma::Completion* done) {
+                        rma::Completion* /*done: complete on return*/) {
     Ofi& ofi = *instance();
     fi_op op;
     fi_datatype type;
     const bool fetch = out != nullptr;
-    if (!native(ofi, acc, fetch ? 1 : 0, &op, &type))
-      return rma::AmRma::accumulate(region, runs, acc, in, out, done);
+    if (!nic_combines(region, runs, acc) || !native(ofi, acc, fetch ? 1 : 0, &op, &type))
+      return locked_accumulate(region, runs, acc, in, out);
     const char* src = static_cast<const char*>(in);
     char* dst = static_cast<char*>(out);
     for (const rma::Run& run : runs) {
@@ -86,11 +97,13 @@ class OfiRma final {
   }
   static int compare_swap(const rma::Region& region, uint64_t offset, const rma::AccumulateOp& acc,
                           const void* compare, const void* swap, void* out,
-                          rma::Completion* done) {
+                          rma::Completion* /*done: complete on return*/) {
     Ofi& ofi = *instance();
     fi_datatype type;
-    if (!fi_datatype_of(acc.element, &type) || !ofi.atomic_valid(2, FI_CSWAP, type))
-      return rma::AmRma::compare_swap(region, offset, acc, compare, swap, out, done);
+    const rma::Run one{offset, acc.element_size};
+    if (!nic_combines(region, std::span<const rma::Run>(&one, 1), acc) ||
+        !fi_datatype_of(acc.element, &type) || !ofi.atomic_valid(2, FI_CSWAP, type))
+      return locked_compare_swap(region, offset, acc, compare, swap, out);
     if (ofi.compare_atomic(region.target, type, compare, swap, out, address(ofi, region, offset),
                            region.key) != 0 ||
         ofi.flush() != 0)
@@ -137,6 +150,22 @@ class OfiRma final {
   static uint64_t address(const Ofi& ofi, const rma::Region& region, uint64_t offset) {
     return ofi.virt_addr() ? region.remote + offset : offset;
   }
+  // Whether the target's node combines these elements with CPU atomics, so
+  // that a NIC atomic is atomic with its local origins (see the top).
+  static bool nic_combines(const rma::Region& region, std::span<const rma::Run> runs,
+                           const rma::AccumulateOp& acc) {
+    if (!rma::uses_native_atomics(region, acc)) return false;
+    for (const rma::Run& run : runs)
+      if ((region.remote + run.offset) % 8 != 0) return false;
+    return true;
+  }
+  // Accumulate / compare-and-swap under the target's accumulate lock, by
+  // remote reads and writes (ofi_rma_map.cc).
+  static int locked_accumulate(const rma::Region& region, std::span<const rma::Run> runs,
+                               const rma::AccumulateOp& acc, const void* in, void* out);
+  static int locked_compare_swap(const rma::Region& region, uint64_t offset,
+                                 const rma::AccumulateOp& acc, const void* compare,
+                                 const void* swap, void* out);
   static bool native(Ofi& ofi, const rma::AccumulateOp& acc, int kind, fi_op* op,
                      fi_datatype* type) {
     return acc.element_size != 0 && fi_op_of(acc.op, op) && fi_datatype_of(acc.element, type) &&

@@ -45,7 +45,7 @@ struct AmState {
   bool handler_set = false;
   std::vector<int64_t> outstanding;  // by world rank: messages awaiting an answer
   int64_t total_outstanding = 0;
-  std::unordered_map<uint64_t, std::atomic<uint64_t>*> windows;
+  std::unordered_map<uint64_t, AmWindow> windows;
 };
 
 AmState g;
@@ -190,7 +190,16 @@ void reply(int origin, const AmHeader& request, const void* data, uint64_t bytes
 
 std::atomic<uint64_t>* lock_of(uint64_t window) {
   auto it = g.windows.find(window);
-  return it != g.windows.end() ? it->second : nullptr;
+  return it != g.windows.end() ? it->second.acc_lock : nullptr;
+}
+
+// Whether the window's own memory takes the CPU-atomic path for `acc`
+// (accumulate.h): the same choice the node's other origins make.
+bool native_for(uint64_t window, const AccumulateOp& acc) {
+  auto it = g.windows.find(window);
+  Region memory;
+  memory.native_atomics = it != g.windows.end() && it->second.memory_native;
+  return uses_native_atomics(memory, acc);
 }
 
 // The target side.
@@ -223,7 +232,7 @@ void apply(int origin, const AmHeader& h, const Run* runs, const char* data) {
       const AccumulateOp acc{static_cast<util::OpKind>(h.op), static_cast<util::ElementKind>(h.element),
                              h.element_size};
       std::vector<char> out(h.result != 0 ? total : 0);
-      const int err = accumulate_local(base, false, lock_of(h.window), run_list, acc,
+      const int err = accumulate_local(base, native_for(h.window, acc), lock_of(h.window), run_list, acc,
                                        h.data_bytes != 0 ? data : nullptr,
                                        h.result != 0 ? out.data() : nullptr);
       reply(origin, h, out.data(), out.size(), util::error_class_of(err));
@@ -235,7 +244,7 @@ void apply(int origin, const AmHeader& h, const Run* runs, const char* data) {
                              h.element_size};
       const uint64_t size = run_list[0].bytes;
       std::vector<char> out(size);
-      const int err = compare_swap_local(base + run_list[0].offset, false, lock_of(h.window), acc,
+      const int err = compare_swap_local(base + run_list[0].offset, native_for(h.window, acc), lock_of(h.window), acc,
                                          data, data + size, out.data());
       reply(origin, h, out.data(), size, util::error_class_of(err));
       return;
@@ -368,9 +377,9 @@ int AmRma::flush(int target) {
   return MPI_SUCCESS;
 }
 
-void am_register_window(uint64_t window_id, std::atomic<uint64_t>* acc_lock) {
+void am_register_window(uint64_t window_id, std::atomic<uint64_t>* acc_lock, bool memory_native) {
   ensure_handler();
-  g.windows[window_id] = acc_lock;
+  g.windows[window_id] = AmWindow{acc_lock, memory_native};
 }
 
 void am_unregister_window(uint64_t window_id) { g.windows.erase(window_id); }

@@ -39,9 +39,14 @@ class AmRma final {
 };
 
 // What the target side needs to apply an operation for a window: its
-// accumulate lock. Windows that may be reached by active messages register
-// under their id (the same on every process).
-void am_register_window(uint64_t window_id, std::atomic<uint64_t>* acc_lock);
+// accumulate lock, and whether its memory is node-shared (8-byte integer
+// accumulates then use CPU atomics, as the node's other origins do:
+// accumulate.h). Windows register under their id (the same on every process).
+struct AmWindow {
+  std::atomic<uint64_t>* acc_lock = nullptr;
+  bool memory_native = false;
+};
+void am_register_window(uint64_t window_id, std::atomic<uint64_t>* acc_lock, bool memory_native);
 void am_unregister_window(uint64_t window_id);
 
 }  // namespace stmpi::dev::rma

@@ -7,6 +7,7 @@
 // fallback (am_rma.h) instead.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -14,11 +15,24 @@
 
 #include "config.h"  // STMPI_HAVE_NETMOD_OFI: every includer must see the same NetRma
 #include "device/rma/region.h"
+#include "device/rma/window.h"
 
 #if defined(STMPI_HAVE_NETMOD_OFI)
 #include "device/ofi/ofi_rma.h"
 namespace stmpi::dev::rma {
 using NetRma = ofi::OfiRma;
+// Registers `bytes` at `base` with the network module for members on other
+// nodes (window.cc); `*handle` goes back to net_release().
+[[nodiscard]] inline int net_register(void* base, std::size_t bytes, NetRegistration* out,
+                                      void** handle) {
+  ofi::Registration* reg = nullptr;
+  const int err = ofi::register_net_memory(base, bytes, out, &reg);
+  *handle = reg;
+  return err;
+}
+inline void net_release(void* handle) {
+  ofi::release_net_memory(static_cast<ofi::Registration*>(handle));
+}
 }  // namespace stmpi::dev::rma
 #else
 namespace stmpi::dev::rma {
@@ -40,7 +54,13 @@ class NoNetRma final {
   static uint64_t compare_swap64(const Region&, uint64_t, uint64_t, uint64_t) { return 0; }
   static uint64_t load64(const Region&, uint64_t) { return 0; }
   static void store64(const Region&, uint64_t, uint64_t) {}
+  static int flush(int) { return MPI_SUCCESS; }
 };
 using NetRma = NoNetRma;
+[[nodiscard]] inline int net_register(void*, std::size_t, NetRegistration*, void** handle) {
+  *handle = nullptr;
+  return MPI_ERR_INTERN;
+}
+inline void net_release(void*) {}
 }  // namespace stmpi::dev::rma
 #endif

@@ -67,6 +67,10 @@ struct Region {
   std::atomic<uint64_t>* acc_lock = nullptr;
   uint64_t am_window = 0;  // kAm: the window id the owner's handler looks up
   uint64_t key = 0;        // kNet: the network module's key for the region
+  // kNet window memory: the owner's control block (address and key), whose
+  // accumulate lock serializes accumulates the NIC cannot do atomically.
+  uint64_t control_remote = 0;
+  uint64_t control_key = 0;
 };
 
 // `bytes` bytes at `offset` from the start of a region. A noncontiguous

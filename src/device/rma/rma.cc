@@ -6,9 +6,15 @@
 
 namespace stmpi::dev::rma {
 
-int flush(int target) { return AmRma::flush(target); }
+int flush(int target) {
+  if (int err = AmRma::flush(target)) return err;
+  return NetRma::flush(target);
+}
 
-int flush_all() { return AmRma::flush(-1); }
+int flush_all() {
+  if (int err = AmRma::flush(-1)) return err;
+  return NetRma::flush(-1);
+}
 
 int wait(Completion& done) {
   if (done.pending.load(std::memory_order_acquire) != 0)

@@ -15,6 +15,7 @@
 #include "device/device.h"
 #include "device/rma/am_rma.h"
 #include "device/rma/cma_rma.h"
+#include "device/rma/net_rma.h"
 #include "device/rma/rma.h"
 #include "device/rma/spin_wait.h"
 #include "util/error.h"
@@ -50,16 +51,17 @@ bool memory_in_segment(WindowMemory memory) {
 }  // namespace
 
 // Maps the window segment on every member. Fails everywhere if it failed
-// anywhere. Rank 0 creates it under a random name (util::ShmSegment) and
-// tells the others "N<name>", or "E<why it failed>" so that every member
-// reports the cause (a /dev/shm too small names the size needed and free).
-int Window::map_segment(GroupExchange& group, uint64_t segment_id) {
+// anywhere. The node's first member (`leader`) creates it under a random
+// name (util::ShmSegment) and tells the others "N<name>", or "E<why it
+// failed>" so that every member reports the cause (a /dev/shm too small
+// names the size needed and free).
+int Window::map_segment(GroupExchange& group, uint64_t segment_id, int leader) {
   const std::string what =
       "win" + std::to_string(segment_id >> 32) + "." + std::to_string(segment_id & 0xffffffffu);
   constexpr std::size_t kAnnouncement = 1024;
   std::vector<char> mine(kAnnouncement, 0);
   std::string error;
-  if (rank_ == 0) {
+  if (rank_ == leader) {
     const bool created =
         segment_.create(pmi::client().kvsname(), what, layout_.total_bytes(), &error);
     std::snprintf(mine.data(), kAnnouncement, "%c%s", created ? 'N' : 'E',
@@ -67,33 +69,83 @@ int Window::map_segment(GroupExchange& group, uint64_t segment_id) {
   }
   std::vector<char> all(kAnnouncement * static_cast<std::size_t>(nranks_));
   if (int err = group.allgather(mine.data(), kAnnouncement, all.data())) return err;
-  const char* announcement = all.data();  // rank 0's
-  if (announcement[0] != 'N')
-    return make_error(MPI_ERR_NO_MEM, "%s%s", rank_ == 0 ? "" : "rank 0 of the window: ",
-                      announcement + 1);
-  const std::string name = announcement + 1;
+  const char* announcement = all.data() + kAnnouncement * static_cast<std::size_t>(leader);
   int status = MPI_SUCCESS;
-  if (rank_ != 0 && !segment_.open(name, layout_.total_bytes(), &error))
+  if (announcement[0] != 'N') {
+    status = rank_ == leader ? make_error(MPI_ERR_NO_MEM, "%s", announcement + 1)
+                             : make_error(MPI_ERR_NO_MEM, "rank %d of the window: %s", leader,
+                                          announcement + 1);
+  } else if (rank_ != leader && !segment_.open(announcement + 1, layout_.total_bytes(), &error)) {
     status = make_error(MPI_ERR_NO_MEM, "%s", error.c_str());
+  }
   int everywhere = 0;
   if (int err = group.allreduce_min(status == MPI_SUCCESS, &everywhere)) return err;
   segment_.unlink();  // every member has mapped it, or gave up
   if (everywhere) return MPI_SUCCESS;
   return status != MPI_SUCCESS
              ? status
-             : make_error(MPI_ERR_OTHER, "another process could not map window segment %s",
-                          name.c_str());
+             : make_error(MPI_ERR_OTHER, "another process of the window could not map its "
+                                         "node's window segment");
+}
+
+// What each member registered with the network module (windows spanning
+// nodes; zero otherwise): its control block and its window memory, as
+// (owner's address, key), and whether the NIC does 64-bit atomics.
+struct NetInfo {
+  uint64_t control = 0;
+  uint64_t control_key = 0;
+  uint64_t memory = 0;
+  uint64_t memory_key = 0;
+  uint64_t native_atomics = 0;
+};
+
+// Registers this member's control block and window memory (members on
+// other nodes reach them with the network module's RMA) and exchanges the
+// keys. Collective; fails everywhere if it failed anywhere.
+int Window::register_net(const WindowSpec& spec, void* memory, GroupExchange& group,
+                         std::vector<NetInfo>* all) {
+  NetInfo mine;
+  mine.control = reinterpret_cast<uint64_t>(my_control());
+  mine.memory = reinterpret_cast<uint64_t>(memory);
+  int status = MPI_SUCCESS;
+  if (spans_nodes_) {
+    NetRegistration reg;
+    void* handle = nullptr;
+    status = net_register(my_control(), layout_.block_bytes(), &reg, &handle);
+    if (status == MPI_SUCCESS) {
+      net_handles_.push_back(handle);
+      mine.control_key = reg.key;
+      mine.native_atomics = reg.native_atomics;
+    }
+    if (status == MPI_SUCCESS && spec.memory != WindowMemory::kDynamic && spec.size > 0) {
+      status = net_register(memory, spec.size, &reg, &handle);
+      if (status == MPI_SUCCESS) {
+        net_handles_.push_back(handle);
+        mine.memory_key = reg.key;
+      }
+    }
+  }
+  all->resize(static_cast<std::size_t>(nranks_));
+  if (int err = group.allgather(&mine, sizeof mine, all->data())) return err;
+  int everywhere = 0;
+  if (int err = group.allreduce_min(status == MPI_SUCCESS, &everywhere)) return err;
+  if (everywhere) return MPI_SUCCESS;
+  return status != MPI_SUCCESS ? status
+                               : make_error(MPI_ERR_OTHER, "window creation: another process "
+                                                           "could not register its window memory "
+                                                           "with the network module");
 }
 
 namespace {
 
 // How this process reaches every member's memory and control block.
 void build_targets(const WindowSpec& spec, std::span<const Announcement> all,
-                   std::span<const uint64_t> controls, uint64_t id, char* segment,
+                   std::span<const NetInfo> net, uint64_t id, char* segment,
                    const WindowLayout& layout, std::vector<WindowTarget>* targets,
                    lock::PassiveLocks* locks) {
   const int n = static_cast<int>(all.size());
   const bool in_segment = memory_in_segment(spec.memory);
+  const int64_t my_node = all[spec.rank].node;
   targets->assign(n, WindowTarget{});
   std::vector<Region> blocks(n);
   std::vector<uint64_t> node_offsets(n);
@@ -102,20 +154,36 @@ void build_targets(const WindowSpec& spec, std::span<const Announcement> all,
     t.world_rank = spec.world_ranks[r];
     t.size = static_cast<uint64_t>(all[r].size);
     t.disp_unit = static_cast<int>(all[r].disp_unit);
+    node_offsets[r] = layout.queue_node(r);
+    t.control.target = t.world_rank;
+    t.control.bytes = layout.block_bytes();
+    t.control.am_window = id;
+    t.control.remote = net[r].control;
+    if (all[r].node != my_node) {
+      // Another node: its registered control block and memory.
+      t.control.kind = spec.am_atomics ? RegionKind::kAm : RegionKind::kNet;
+      t.control.key = net[r].control_key;
+      t.control.native_atomics = net[r].native_atomics != 0;
+      t.memory = t.control;
+      t.memory.native_atomics = in_segment && net[r].native_atomics != 0;
+      t.memory.bytes = t.size;
+      t.memory.remote = net[r].memory;
+      t.memory.key = net[r].memory_key;
+      t.memory.control_remote = net[r].control;
+      t.memory.control_key = net[r].control_key;
+      if (spec.memory == WindowMemory::kDynamic) t.memory.kind = RegionKind::kAm;
+      blocks[r] = t.control;
+      continue;
+    }
     char* control = segment + layout.control(r);
     auto* acc_lock = reinterpret_cast<std::atomic<uint64_t>*>(control + WindowLayout::kAccumulateLock);
     t.control.kind = RegionKind::kMapped;
-    t.control.target = t.world_rank;
     t.control.mapped = control;
-    t.control.bytes = layout.block_bytes();
     t.control.acc_lock = acc_lock;
-    t.control.am_window = id;
     t.memory = t.control;
     t.memory.bytes = t.size;
-    t.control.remote = controls[r];
     if (spec.am_atomics && r != spec.rank) t.control.kind = RegionKind::kAm;
     blocks[r] = t.control;
-    node_offsets[r] = layout.queue_node(r);
     if (in_segment) {
       t.shared_base = segment + layout.data(r);
       t.memory.mapped = t.shared_base;
@@ -158,34 +226,38 @@ int Window::create(const WindowSpec& spec, GroupExchange& group) {
     return make_error(static_cast<int>(all[r].error),
                       "window creation failed: rank %d of the communicator passed bad arguments", r);
   }
-  // Members on other nodes need memory registered with the network module
-  // (NetRegistration); no module here provides it yet.
-  for (int r = 0; r < nranks_; ++r) {
-    if (all[r].node != mine.node)
-      return make_error(MPI_ERR_OTHER,
-                        "window creation: rank %d of the communicator is on node %lld and this "
-                        "process on node %lld; windows across nodes need the network module's RMA",
-                        r, static_cast<long long>(all[r].node), static_cast<long long>(mine.node));
-  }
+  for (int r = 0; r < nranks_; ++r) spans_nodes_ = spans_nodes_ || all[r].node != mine.node;
+  if (spans_nodes_ && spec.memory == WindowMemory::kShared)
+    return make_error(MPI_ERR_RMA_SHARED,
+                      "MPI_Win_allocate_shared: the communicator spans more than one node (rank "
+                      "%d is on node %lld, rank %d on node %lld); memory can be shared only within "
+                      "a node (split the communicator with MPI_COMM_TYPE_SHARED)",
+                      0, static_cast<long long>(all[0].node), nranks_ - 1,
+                      static_cast<long long>(all[nranks_ - 1].node));
   id_ = all[0].id;
+  // This node's segment holds the control blocks of every member and the
+  // window memory of this node's members (allocate flavors).
+  int leader = rank_;
   std::vector<uint64_t> data(static_cast<std::size_t>(nranks_), 0);
-  if (memory_in_segment(spec.memory))
-    for (int r = 0; r < nranks_; ++r) data[r] = static_cast<uint64_t>(all[r].size);
+  for (int r = 0; r < nranks_; ++r) {
+    if (all[r].node != mine.node) continue;
+    leader = std::min(leader, r);
+    if (memory_in_segment(spec.memory)) data[r] = static_cast<uint64_t>(all[r].size);
+  }
   const bool contiguous = spec.memory == WindowMemory::kShared && all[0].noncontig == 0;
   const int slots = spec.memory == WindowMemory::kDynamic ? spec.attach_slots : 0;
   layout_ = WindowLayout(data, contiguous, slots);
-  if (int err = map_segment(group, id_)) return err;
-  // Each member's control block at its own address, for regions that reach
-  // it by active messages or the network.
-  std::vector<uint64_t> controls(static_cast<std::size_t>(nranks_));
-  const auto my_control_address = reinterpret_cast<uint64_t>(my_control());
-  if (int err = group.allgather(&my_control_address, sizeof my_control_address, controls.data()))
-    return err;
-  build_targets(spec, all, controls, id_, segment_.base(), layout_, &targets_, &locks_);
-  base_ = memory_in_segment(spec.memory) ? static_cast<void*>(targets_[rank_].shared_base)
-          : spec.memory == WindowMemory::kDynamic ? nullptr
-                                                  : spec.base;
-  am_register_window(id_, targets_[rank_].memory.acc_lock);
+  if (int err = map_segment(group, id_, leader)) return err;
+  void* memory = memory_in_segment(spec.memory) ? segment_.base() + layout_.data(rank_)
+                 : spec.memory == WindowMemory::kDynamic ? nullptr
+                                                         : spec.base;
+  // Each member's control block and memory at its own address (regions
+  // that reach it by active messages or the network), with the keys.
+  std::vector<NetInfo> net;
+  if (int err = register_net(spec, memory, group, &net)) return err;
+  build_targets(spec, all, net, id_, segment_.base(), layout_, &targets_, &locks_);
+  base_ = memory;
+  am_register_window(id_, targets_[rank_].memory.acc_lock, memory_in_segment(spec.memory));
   registered_ = true;
   // Nobody may reach this process's window before it is registered.
   barrier();
@@ -196,11 +268,31 @@ void Window::free() {
   if (segment_.base() != nullptr) barrier();  // every member is done with it
   if (registered_) am_unregister_window(id_);
   registered_ = false;
+  for (void* handle : net_handles_) net_release(handle);
+  net_handles_.clear();
   segment_ = SharedSegment{};
   targets_.clear();
 }
 
-void Window::barrier() { segment_barrier(segment_.base(), nranks_); }
+void Window::barrier() {
+  if (spans_nodes_) dissemination_barrier();
+  else segment_barrier(segment_.base(), nranks_);
+}
+
+// Round k: add 1 to fence[k] of the member 2^k ranks after this one, then
+// wait until this member's fence[k] has counted this fence. Each member
+// signals a given member once per fence in a given round, in order, so the
+// counts need no reset. Members on other nodes are signalled with the
+// network module's atomics (or active messages), members of this node with
+// CPU atomics: the signal's region kind decides.
+void Window::dissemination_barrier() {
+  ++fences_;
+  for (int k = 0, step = 1; step < nranks_; ++k, step *= 2) {
+    signal((rank_ + step) % nranks_, layout_.fence_round(k));
+    const std::size_t word = layout_.fence_round(k);
+    spin_until([&] { return signal_count(word) >= fences_; });
+  }
+}
 
 void Window::signal(int peer, std::size_t offset) {
   (void)fetch_add64(targets_[peer].control, offset, 1);
@@ -224,29 +316,34 @@ void Window::publish_attached(std::span<const AttachedRegion> regions) {
 }
 
 bool Window::find_attached(int target, uint64_t low, uint64_t high, AttachedRegion* found) const {
-  char* control = control_of(target);
-  auto version = segment_word(control, WindowLayout::kAttachVersion);
+  // The target's table, read in place on this node and with remote 64-bit
+  // loads (network or active messages) from another node.
+  const Region& control = targets_[target].control;
+  char* mapped = control.kind == RegionKind::kMapped ? control.mapped : nullptr;
+  auto word = [&](std::size_t offset, std::memory_order order) {
+    return mapped != nullptr ? segment_word(mapped, offset).load(order) : load64(control, offset);
+  };
   SpinWait wait;
   for (;;) {
-    const uint64_t before = version.load(std::memory_order_acquire);
+    const uint64_t before = word(WindowLayout::kAttachVersion, std::memory_order_acquire);
     if (before & 1) {
       wait.pause();
       continue;
     }
     const uint64_t count =
-        std::min<uint64_t>(segment_word(control, WindowLayout::kAttachCount).load(std::memory_order_acquire),
+        std::min<uint64_t>(word(WindowLayout::kAttachCount, std::memory_order_acquire),
                            static_cast<uint64_t>(layout_.attach_slots()));
     bool hit = false;
     for (uint64_t i = 0; i < count && !hit; ++i) {
       const std::size_t at = layout_.attach_entry(static_cast<int>(i));
-      const uint64_t base = segment_word(control, at).load(std::memory_order_relaxed);
-      const uint64_t bytes = segment_word(control, at + 8).load(std::memory_order_relaxed);
+      const uint64_t base = word(at, std::memory_order_relaxed);
+      const uint64_t bytes = word(at + 8, std::memory_order_relaxed);
       if (low >= base && high <= base + bytes) {
         *found = {base, bytes};
         hit = true;
       }
     }
-    if (version.load(std::memory_order_acquire) == before) return hit;
+    if (word(WindowLayout::kAttachVersion, std::memory_order_acquire) == before) return hit;
   }
 }
 

@@ -11,7 +11,14 @@
 //   kCma     another local process's private memory, when single copy works;
 //   kAm      the same when it does not (STMPI_RMA_SINGLE_COPY=no, ptrace rules);
 //   kNet     a member on another node: memory the network module registered
-//            and whose key it exchanged (register_net_memory below).
+//            and whose key it exchanged (NetRegistration below); dynamic
+//            windows reach such members' attached memory by active
+//            messages (kAm), which need no registration per attach.
+//
+// A window spanning nodes has one segment per node (created by the node's
+// first member; ranks of other nodes have no memory in it), fences through
+// a dissemination barrier of remote signals, and refuses
+// MPI_Win_allocate_shared (MPI_ERR_RMA_SHARED).
 #pragma once
 
 #include <sys/types.h>
@@ -63,6 +70,9 @@ struct WindowSpec {
   int local_error = 0;           // this process's argument error (MPI error code), 0 if none
 };
 
+// What members tell each other about their registered memory (window.cc).
+struct NetInfo;
+
 // One member as this process reaches it.
 struct WindowTarget {
   Region memory;   // its window memory (dynamic windows: per attached region)
@@ -88,12 +98,15 @@ class Window {
   void free();
 
   uint64_t id() const { return id_; }  // the same on every member
+  // Whether some member is on another node (the network module reaches it).
+  bool spans_nodes() const { return spans_nodes_; }
   int rank() const { return rank_; }
   int nranks() const { return nranks_; }
   const WindowTarget& target(int r) const { return targets_[r]; }
   // This process's window memory (the segment for allocate flavors).
   void* base() const { return base_; }
   lock::PassiveLocks& locks() { return locks_; }
+  const lock::PassiveLocks& locks() const { return locks_; }
   const WindowLayout& layout() const { return layout_; }
   char* segment_base() const { return segment_.base(); }
   std::size_t segment_bytes() const { return segment_.bytes(); }
@@ -114,13 +127,19 @@ class Window {
   bool find_attached(int target, uint64_t low, uint64_t high, AttachedRegion* found) const;
 
  private:
-  int map_segment(GroupExchange& group, uint64_t segment_id);
+  int map_segment(GroupExchange& group, uint64_t segment_id, int leader);
+  int register_net(const WindowSpec& spec, void* memory, GroupExchange& group,
+                   std::vector<NetInfo>* all);
+  void dissemination_barrier();
 
   uint64_t id_ = 0;
   int rank_ = 0;
   int nranks_ = 0;
   void* base_ = nullptr;
   bool registered_ = false;
+  bool spans_nodes_ = false;
+  uint64_t fences_ = 0;                 // dissemination barriers so far
+  std::vector<void*> net_handles_;      // network registrations (net_release)
   SharedSegment segment_;
   WindowLayout layout_;
   std::vector<WindowTarget> targets_;

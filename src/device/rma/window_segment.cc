@@ -34,7 +34,8 @@ WindowLayout::WindowLayout(std::span<const uint64_t> data_bytes, bool contiguous
   stream_post_base_ =
       round_up(attach_base_ + sizeof(AttachedRegion) * std::size_t(attach_slots), kLine);
   stream_complete_base_ = stream_post_base_ + signals;
-  block_bytes_ = stream_complete_base_ + signals;
+  fence_base_ = stream_complete_base_ + signals;
+  block_bytes_ = round_up(fence_base_ + 8 * std::size_t(kFenceRounds), kLine);
   control_base_ = 2 * kLine;  // after the barrier words
   std::size_t at = round_up(control_base_ + block_bytes_ * n, kPage);
   data_offsets_.resize(n);

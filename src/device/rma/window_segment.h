@@ -25,6 +25,9 @@
 //                    exposure epochs t has opened to r; then
 //                    stream_complete[o], stored by o's stream: how many
 //                    stream access epochs o has closed at r (8 bytes per rank)
+//   ...              fence rounds: fence[k], incremented once per fence by the
+//                    member 2^k ranks before r (windows spanning nodes: the
+//                    dissemination barrier of Window::barrier), 8 bytes each
 #pragma once
 
 #include <atomic>
@@ -54,7 +57,7 @@ class WindowLayout {
  public:
   WindowLayout() = default;
   // `data_bytes[r]`: window memory of rank r placed in the segment (0 for
-  // windows over user memory); `contiguous`: rank r+1's memory starts right
+  // windows over user memory, and for ranks on other nodes); `contiguous`: rank r+1's memory starts right
   // after rank r's (MPI_Win_allocate_shared), else each starts page-aligned.
   WindowLayout(std::span<const uint64_t> data_bytes, bool contiguous, int attach_slots);
 
@@ -84,6 +87,8 @@ class WindowLayout {
   std::size_t stream_complete_signal(int from) const {
     return stream_complete_base_ + 8 * std::size_t(from);
   }
+  static constexpr int kFenceRounds = 32;  // enough for 2^32 members
+  std::size_t fence_round(int k) const { return fence_base_ + 8 * std::size_t(k); }
 
   // Header words (at the start of the segment).
   static constexpr std::size_t kBarrierArrived = 0;
@@ -97,6 +102,7 @@ class WindowLayout {
   std::size_t attach_base_ = 0;
   std::size_t stream_post_base_ = 0;
   std::size_t stream_complete_base_ = 0;
+  std::size_t fence_base_ = 0;
   std::size_t block_bytes_ = 0;
   std::size_t control_base_ = 0;
   std::vector<std::size_t> data_offsets_;

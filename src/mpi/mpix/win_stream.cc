@@ -41,6 +41,12 @@ const char* flavor_name(int flavor) {
 // Streams reach window memory by plain stores and copies, so every process
 // must map it: the window segment holds it only for the allocate flavors.
 int check_flavor(const Win& win, const char* function) {
+  if (win.device.spans_nodes())
+    return make_error(MPI_ERR_UNSUPPORTED_OPERATION,
+                      "%s: win=0x%x has members on other nodes; stream-triggered epochs between "
+                      "nodes (triggered network operations) are not provided yet: use the "
+                      "window's ordinary synchronization, or a window within one node",
+                      function, static_cast<unsigned>(win.handle));
   if (win.flavor == MPI_WIN_FLAVOR_ALLOCATE || win.flavor == MPI_WIN_FLAVOR_SHARED)
     return MPI_SUCCESS;
   return make_error(MPI_ERR_RMA_FLAVOR,
@@ -275,7 +281,9 @@ int check_not_stream_exposure(const Win& win, const char* function) {
 int stream_free(Win& win) {
   if (win.stream == nullptr) return MPI_SUCCESS;
   if (int err = win.stream->drain(); err != MPI_SUCCESS) return err;
-  if (dev::rma::st::settings().print_stats) print_stats(win, win.stream->stats());
+  const dev::rma::st::StreamStats stats = win.stream->stats();
+  if (dev::rma::st::settings().print_stats) print_stats(win, stats);
+  stream_stats_add_freed(stats);
   win.stream.reset();
   return MPI_SUCCESS;
 }

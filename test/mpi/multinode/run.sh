@@ -156,10 +156,11 @@ run_provider() {  # provider label ("" for a peer MPI)
   fi
   for entry in "${entries[@]}"; do
     read -r id nprocs rest <<<"$entry"
-    limit=$default_timeout; args=(); env_list=(); only=0
+    limit=$default_timeout; args=(); env_list=(); only=0; expect_fail=0
     for word in $rest; do
       case "$word" in
         timeout=*) limit=${word#timeout=} ;;
+        expect=fail) expect_fail=1 ;;
         env=*) env_list+=("${word#env=}") ;;
         args=*) args+=("${word#args=}") ;;
         stmpi-only) only=1 ;;
@@ -168,12 +169,25 @@ run_provider() {  # provider label ("" for a peer MPI)
     local name="multinode/$tag/$id ($nprocs)"
     if [[ $only -eq 1 && $impl != stmpi ]]; then echo "SKIP: $name: uses STMPI's MPIX_ calls"; continue; fi
     if [[ -n "$gate" ]]; then fail "$name: not run: $gate"; continue; fi
-    log=$outdir/${id//\//_}.$nprocs.$tag.log
+    log=$outdir/${id//\//_}.$nprocs${args[0]:+.${args[0]}}.$tag.log
     if ! exe=$(compile "$id"); then
       fail "$name: did not compile; log: $outdir/${id//\//_}.build.log"
       continue
     fi
     mpirun_on "$nprocs" "$limit" "$log" "${envs[@]}" "${env_list[@]}" -- "$exe" "${args[@]}"
+    if [[ $expect_fail -eq 1 ]]; then
+      # A fault on one node: the launcher must end the whole job (no timeout), exit
+      # non-zero, name the failed rank, and leave no process of the job behind.
+      local why=""
+      sleep 1
+      if [[ $status -eq 124 || $status -eq 137 ]]; then why="hung: timed out after ${limit}s"
+      elif [[ $status -eq 0 ]]; then why="exit status 0 after a rank failed"
+      elif ! grep -qiE 'rank 1[^0-9]|rank 1$' "$log"; then why="the output does not name rank 1"
+      elif pgrep -f "$exe" >/dev/null; then why="processes left behind: $(pgrep -f "$exe" | tr '\n' ' ')"; pkill -9 -f "$exe"
+      fi
+      if [[ -z "$why" ]]; then pass "$name"; else fail "$name: $why; log: $log"; tail -n 10 "$log" | sed 's/^/    | /'; fi
+      continue
+    fi
     [[ $status -eq 0 ]] && ! grep -q "No Errors" "$log" && status=98
     if [[ $status -eq 0 ]]; then
       pass "$name"

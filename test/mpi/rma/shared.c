@@ -3,7 +3,10 @@
  * rank), noncontiguous with the alloc_shared_noncontig hint, MPI_PROC_NULL
  * in the query, direct loads and stores by other ranks with MPI_Win_sync,
  * and RMA on the same window. Also shared_query on an MPI_Win_allocate
- * window (its memory is shared here too) and on MPI_Win_create (none). */
+ * window (its memory is shared here too) and on MPI_Win_create (none).
+ * Everything runs on the node's communicator (MPI_COMM_TYPE_SHARED), as
+ * programs do; when the job spans nodes, MPI_Win_allocate_shared on
+ * MPI_COMM_WORLD must fail with MPI_ERR_RMA_SHARED on every rank. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,12 +55,23 @@ static void check_window(MPI_Win win, int *base, int rank, int size, int contigu
 int main(int argc, char **argv) {
   int rank, size;
   mtest_init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm node;
+  int world_size;
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  CHECK_SUCCESS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_size(node, &size);
+  if (size < world_size) {
+    int *none;
+    MPI_Win bad;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_ERR_CLASS(MPI_Win_allocate_shared(16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &none, &bad),
+                    MPI_ERR_RMA_SHARED);
+  }
   int *base;
   MPI_Win win;
   const MPI_Aint bytes = (rank + 1) * 10 * sizeof(int);
-  CHECK_SUCCESS(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  CHECK_SUCCESS(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, node, &base, &win));
   int *flavor, flag;
   MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
   CHECK(flag && *flavor == MPI_WIN_FLAVOR_SHARED, "flavor MPI_WIN_FLAVOR_SHARED");
@@ -67,7 +81,7 @@ int main(int argc, char **argv) {
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");
-  CHECK_SUCCESS(MPI_Win_allocate_shared(bytes, sizeof(int), info, MPI_COMM_WORLD, &base, &win));
+  CHECK_SUCCESS(MPI_Win_allocate_shared(bytes, sizeof(int), info, node, &base, &win));
   MPI_Info_free(&info);
   check_window(win, base, rank, size, 0);
   MPI_Info used;
@@ -78,12 +92,12 @@ int main(int argc, char **argv) {
   MPI_Info_free(&used);
   CHECK_SUCCESS(MPI_Win_free(&win));
 
-  CHECK_SUCCESS(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  CHECK_SUCCESS(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, node, &base, &win));
   check_window(win, base, rank, size, 0);
   CHECK_SUCCESS(MPI_Win_free(&win));
 
   int *user = calloc(10, sizeof(int));
-  CHECK_SUCCESS(MPI_Win_create(user, 10 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_SUCCESS(MPI_Win_create(user, 10 * sizeof(int), sizeof(int), MPI_INFO_NULL, node, &win));
   MPI_Aint sz = -1;
   int du;
   int *p = user;
@@ -91,5 +105,6 @@ int main(int argc, char **argv) {
   CHECK(sz == 0 && p == NULL, "MPI_Win_create memory is not shared: size 0, NULL");
   CHECK_SUCCESS(MPI_Win_free(&win));
   free(user);
+  MPI_Comm_free(&node);
   return mtest_finish();
 }

@@ -151,9 +151,12 @@ int main(int argc, char **argv) {
   CHECK_SUCCESS(MPI_Win_create(user, 64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   check_attrs(win, user, 64, 8, MPI_WIN_FLAVOR_CREATE);
   CHECK_SUCCESS(MPI_Win_free(&win));
-  CHECK_SUCCESS(MPI_Win_allocate_shared(16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MPI_Comm node; /* shared memory needs one node */
+  CHECK_SUCCESS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  CHECK_SUCCESS(MPI_Win_allocate_shared(16, 1, MPI_INFO_NULL, node, &base, &win));
   check_attrs(win, base, 16, 1, MPI_WIN_FLAVOR_SHARED);
   CHECK_SUCCESS(MPI_Win_free(&win));
+  MPI_Comm_free(&node);
   CHECK_SUCCESS(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   check_attrs(win, NULL, 0, 1, MPI_WIN_FLAVOR_DYNAMIC);
   CHECK_SUCCESS(MPI_Win_free(&win));

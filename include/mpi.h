@@ -708,6 +708,11 @@ typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count,
 #include "pmpi_proto.h"
 #include "mpix.h"
 
+/* Profiling control (MPI 4.1 section 15.2.4): variable arguments, so written
+ * by hand rather than generated. The library itself ignores the level. */
+int MPI_Pcontrol(const int level, ...);
+int PMPI_Pcontrol(const int level, ...);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,7 +55,7 @@ ELEMENT_COUNT_KINDS = {'POLYXFER_NUM_ELEM_NNI', 'POLYDTYPE_NUM_ELEM_NNI', 'POLYD
 # Arguments that may legally be NULL (MPI_Init's argc/argv) or are data.
 NO_POINTER_CHECK_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST', 'STRING_ARRAY', 'STRING_2DARRAY',
                           'BUFFER', 'FUNCTION',
-                          'POLYFUNCTION', 'EXTRA_STATE'}
+                          'POLYFUNCTION', 'EXTRA_STATE', 'EXTRA_STATE2'}
 
 # Where a collective accepts MPI_IN_PLACE (MPI 4.1, chapter 6 and section
 # 8.6), by family: the function name without MPI_, without the I of the
@@ -451,7 +451,7 @@ def scalar_checks(f, p, comm):
         return []
     if p.kind in NO_POINTER_CHECK_KINDS:
         return []
-    if p.kind == 'ATTRIBUTE_VAL' and p.direction == 'in':
+    if p.kind in ('ATTRIBUTE_VAL', 'ATTRIBUTE_VAL_10') and p.direction == 'in':
         return []  # an attribute value is any pointer-sized value, NULL included
     if p.array is not None:
         length = length_param(f, p)

@@ -116,6 +116,12 @@ KIND_TYPES = {
     'GENERIC_DTYPE_COUNT': ('MPI_Count', 'MPI_Count'),
     'COMBINER': ('int', 'int'),
     'ORDER': ('int', 'int'),
+    'COMM_SIZE_PI': ('int', 'int'),
+    'DISTRIB_ENUM': ('int', 'int'),
+    'DTYPE_DISTRIBUTION': ('int', 'int'),
+    'PROCESS_GRID_SIZE': ('int', 'int'),
+    'POLYDTYPE_PACK_SIZE': ('MPI_Aint', 'MPI_Count'),
+    'POLYLOCATION': ('MPI_Aint', 'MPI_Count'),
     'TYPECLASS': ('int', 'int'),
     'TYPECLASS_SIZE': ('int', 'int'),
     'MATH': ('int', 'int'),
@@ -126,6 +132,8 @@ KIND_TYPES = {
     'C_BUFFER2': ('void*', 'void*'),
     'EXTRA_STATE': ('void*', 'void*'),
     'ATTRIBUTE_VAL': ('void*', 'void*'),
+    'ATTRIBUTE_VAL_10': ('void*', 'void*'),  # the MPI-1 calls (MPI_Attr_put/get)
+    'EXTRA_STATE2': ('void*', 'void*'),
     'STRING': ('char*', 'char*'),
     'STRING_ARRAY': ('char**', 'char**'),
     'STRING_2DARRAY': ('char**', 'char**'),
@@ -183,7 +191,8 @@ ALWAYS_POINTER = {'STATUS', 'F90_STATUS', 'F08_STATUS'}
 
 # Kinds whose C type already is the address of the data (buffers, strings,
 # callbacks): an output of such a kind gets no extra level of indirection.
-ADDRESS_KINDS = {'BUFFER', 'C_BUFFER', 'C_BUFFER2', 'EXTRA_STATE', 'ATTRIBUTE_VAL',
+ADDRESS_KINDS = {'BUFFER', 'C_BUFFER', 'C_BUFFER2', 'EXTRA_STATE', 'EXTRA_STATE2',
+                 'ATTRIBUTE_VAL', 'ATTRIBUTE_VAL_10',
                  'STRING', 'FUNCTION', 'POLYFUNCTION'}
 
 FUNCTION_FLAGS = {'before_init', 'no_lock', 'unsupported'}
@@ -241,11 +250,19 @@ MPICH_NOT_CONST = {('MPI_Pready_list', 'array_of_partitions')}
 NOT_ROOT_ONLY = {('MPI_Scatterv_init', 'recvbuf')}
 
 
+# MPI_Info_create_env takes argc and argv by value in C (MPI 4.1 and MPICH:
+# int argc, char *argv[]); the API data marks them inout like MPI_Init's.
+BY_VALUE = {('MPI_Info_create_env', 'argc'): 'int', ('MPI_Info_create_env', 'argv'): 'char*'}
+
+
 def param_entry(p, large, function_name=''):
     """The spec line of one C parameter."""
     kind = p['kind']
     ctype = param_type(p, large)
     direction = p['param_direction']
+    if (function_name, p['name']) in BY_VALUE:
+        ctype = BY_VALUE[(function_name, p['name'])]
+        direction = 'in'
     length = p['length']
     # A parameter with a length is an array, unless the data asks for a
     # pointer (argv) or it is a string (always `char *`).

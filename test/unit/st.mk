@@ -16,6 +16,8 @@ test_unit_st_test_SOURCES = \
 	src/mpi/datatype/predefined.cc \
 	src/mpi/datatype/type_create.cc \
 	src/mpi/datatype/type_query.cc \
+	src/mpi/datatype/type_attr.cc \
+	src/mpi/comm/attr.cc \
 	src/mpi/coll/op.cc \
 	$(STREAM_CORE_SOURCES)
 test_unit_st_test_CPPFLAGS = $(AM_CPPFLAGS)

@@ -166,6 +166,54 @@ extern "C" STMPI_API int PMPI_Comm_free_keyval(int* comm_keyval) {
 extern "C" STMPI_API decltype(PMPI_Comm_free_keyval) MPI_Comm_free_keyval
     __attribute__((weak, alias("PMPI_Comm_free_keyval")));
 
+extern "C" STMPI_API int PMPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  Call call("MPI_Attr_get");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(attribute_val, "attribute_val");
+  call.not_null(flag, "flag");
+  if (call.failed()) return call.result();
+  return call.finish(impl::attr_get(*comm_obj, keyval, attribute_val, flag));
+}
+extern "C" STMPI_API decltype(PMPI_Attr_get) MPI_Attr_get
+    __attribute__((weak, alias("PMPI_Attr_get")));
+
+extern "C" STMPI_API int PMPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+  Call call("MPI_Attr_put");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::attr_put(*comm_obj, keyval, attribute_val));
+}
+extern "C" STMPI_API decltype(PMPI_Attr_put) MPI_Attr_put
+    __attribute__((weak, alias("PMPI_Attr_put")));
+
+extern "C" STMPI_API int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
+  Call call("MPI_Attr_delete");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::attr_delete(*comm_obj, keyval));
+}
+extern "C" STMPI_API decltype(PMPI_Attr_delete) MPI_Attr_delete
+    __attribute__((weak, alias("PMPI_Attr_delete")));
+
+extern "C" STMPI_API int PMPI_Keyval_create(MPI_Copy_function* copy_fn,
+    MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
+  Call call("MPI_Keyval_create");
+  call.not_null(keyval, "keyval");
+  if (call.failed()) return call.result();
+  return call.finish(impl::keyval_create(copy_fn, delete_fn, keyval, extra_state));
+}
+extern "C" STMPI_API decltype(PMPI_Keyval_create) MPI_Keyval_create
+    __attribute__((weak, alias("PMPI_Keyval_create")));
+
+extern "C" STMPI_API int PMPI_Keyval_free(int* keyval) {
+  Call call("MPI_Keyval_free");
+  call.not_null(keyval, "keyval");
+  if (call.failed()) return call.result();
+  return call.finish(impl::keyval_free(keyval));
+}
+extern "C" STMPI_API decltype(PMPI_Keyval_free) MPI_Keyval_free
+    __attribute__((weak, alias("PMPI_Keyval_free")));
+
 extern "C" STMPI_API int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
     MPI_Group* newgroup) {
   Call call("MPI_Group_incl");
@@ -201,6 +249,18 @@ extern "C" STMPI_API int PMPI_Group_range_incl(MPI_Group group, int n, int range
 }
 extern "C" STMPI_API decltype(PMPI_Group_range_incl) MPI_Group_range_incl
     __attribute__((weak, alias("PMPI_Group_range_incl")));
+
+extern "C" STMPI_API int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
+    MPI_Group* newgroup) {
+  Call call("MPI_Group_range_excl");
+  mpi::Group* group_obj = call.group(group, "group");
+  call.array(ranges, n, "ranges");
+  call.not_null(newgroup, "newgroup");
+  if (call.failed()) return call.result();
+  return call.finish(impl::group_range_excl(*group_obj, n, ranges, newgroup));
+}
+extern "C" STMPI_API decltype(PMPI_Group_range_excl) MPI_Group_range_excl
+    __attribute__((weak, alias("PMPI_Group_range_excl")));
 
 extern "C" STMPI_API int PMPI_Group_free(MPI_Group* group) {
   Call call("MPI_Group_free");

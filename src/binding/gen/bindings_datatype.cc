@@ -667,3 +667,174 @@ extern "C" STMPI_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_f90_complex) MPI_Type_create_f90_complex
     __attribute__((weak, alias("PMPI_Type_create_f90_complex")));
+
+extern "C" STMPI_API int PMPI_Type_create_darray(int size, int rank, int ndims,
+    const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[],
+    const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_darray");
+  mpi::Datatype* oldtype_obj = call.datatype(oldtype, "oldtype", /*needs_commit=*/false);
+  call.array(array_of_gsizes, ndims, "array_of_gsizes");
+  call.array(array_of_distribs, ndims, "array_of_distribs");
+  call.array(array_of_dargs, ndims, "array_of_dargs");
+  call.array(array_of_psizes, ndims, "array_of_psizes");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs,
+      array_of_dargs, array_of_psizes, order, *oldtype_obj, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_darray) MPI_Type_create_darray
+    __attribute__((weak, alias("PMPI_Type_create_darray")));
+
+extern "C" STMPI_API int PMPI_Type_create_darray_c(int size, int rank, int ndims,
+    const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[],
+    const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  Call call("MPI_Type_create_darray_c");
+  mpi::Datatype* oldtype_obj = call.datatype(oldtype, "oldtype", /*needs_commit=*/false);
+  call.array(array_of_gsizes, ndims, "array_of_gsizes");
+  call.array(array_of_distribs, ndims, "array_of_distribs");
+  call.array(array_of_dargs, ndims, "array_of_dargs");
+  call.array(array_of_psizes, ndims, "array_of_psizes");
+  call.not_null(newtype, "newtype");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_darray_c(size, rank, ndims, array_of_gsizes,
+      array_of_distribs, array_of_dargs, array_of_psizes, order, *oldtype_obj, newtype));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_darray_c) MPI_Type_create_darray_c
+    __attribute__((weak, alias("PMPI_Type_create_darray_c")));
+
+extern "C" STMPI_API int PMPI_Pack_external(const char* datarep, const void* inbuf, int incount,
+    MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  Call call("MPI_Pack_external");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.not_null(datarep, "datarep");
+  call.not_null(position, "position");
+  call.not_in_place(inbuf, "inbuf");
+  call.buffer(inbuf, incount, datatype_obj, "inbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::pack_external(datarep, inbuf, incount, *datatype_obj, outbuf, outsize,
+      position));
+}
+extern "C" STMPI_API decltype(PMPI_Pack_external) MPI_Pack_external
+    __attribute__((weak, alias("PMPI_Pack_external")));
+
+extern "C" STMPI_API int PMPI_Pack_external_c(const char* datarep, const void* inbuf,
+    MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+    MPI_Count* position) {
+  Call call("MPI_Pack_external_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.not_null(datarep, "datarep");
+  call.not_null(position, "position");
+  call.not_in_place(inbuf, "inbuf");
+  call.buffer(inbuf, incount, datatype_obj, "inbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::pack_external_c(datarep, inbuf, incount, *datatype_obj, outbuf, outsize,
+      position));
+}
+extern "C" STMPI_API decltype(PMPI_Pack_external_c) MPI_Pack_external_c
+    __attribute__((weak, alias("PMPI_Pack_external_c")));
+
+extern "C" STMPI_API int PMPI_Unpack_external(const char* datarep, const void* inbuf,
+    MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) {
+  Call call("MPI_Unpack_external");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.not_null(datarep, "datarep");
+  call.not_null(position, "position");
+  call.not_in_place(outbuf, "outbuf");
+  call.buffer(outbuf, outcount, datatype_obj, "outbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::unpack_external(datarep, inbuf, insize, position, outbuf, outcount,
+      *datatype_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Unpack_external) MPI_Unpack_external
+    __attribute__((weak, alias("PMPI_Unpack_external")));
+
+extern "C" STMPI_API int PMPI_Unpack_external_c(const char* datarep, const void* inbuf,
+    MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount,
+    MPI_Datatype datatype) {
+  Call call("MPI_Unpack_external_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.not_null(datarep, "datarep");
+  call.not_null(position, "position");
+  call.not_in_place(outbuf, "outbuf");
+  call.buffer(outbuf, outcount, datatype_obj, "outbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount,
+      *datatype_obj));
+}
+extern "C" STMPI_API decltype(PMPI_Unpack_external_c) MPI_Unpack_external_c
+    __attribute__((weak, alias("PMPI_Unpack_external_c")));
+
+extern "C" STMPI_API int PMPI_Pack_external_size(const char* datarep, int incount,
+    MPI_Datatype datatype, MPI_Aint* size) {
+  Call call("MPI_Pack_external_size");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.not_null(datarep, "datarep");
+  call.not_null(size, "size");
+  if (call.failed()) return call.result();
+  return call.finish(impl::pack_external_size(datarep, incount, *datatype_obj, size));
+}
+extern "C" STMPI_API decltype(PMPI_Pack_external_size) MPI_Pack_external_size
+    __attribute__((weak, alias("PMPI_Pack_external_size")));
+
+extern "C" STMPI_API int PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount,
+    MPI_Datatype datatype, MPI_Count* size) {
+  Call call("MPI_Pack_external_size_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.not_null(datarep, "datarep");
+  call.not_null(size, "size");
+  if (call.failed()) return call.result();
+  return call.finish(impl::pack_external_size_c(datarep, incount, *datatype_obj, size));
+}
+extern "C" STMPI_API decltype(PMPI_Pack_external_size_c) MPI_Pack_external_size_c
+    __attribute__((weak, alias("PMPI_Pack_external_size_c")));
+
+extern "C" STMPI_API int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+    MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state) {
+  Call call("MPI_Type_create_keyval");
+  call.not_null(type_keyval, "type_keyval");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval,
+      extra_state));
+}
+extern "C" STMPI_API decltype(PMPI_Type_create_keyval) MPI_Type_create_keyval
+    __attribute__((weak, alias("PMPI_Type_create_keyval")));
+
+extern "C" STMPI_API int PMPI_Type_free_keyval(int* type_keyval) {
+  Call call("MPI_Type_free_keyval");
+  call.not_null(type_keyval, "type_keyval");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_free_keyval(type_keyval));
+}
+extern "C" STMPI_API decltype(PMPI_Type_free_keyval) MPI_Type_free_keyval
+    __attribute__((weak, alias("PMPI_Type_free_keyval")));
+
+extern "C" STMPI_API int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval,
+    void* attribute_val) {
+  Call call("MPI_Type_set_attr");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_set_attr(*datatype_obj, type_keyval, attribute_val));
+}
+extern "C" STMPI_API decltype(PMPI_Type_set_attr) MPI_Type_set_attr
+    __attribute__((weak, alias("PMPI_Type_set_attr")));
+
+extern "C" STMPI_API int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval,
+    void* attribute_val, int* flag) {
+  Call call("MPI_Type_get_attr");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.not_null(attribute_val, "attribute_val");
+  call.not_null(flag, "flag");
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_get_attr(*datatype_obj, type_keyval, attribute_val, flag));
+}
+extern "C" STMPI_API decltype(PMPI_Type_get_attr) MPI_Type_get_attr
+    __attribute__((weak, alias("PMPI_Type_get_attr")));
+
+extern "C" STMPI_API int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+  Call call("MPI_Type_delete_attr");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  if (call.failed()) return call.result();
+  return call.finish(impl::type_delete_attr(*datatype_obj, type_keyval));
+}
+extern "C" STMPI_API decltype(PMPI_Type_delete_attr) MPI_Type_delete_attr
+    __attribute__((weak, alias("PMPI_Type_delete_attr")));

@@ -114,3 +114,12 @@ extern "C" STMPI_API int PMPI_Info_free(MPI_Info* info) {
 }
 extern "C" STMPI_API decltype(PMPI_Info_free) MPI_Info_free
     __attribute__((weak, alias("PMPI_Info_free")));
+
+extern "C" STMPI_API int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  Call call("MPI_Info_create_env", Call::kBeforeInit);
+  call.not_null(info, "info");
+  if (call.failed()) return call.result();
+  return call.finish(impl::info_create_env(argc, argv, info));
+}
+extern "C" STMPI_API decltype(PMPI_Info_create_env) MPI_Info_create_env
+    __attribute__((weak, alias("PMPI_Info_create_env")));

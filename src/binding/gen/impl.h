@@ -209,9 +209,16 @@ double wtick();
 [[nodiscard]] int comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
     MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state);
 [[nodiscard]] int comm_free_keyval(int* comm_keyval);
+[[nodiscard]] int attr_get(mpi::Comm& comm, int keyval, void* attribute_val, int* flag);
+[[nodiscard]] int attr_put(mpi::Comm& comm, int keyval, void* attribute_val);
+[[nodiscard]] int attr_delete(mpi::Comm& comm, int keyval);
+[[nodiscard]] int keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn,
+    int* keyval, void* extra_state);
+[[nodiscard]] int keyval_free(int* keyval);
 [[nodiscard]] int group_incl(mpi::Group& group, int n, const int ranks[], MPI_Group* newgroup);
 [[nodiscard]] int group_excl(mpi::Group& group, int n, const int ranks[], MPI_Group* newgroup);
 [[nodiscard]] int group_range_incl(mpi::Group& group, int n, int ranges[][3], MPI_Group* newgroup);
+[[nodiscard]] int group_range_excl(mpi::Group& group, int n, int ranges[][3], MPI_Group* newgroup);
 [[nodiscard]] int group_free(MPI_Group* group);
 [[nodiscard]] int group_size(mpi::Group& group, int* size);
 [[nodiscard]] int group_rank(mpi::Group& group, int* rank);
@@ -331,6 +338,31 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int type_create_f90_integer(int r, MPI_Datatype* newtype);
 [[nodiscard]] int type_create_f90_real(int p, int r, MPI_Datatype* newtype);
 [[nodiscard]] int type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
+[[nodiscard]] int type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+    const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+    int order, mpi::Datatype& oldtype, MPI_Datatype* newtype);
+[[nodiscard]] int type_create_darray_c(int size, int rank, int ndims,
+    const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[],
+    const int array_of_psizes[], int order, mpi::Datatype& oldtype, MPI_Datatype* newtype);
+[[nodiscard]] int pack_external(const char* datarep, const void* inbuf, int incount,
+    mpi::Datatype& datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position);
+[[nodiscard]] int pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount,
+    mpi::Datatype& datatype, void* outbuf, MPI_Count outsize, MPI_Count* position);
+[[nodiscard]] int unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize,
+    MPI_Aint* position, void* outbuf, int outcount, mpi::Datatype& datatype);
+[[nodiscard]] int unpack_external_c(const char* datarep, const void* inbuf, MPI_Count insize,
+    MPI_Count* position, void* outbuf, MPI_Count outcount, mpi::Datatype& datatype);
+[[nodiscard]] int pack_external_size(const char* datarep, int incount, mpi::Datatype& datatype,
+    MPI_Aint* size);
+[[nodiscard]] int pack_external_size_c(const char* datarep, MPI_Count incount,
+    mpi::Datatype& datatype, MPI_Count* size);
+[[nodiscard]] int type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+    MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state);
+[[nodiscard]] int type_free_keyval(int* type_keyval);
+[[nodiscard]] int type_set_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val);
+[[nodiscard]] int type_get_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val,
+    int* flag);
+[[nodiscard]] int type_delete_attr(mpi::Datatype& datatype, int type_keyval);
 
 // Collective communication and reduction operations
 [[nodiscard]] int barrier(mpi::Comm& comm);
@@ -606,6 +638,7 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 [[nodiscard]] int info_delete(MPI_Info info, const char* key);
 [[nodiscard]] int info_dup(MPI_Info info, MPI_Info* newinfo);
 [[nodiscard]] int info_free(MPI_Info* info);
+[[nodiscard]] int info_create_env(int argc, char* argv[], MPI_Info* info);
 
 // One-sided communication
 [[nodiscard]] int win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info,

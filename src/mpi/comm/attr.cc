@@ -102,6 +102,8 @@ void keyval_release(Keyval* keyval) {
 
 void attr_init_predefined(int world_size) { g_predefined.universe_size = world_size; }
 
+void attr_set_appnum(int appnum) { g_predefined.appnum = appnum; }
+
 void comm_set_last_used_code(int code) { g_predefined.last_used_code = code; }
 
 int attr_copy_all(Comm& from, Comm& to) {

@@ -13,5 +13,8 @@ struct Comm;
 [[nodiscard]] int attr_delete_all(Comm& comm);
 // Values of the predefined attributes that depend on the job.
 void attr_init_predefined(int world_size);
+// MPI_APPNUM: which program of a multi-program launch this process runs (the
+// launcher's PMI appnum).
+void attr_set_appnum(int appnum);
 
 }  // namespace stmpi::mpi

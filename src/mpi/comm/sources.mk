@@ -6,7 +6,8 @@ libmpi_la_SOURCES += \
 	src/mpi/comm/intercomm.cc \
 	src/mpi/comm/comm_group_ctor.cc \
 	src/mpi/comm/split_type.cc \
-	src/mpi/comm/attr.cc
+	src/mpi/comm/attr.cc \
+	src/mpi/comm/attr_mpi1.cc
 noinst_HEADERS += \
 	src/mpi/comm/comm.h \
 	src/mpi/comm/context_id.h \

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "mpi/comm/keyval.h"
+
 namespace stmpi::mpi {
 namespace {
 
@@ -170,6 +172,8 @@ void datatype_release(Datatype* type) {
     datatype_table().remove(type->handle);
   }
   for (Datatype* component : type->contents.types) datatype_release(component);
+  // Attributes left by internal copies (the user's MPI_Type_free deletes its own first).
+  for (const TypeAttribute& attribute : type->attributes) keyval_release(attribute.keyval);
   delete type;
 }
 

@@ -10,6 +10,7 @@
 #include "binding/gen/impl.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/datatype/layout_builder.h"
+#include "mpi/datatype/type_attr.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {
@@ -424,7 +425,15 @@ int type_dup(mpi::Datatype& oldtype, MPI_Datatype* newtype) {
   type->committed = oldtype.committed;
   type->contents = contents_of(MPI_COMBINER_DUP, oldtype);
   mpi::datatype_retain(&oldtype);
-  *newtype = mpi::datatype_register(type);
+  const MPI_Datatype handle = mpi::datatype_register(type);
+  // A failing copy callback fails the dup: the new type is freed again.
+  if (int err = mpi::type_attr_copy_all(oldtype, *type)) {
+    (void)mpi::type_attr_delete_all(*type);
+    mpi::datatype_release(type);
+    *newtype = MPI_DATATYPE_NULL;
+    return err;
+  }
+  *newtype = handle;
   return MPI_SUCCESS;
 }
 

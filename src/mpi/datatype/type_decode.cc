@@ -14,6 +14,7 @@
 
 #include "binding/gen/impl.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/type_compose.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {
@@ -21,35 +22,13 @@ namespace {
 
 using mpi::Datatype;
 using mpi::TypeContents;
+using mpi::TypeRef;
+using mpi::set_contents;
 using mpi::errhan::make_error;
-
-// Releases a type made here on the way (nothing is left behind on errors).
-struct TypeRef {
-  MPI_Datatype handle = MPI_DATATYPE_NULL;
-  TypeRef() = default;
-  TypeRef(const TypeRef&) = delete;
-  TypeRef& operator=(const TypeRef&) = delete;
-  ~TypeRef() {
-    if (Datatype* t = mpi::datatype_get(handle); t != nullptr) mpi::datatype_release(t);
-  }
-  Datatype& get() const { return *mpi::datatype_get(handle); }
-  MPI_Datatype release() {
-    const MPI_Datatype h = handle;
-    handle = MPI_DATATYPE_NULL;
-    return h;
-  }
-};
 
 int named_error(const Datatype& type) {
   return make_error(MPI_ERR_TYPE, "datatype %s is predefined (combiner MPI_COMBINER_NAMED): it "
                     "has no contents", mpi::datatype_name(type.handle));
-}
-
-// Replaces the record of how `type` was made (retaining the new components).
-void set_contents(Datatype& type, TypeContents contents) {
-  for (Datatype* component : contents.types) mpi::datatype_retain(component);
-  for (Datatype* component : type.contents.types) mpi::datatype_release(component);
-  type.contents = std::move(contents);
 }
 
 // Copies the component types out; each derived one is retained, as MPI

@@ -8,6 +8,7 @@
 
 #include "binding/gen/impl.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/type_attr.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {
@@ -115,6 +116,8 @@ int type_free(MPI_Datatype* datatype) {
     return make_error(MPI_ERR_TYPE, "%s is a predefined datatype and cannot be freed",
                       mpi::datatype_name(type->handle));
   }
+  // A failing delete callback fails the free and leaves the type as it is.
+  if (int err = mpi::type_attr_delete_all(*type)) return err;
   mpi::datatype_release(type);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;

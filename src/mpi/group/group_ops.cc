@@ -1,5 +1,5 @@
 // The MPI group calls (MPI 4.1 chapter 7.3): constructors from a group's
-// ranks (incl, excl, range_incl), set operations, queries, free.
+// ranks (incl, excl, range_incl, range_excl), set operations, queries, free.
 // Arguments the bindings cannot judge (ranks inside a group, duplicates,
 // ranges) are checked here; every error names the array index and value.
 #include <unordered_map>
@@ -59,6 +59,32 @@ int check_rank_list(const Group& group, int n, const int ranks[], const char* fu
   return MPI_SUCCESS;
 }
 
+// The ranks named by `ranges` (first, last, stride triplets), in order;
+// each must be a rank of `group`, named once over all triplets.
+int expand_ranges(const Group& group, int n, int ranges[][3], const char* function,
+                  std::vector<int>* ranks) {
+  if (n < 0) return make_error(MPI_ERR_ARG, "%s: n = %d is negative", function, n);
+  std::vector<int> named_by(group.size(), -1);
+  for (int i = 0; i < n; ++i) {
+    const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    if (first < 0 || first >= group.size())
+      return make_error(MPI_ERR_RANK, "%s: ranges[%d][0] = %d is not a rank of the group (size %d)",
+                        function, i, first, group.size());
+    if (last < 0 || last >= group.size())
+      return make_error(MPI_ERR_RANK, "%s: ranges[%d][1] = %d is not a rank of the group (size %d)",
+                        function, i, last, group.size());
+    if (stride == 0) return make_error(MPI_ERR_ARG, "%s: ranges[%d][2] (stride) is 0", function, i);
+    for (long r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+      if (named_by[r] >= 0)
+        return make_error(MPI_ERR_RANK, "%s: rank %ld of ranges[%d] repeats one of ranges[%d]",
+                          function, r, i, named_by[r]);
+      named_by[r] = i;
+      ranks->push_back(static_cast<int>(r));
+    }
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int group_size(mpi::Group& group, int* size) {
@@ -106,32 +132,22 @@ int group_excl(mpi::Group& group, int n, const int ranks[], MPI_Group* newgroup)
 // last; first and last must be ranks of the group, stride nonzero, and no
 // rank may appear twice over all triplets.
 int group_range_incl(mpi::Group& group, int n, int ranges[][3], MPI_Group* newgroup) {
-  if (n < 0) return make_error(MPI_ERR_ARG, "MPI_Group_range_incl: n = %d is negative", n);
-  std::vector<int> named_by(group.size(), -1);
+  std::vector<int> ranks;
+  if (int err = expand_ranges(group, n, ranges, "MPI_Group_range_incl", &ranks)) return err;
   std::vector<int> members;
-  for (int i = 0; i < n; ++i) {
-    const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-    if (first < 0 || first >= group.size())
-      return make_error(
-          MPI_ERR_RANK,
-          "MPI_Group_range_incl: ranges[%d][0] = %d is not a rank of the group (size %d)", i, first,
-          group.size());
-    if (last < 0 || last >= group.size())
-      return make_error(
-          MPI_ERR_RANK,
-          "MPI_Group_range_incl: ranges[%d][1] = %d is not a rank of the group (size %d)", i, last,
-          group.size());
-    if (stride == 0)
-      return make_error(MPI_ERR_ARG, "MPI_Group_range_incl: ranges[%d][2] (stride) is 0", i);
-    for (long r = first; stride > 0 ? r <= last : r >= last; r += stride) {
-      if (named_by[r] >= 0)
-        return make_error(MPI_ERR_RANK,
-                          "MPI_Group_range_incl: rank %ld of ranges[%d] repeats one of ranges[%d]",
-                          r, i, named_by[r]);
-      named_by[r] = i;
-      members.push_back(group.world_ranks[r]);
-    }
-  }
+  members.reserve(ranks.size());
+  for (int r : ranks) members.push_back(group.world_ranks[r]);
+  return return_group(std::move(members), newgroup);
+}
+
+int group_range_excl(mpi::Group& group, int n, int ranges[][3], MPI_Group* newgroup) {
+  std::vector<int> ranks;
+  if (int err = expand_ranges(group, n, ranges, "MPI_Group_range_excl", &ranks)) return err;
+  std::vector<bool> excluded(group.size(), false);
+  for (int r : ranks) excluded[r] = true;
+  std::vector<int> members;
+  for (int r = 0; r < group.size(); ++r)
+    if (!excluded[r]) members.push_back(group.world_ranks[r]);
   return return_group(std::move(members), newgroup);
 }
 

@@ -15,6 +15,7 @@
 #include "binding/gen/impl.h"
 #include "config.h"
 #include "device/device.h"
+#include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"
@@ -64,6 +65,7 @@ int library_start(int required) {
   }
   util::set_yield(&wait_yield);
   comm_init_world(pmi.rank(), pmi.size());
+  attr_set_appnum(pmi.appnum());
   stream::set_ranks_on_node(dev::ranks_on_node());
   state.thread_level = level;
   util::set_lock_shared_by_threads(level == MPI_THREAD_MULTIPLE);

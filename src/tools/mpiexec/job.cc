@@ -40,6 +40,15 @@ constexpr int launch_failure_exit_code = 127;
 
 constexpr int termination_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
+// Each rank's program (MPI_APPNUM), for the PMI server's get_appnum.
+std::vector<int> appnums(const Options& options) {
+  std::vector<int> result;
+  for (std::size_t app = 0; app < options.apps.size(); ++app)
+    result.insert(result.end(), static_cast<std::size_t>(options.apps[app].nprocs),
+                  static_cast<int>(app));
+  return result;
+}
+
 std::string plural(int count, const char* noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
@@ -67,7 +76,7 @@ struct Watched {
 Job::Job(const Options& options)
     : options_(options),
       kvsname_("kvs_" + std::to_string(::getpid()) + "_0"),
-      server_(kvsname_, options.nprocs, options.kvs_limit),
+      server_(kvsname_, options.nprocs, options.kvs_limit, appnums(options)),
       ranks_(static_cast<std::size_t>(options.nprocs)) {}
 
 Job::~Job() {
@@ -83,6 +92,7 @@ int Job::run() {
     std::fprintf(stderr, "mpiexec: %s\n", error.c_str());
     return launch_failure_exit_code;
   }
+  if (options_.print_rank_map) print_rank_map();
   if (options_.timeout_seconds > 0) {
     timeout_deadline_ = Clock::now() + std::chrono::seconds(options_.timeout_seconds);
   }
@@ -95,6 +105,17 @@ int Job::run() {
 // Signals reach mpiexec through a signalfd, so the event loop sees them in order with the
 // ranks' I/O. The ranks stay in mpiexec's process group: Ctrl-C and Ctrl-Z in a terminal reach
 // them as they reach any foreground program, and mpiexec cleans up after them.
+// Hydra's -print-rank-map format: one "(host:ranks)" line per node; here, one node.
+void Job::print_rank_map() {
+  char host[256] = "localhost";
+  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+  std::string line = "(" + std::string(host) + ":";
+  for (int rank = 0; rank < options_.nprocs; ++rank)
+    line += (rank == 0 ? "" : ",") + std::to_string(rank);
+  std::printf("%s)\n", line.c_str());
+  std::fflush(stdout);
+}
+
 bool Job::install_signal_handling(ChildSignalState* child_signals) {
   sigset_t watched;
   sigemptyset(&watched);
@@ -236,8 +257,12 @@ void Job::check_deadlines() {
   if (!pending_aborts_.empty()) handle_aborts();
   auto now = Clock::now();
   if (!terminating_ && options_.timeout_seconds > 0 && now >= timeout_deadline_) {
+    const std::string source = options_.timeout_source == "MPIEXEC_TIMEOUT"
+                                   ? " (MPIEXEC_TIMEOUT=" +
+                                         std::to_string(options_.timeout_seconds) + ")"
+                                   : "";
     begin_termination("job exceeded the timeout of " + plural(options_.timeout_seconds, "second") +
-                          "; killing " + plural(live_, "rank"),
+                          source + "; killing " + plural(live_, "rank"),
                       timeout_exit_code, -1);
   }
   if (terminating_ && !sent_kill_ && now >= kill_deadline_ && live_ > 0) {

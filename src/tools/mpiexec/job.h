@@ -38,6 +38,7 @@ class Job {
   };
 
   bool install_signal_handling(ChildSignalState* child_signals);
+  void print_rank_map();
   bool start_ranks(Launcher* launcher);
   void event_loop();
   int poll_timeout_ms() const;

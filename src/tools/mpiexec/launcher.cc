@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -111,43 +113,77 @@ Launcher::Launcher(const Options& options, const ChildSignalState& child_signals
 bool Launcher::prepare(std::string* error) {
   // mpiexec is a launcher, not the library: passing its environment on is its job. PMI_*
   // variables of an enclosing job would confuse the ranks, so they are not passed on.
+  std::vector<std::string> common;
   if (options_.inherit_env) {
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-      if (!std::string_view(*entry).starts_with("PMI_")) environment_.emplace_back(*entry);
+      if (!std::string_view(*entry).starts_with("PMI_")) common.emplace_back(*entry);
     }
   }
-  for (const auto& [name, value] : options_.env) set_variable(&environment_, name, value);
-  return find_program(error) && find_cpu_slots(error);
+  for (const auto& [name, value] : options_.env) set_variable(&common, name, value);
+  programs_.resize(options_.apps.size());
+  for (std::size_t i = 0; i < options_.apps.size(); ++i) {
+    programs_[i].environment = common;
+    if (!prepare_program(options_.apps[i], &programs_[i], error)) return false;
+  }
+  return find_cpu_slots(error);
 }
 
-// Looks the program up in the PATH the ranks will see, as execvp() in the rank would.
-bool Launcher::find_program(std::string* error) {
-  const std::string& program = options_.command.front();
-  if (program.find('/') != std::string::npos) {
-    if (!is_executable_file(program)) {
-      *error = "cannot execute '" + program + "': " +
-               (::access(program.c_str(), F_OK) == 0 ? "not an executable file" : "no such file");
+bool Launcher::prepare_program(const App& app, Program* program, std::string* error) {
+  for (const auto& [name, value] : app.env) set_variable(&program->environment, name, value);
+  program->wdir = app.wdir.empty() ? options_.wdir : app.wdir;
+  if (!program->wdir.empty()) {
+    struct stat st {};
+    if (::stat(program->wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      *error = "-wdir '" + program->wdir + "': " +
+               (::access(program->wdir.c_str(), F_OK) == 0 ? "not a directory"
+                                                           : std::strerror(errno));
       return false;
     }
-    program_path_ = program;
+    // The shell variable follows the directory, as under Hydra.
+    char resolved[PATH_MAX];
+    if (::realpath(program->wdir.c_str(), resolved) != nullptr)
+      set_variable(&program->environment, "PWD", resolved);
+  }
+  return find_program(app, program, error);
+}
+
+// Looks the program up in the PATH the ranks will see, as execvp() in the rank would; a
+// relative path with a '/' starts from the program's working directory.
+bool Launcher::find_program(const App& app, Program* program, std::string* error) {
+  const std::string& name = app.command.front();
+  if (name.find('/') != std::string::npos) {
+    const std::string seen_from_here =
+        name.front() == '/' || program->wdir.empty() ? name : program->wdir + "/" + name;
+    if (!is_executable_file(seen_from_here)) {
+      *error = "cannot execute '" + name + "'" +
+               (seen_from_here != name ? " in -wdir '" + program->wdir + "'" : "") + ": " +
+               (::access(seen_from_here.c_str(), F_OK) == 0 ? "not an executable file"
+                                                            : "no such file");
+      return false;
+    }
+    program->path = name;  // exec'd after chdir(wdir)
     return true;
   }
   std::string_view path = default_path;
-  for (const std::string& entry : environment_) {
+  for (const std::string& entry : program->environment) {
     if (entry.starts_with("PATH=")) path = std::string_view(entry).substr(5);
   }
   while (true) {
     std::size_t colon = path.find(':');
     std::string dir(path.substr(0, colon));
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
     if (is_executable_file(candidate)) {
-      program_path_ = candidate;
+      // A relative PATH entry was found from mpiexec's directory: keep it absolute.
+      char resolved[PATH_MAX];
+      program->path = candidate.front() != '/' && ::realpath(candidate.c_str(), resolved)
+                          ? std::string(resolved)
+                          : candidate;
       return true;
     }
     if (colon == std::string_view::npos) break;
     path.remove_prefix(colon + 1);
   }
-  *error = "program '" + program + "' not found in PATH";
+  *error = "program '" + name + "' not found in PATH";
   return false;
 }
 
@@ -207,14 +243,16 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
   child_ends.add(in[0]);
 
   // Everything the child needs is built before fork().
-  std::vector<std::string> environment = environment_;
+  const int app = options_.app_of(rank);
+  const Program& program = programs_[static_cast<std::size_t>(app)];
+  std::vector<std::string> environment = program.environment;
   set_variable(&environment, "PMI_RANK", std::to_string(rank));
   set_variable(&environment, "PMI_SIZE", std::to_string(options_.nprocs));
   set_variable(&environment, "PMI_FD", std::to_string(pmi[1]));
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
-  std::vector<std::string> arguments = options_.command;
+  std::vector<std::string> arguments = options_.apps[static_cast<std::size_t>(app)].command;
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
@@ -223,7 +261,12 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
                               : &cpu_slots_[static_cast<std::size_t>(rank) % cpu_slots_.size()];
   char exec_failure[512];
   std::snprintf(exec_failure, sizeof exec_failure, "mpiexec: rank %d: cannot execute '%s': ", rank,
-                program_path_.c_str());
+                program.path.c_str());
+  char chdir_failure[512];
+  std::snprintf(chdir_failure, sizeof chdir_failure, "mpiexec: rank %d: cannot enter -wdir '%s': ",
+                rank, program.wdir.c_str());
+  const char* wdir = program.wdir.empty() ? nullptr : program.wdir.c_str();
+  const char* path = program.path.c_str();
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -240,10 +283,12 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     ::sigaction(SIGTTIN, &child_signals_.ttin_action, nullptr);
     ::sigprocmask(SIG_SETMASK, &child_signals_.mask, nullptr);
     if (cpus != nullptr) ::sched_setaffinity(0, sizeof *cpus, cpus);
-    ::execve(program_path_.c_str(), argv.data(), envp.data());
+    const bool entered = wdir == nullptr || ::chdir(wdir) == 0;
+    if (entered) ::execve(path, argv.data(), envp.data());
     int saved = errno;
     const char* reason = std::strerror(saved);
-    (void)!::write(2, exec_failure, std::strlen(exec_failure));
+    const char* failure = entered ? exec_failure : chdir_failure;
+    (void)!::write(2, failure, std::strlen(failure));
     (void)!::write(2, reason, std::strlen(reason));
     (void)!::write(2, "\n", 1);
     ::_exit(127);

@@ -33,22 +33,27 @@ class Launcher {
  public:
   Launcher(const Options& options, const ChildSignalState& child_signals);
 
-  // Builds the ranks' environment, finds the program and the CPU sets to bind to.
-  // False with *error set when the job cannot start.
+  // Builds the ranks' environments, checks the working directories, finds the programs and
+  // the CPU sets to bind to. False with *error set when the job cannot start.
   [[nodiscard]] bool prepare(std::string* error);
   [[nodiscard]] bool spawn(int rank, SpawnedRank* spawned, std::string* error);
 
-  const std::string& program_path() const { return program_path_; }
-
  private:
-  bool find_program(std::string* error);
+  // What every rank of one program (Options::apps) gets.
+  struct Program {
+    std::string path;                      // the executable, as found
+    std::string wdir;                      // working directory; empty: mpiexec's
+    std::vector<std::string> environment;  // NAME=VALUE, without the per-rank PMI variables
+  };
+
+  bool prepare_program(const App& app, Program* program, std::string* error);
+  bool find_program(const App& app, Program* program, std::string* error);
   bool find_cpu_slots(std::string* error);
 
   const Options& options_;
   ChildSignalState child_signals_;
   pid_t mpiexec_pid_;
-  std::string program_path_;
-  std::vector<std::string> environment_;  // NAME=VALUE, without the per-rank PMI variables
+  std::vector<Program> programs_;         // one per Options::apps entry
   std::vector<cpu_set_t> cpu_slots_;      // rank r binds to cpu_slots_[r % size]
 };
 

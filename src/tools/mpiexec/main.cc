@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "tools/mpiexec/job.h"
@@ -41,7 +42,8 @@ int main(int argc, char** argv) {
 
   Options options;
   std::string error;
-  switch (parse_options(argc, argv, &options, &error)) {
+  // MPIEXEC_TIMEOUT: Hydra's variable for a job time limit, honoured the same way.
+  switch (parse_options(argc, argv, std::getenv("MPIEXEC_TIMEOUT"), &options, &error)) {
     case ParseResult::help:
       print_usage(stdout);
       return 0;

@@ -12,17 +12,33 @@ namespace stmpi::tools::mpiexec {
 // cores, else none.
 enum class BindPolicy { automatic, none, core, hwthread };
 
-struct Options {
+// One program of the job: the command line's ":"-separated sections, or the lines of a
+// -configfile. Its ranks follow those of the programs before it; MPI_APPNUM is its index.
+struct App {
   int nprocs = 1;
-  // -env/-genv pairs in command-line order; later ones win.
+  // -env pairs of this program, applied after the global ones.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string wdir;                  // -wdir: working directory; empty: -gwdir or mpiexec's
+  std::vector<std::string> command;  // program and its arguments
+};
+
+struct Options {
+  int nprocs = 1;  // all programs together
+  // -genv pairs in command-line order; later ones win.
   std::vector<std::pair<std::string, std::string>> env;
   bool inherit_env = true;  // false with -genvnone
   bool label = false;       // -l: prefix every output line with "[rank] "
   BindPolicy bind = BindPolicy::automatic;
   int timeout_seconds = 0;           // 0: no timeout
+  std::string timeout_source;        // "-timeout" or "MPIEXEC_TIMEOUT", for the message
   // Bytes of keys and values the job may keep in the PMI key-value store (-kvs-limit).
   std::size_t kvs_limit = std::size_t{64} << 20;
-  std::vector<std::string> command;  // program and its arguments
+  std::string wdir;                  // -gwdir: every program's default working directory
+  bool print_rank_map = false;       // -print-rank-map
+  std::vector<App> apps;             // at least one after a successful parse
+
+  // The program rank runs (its index in apps).
+  int app_of(int rank) const;
 };
 
 enum class ParseResult { run, help, version, error };
@@ -31,8 +47,9 @@ enum class ParseResult { run, help, version, error };
 inline constexpr int usage_exit_code = 2;
 
 // Fills *options from argv; on ParseResult::error, *error names the offending argument.
-[[nodiscard]] ParseResult parse_options(int argc, char** argv, Options* options,
-                                        std::string* error);
+// env_timeout: the value of MPIEXEC_TIMEOUT (nullptr when unset), used without -timeout.
+[[nodiscard]] ParseResult parse_options(int argc, char** argv, const char* env_timeout,
+                                        Options* options, std::string* error);
 
 void print_usage(std::FILE* out);
 void print_version(std::FILE* out);

@@ -63,9 +63,11 @@ std::string unescape_message(std::string_view text) {
 
 }  // namespace
 
-PmiServer::PmiServer(std::string kvsname, int size, std::size_t kvs_limit)
+PmiServer::PmiServer(std::string kvsname, int size, std::size_t kvs_limit,
+                     std::vector<int> appnums)
     : kvsname_(std::move(kvsname)),
       size_(size),
+      appnums_(std::move(appnums)),
       connections_(static_cast<std::size_t>(size)),
       kvs_limit_(kvs_limit) {
   // MPICH-derived clients read the node layout from this key: all ranks on node 0.
@@ -196,7 +198,8 @@ void PmiServer::handle_request(int rank, std::string_view line) {
     reply(rank, "cmd=maxes kvsname_max=" + std::to_string(kvsname_max) + " keylen_max=" +
                     std::to_string(key_max) + " vallen_max=" + std::to_string(value_max));
   } else if (cmd == "get_appnum") {
-    reply(rank, "cmd=appnum appnum=0");
+    const int appnum = static_cast<std::size_t>(rank) < appnums_.size() ? appnums_[rank] : 0;
+    reply(rank, "cmd=appnum appnum=" + std::to_string(appnum));
   } else if (cmd == "get_my_kvsname") {
     reply(rank, "cmd=my_kvsname kvsname=" + kvsname_);
   } else if (cmd == "get_universe_size") {

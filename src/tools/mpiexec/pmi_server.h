@@ -31,8 +31,9 @@ enum class PmiPhase { unconnected, initialized, finalized };
 
 class PmiServer {
  public:
-  // kvs_limit: bytes of keys and values the job may store in all.
-  PmiServer(std::string kvsname, int size, std::size_t kvs_limit);
+  // kvs_limit: bytes of keys and values the job may store in all; appnums: each rank's
+  // program (the reply to get_appnum, MPI_APPNUM in the library).
+  PmiServer(std::string kvsname, int size, std::size_t kvs_limit, std::vector<int> appnums);
   ~PmiServer();
   PmiServer(const PmiServer&) = delete;
   PmiServer& operator=(const PmiServer&) = delete;
@@ -78,6 +79,7 @@ class PmiServer {
 
   std::string kvsname_;
   int size_;
+  std::vector<int> appnums_;
   std::vector<Connection> connections_;
   std::unordered_map<std::string, std::string> store_;
   std::size_t kvs_limit_;

@@ -112,7 +112,13 @@ CHAPTER_TITLES = {
     'session': 'Sessions',
     'part': 'Partitioned communication',
     'dynamic': 'Process creation and management',
+    'tools': 'The tools information interface (MPI_T)',
 }
+
+# Chapters whose functions return their error codes as they are: the MPI_T
+# functions never invoke an error handler, work before MPI_Init and after
+# MPI_Finalize, and check their own arguments (MPI_T_ERR_* classes).
+RAW_CHAPTERS = {'tools'}
 
 MAX_LINE = 100
 
@@ -710,7 +716,18 @@ def call_flags(f):
     return ', ' + ' | '.join(flags) if flags else ''
 
 
+def gen_raw_wrapper(f):
+    params = [p.cxx_decl() for p in f.params]
+    out = wrap(f'extern "C" STMPI_API {f.returns} {f.pmpi_name}', params, ' {')
+    out.append(f'  Call call("{f.name}"{call_flags(f)});')
+    out.extend(wrap(f'  return impl::{f.impl_name}', impl_args(f), ';', indent='      '))
+    out.append('}')
+    return out
+
+
 def gen_wrapper(f):
+    if f.chapter in RAW_CHAPTERS:
+        return gen_raw_wrapper(f) + alias_lines(f)
     params = [p.cxx_decl() for p in f.params]
     checks = wrapper_checks(f)
     if f.unsupported:
@@ -734,13 +751,15 @@ def gen_wrapper(f):
     else:
         out.extend(wrap(f'  return {call_impl}', args, ';', indent='      '))
     out.append('}')
+    return out + alias_lines(f)
+
+
+def alias_lines(f):
     alias = [f'extern "C" STMPI_API decltype({f.pmpi_name}) {f.name}',
              f'__attribute__((weak, alias("{f.pmpi_name}")));']
     if len(' '.join(alias)) <= MAX_LINE:
-        out.append(' '.join(alias))
-    else:
-        out.extend([alias[0], '    ' + alias[1]])
-    return out
+        return [' '.join(alias)]
+    return [alias[0], '    ' + alias[1]]
 
 
 def gen_bindings(functions, chapter):

@@ -16,7 +16,8 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_topo.cc \
 	src/binding/gen/bindings_session.cc \
 	src/binding/gen/bindings_part.cc \
-	src/binding/gen/bindings_dynamic.cc
+	src/binding/gen/bindings_dynamic.cc \
+	src/binding/gen/bindings_tools.cc
 noinst_HEADERS += \
 	src/binding/call.h \
 	src/binding/gen/impl.h

@@ -22,6 +22,7 @@
 #include "pmi/process_mapping.h"
 #include "util/backoff.h"
 #include "util/param.h"
+#include "util/pvar.h"
 
 // ---- Network module plug-in point ---------------------------------------
 // A network transport (device/ofi/, later device/ucx/) plugs in here and
@@ -205,6 +206,67 @@ int build_peer_table(pmi::Client& pmi) {
   }
   return MPI_SUCCESS;
 }
+
+// Performance variables (util/pvar.h): the matching queues' depths and
+// search costs, unexpected arrivals, and sends the transports refused.
+const util::Pvar kMatchPvars[] = {
+    {"posted_depth", util::Pvar::Class::kLevel,
+     [] { return uint64_t{g.proto.posted_queue().size()}; },
+     "receives posted and not yet matched (wildcards included)"},
+    {"posted_depth_max", util::Pvar::Class::kHighwatermark,
+     [] { return uint64_t{g.proto.posted_queue().max_size()}; },
+     "the most receives the posted queue has held at once"},
+    {"unexpected_depth", util::Pvar::Class::kLevel,
+     [] { return uint64_t{g.proto.unexpected_queue().size()}; },
+     "arrived messages no receive has matched yet"},
+    {"unexpected_depth_max", util::Pvar::Class::kHighwatermark,
+     [] { return uint64_t{g.proto.unexpected_queue().max_size()}; },
+     "the most messages the unexpected queue has held at once"},
+    {"unexpected_messages", util::Pvar::Class::kCounter,
+     [] { return g.proto.unexpected_arrivals(); },
+     "messages that arrived before a matching receive was posted"},
+    {"posted_searches", util::Pvar::Class::kCounter,
+     [] { return g.proto.posted_queue().stats().searches; },
+     "searches of the posted queue (one per arriving message)"},
+    {"posted_examined", util::Pvar::Class::kCounter,
+     [] { return g.proto.posted_queue().stats().examined; },
+     "posted receives compared in those searches (search length = examined / searches)"},
+    {"unexpected_searches", util::Pvar::Class::kCounter,
+     [] { return g.proto.unexpected_queue().stats().searches; },
+     "searches of the unexpected queue (receives and probes)"},
+    {"unexpected_examined", util::Pvar::Class::kCounter,
+     [] { return g.proto.unexpected_queue().stats().examined; },
+     "unexpected messages compared in those searches"},
+};
+const util::PvarTable kMatchPvarTable{"match", kMatchPvars};
+const util::PvarRegistration kMatchPvarRegistration{&kMatchPvarTable};
+
+const util::Pvar kDevicePvars[] = {
+    {"backlogged_sends", util::Pvar::Class::kCounter, [] { return g.proto.backlogged_sends(); },
+     "messages a transport could not take at once (full ring, no credits) and that waited in "
+     "the sender's per-peer backlog"},
+};
+const util::PvarTable kDevicePvarTable{"device", kDevicePvars};
+const util::PvarRegistration kDevicePvarRegistration{&kDevicePvarTable};
+
+const util::Pvar kShmPvars[] = {
+    {"ring_full", util::Pvar::Class::kCounter, [] { return g.peers.shm.ring_full_events(); },
+     "send attempts that found the ring to a local peer full (a retried send counts again)"},
+};
+const util::PvarTable kShmPvarTable{"shm", kShmPvars};
+const util::PvarRegistration kShmPvarRegistration{&kShmPvarTable};
+
+#if defined(STMPI_HAVE_NETMOD_OFI)
+const util::Pvar kOfiPvars[] = {
+    {"credit_waits", util::Pvar::Class::kCounter,
+     [] { return uint64_t{g.peers.net.credit_waits()}; },
+     "eager sends that waited because the peer had returned no credits yet (flow control)"},
+    {"reordered", util::Pvar::Class::kCounter, [] { return uint64_t{g.peers.net.reordered()}; },
+     "messages that arrived out of order and waited for their predecessors"},
+};
+const util::PvarTable kOfiPvarTable{"ofi", kOfiPvars};
+const util::PvarRegistration kOfiPvarRegistration{&kOfiPvarTable};
+#endif
 
 }  // namespace
 

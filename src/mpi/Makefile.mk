@@ -29,3 +29,4 @@ include src/mpi/topo/sources.mk
 include src/mpi/dynamic/sources.mk
 include src/mpi/part/sources.mk
 include src/mpi/session/sources.mk
+include src/mpi/tools/sources.mk

@@ -68,6 +68,13 @@ class HandleTable {
     free_.push_back(index);
   }
 
+  // Calls fn(object) for every run-time object (predefined ones excluded).
+  template <class Fn>
+  void for_each(Fn&& fn) const {
+    for (T* object : objects_)
+      if (object != nullptr) fn(*object);
+  }
+
   // The object for a handle of this kind, or nullptr if it names none.
   T* get(int handle) const {
     if (handle_object(handle) != kKind) return nullptr;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "util/error.h"
+#include "util/pvar.h"
 #include "stream/backend.h"
 #include "stream/gpu_stream.h"
 
@@ -18,6 +19,7 @@ struct Registry {
   // One wrapper per GPU stream handle ever seen; a handle the user destroys
   // and the runtime reuses gets the same (stateless) wrapper.
   std::unordered_map<const void*, std::shared_ptr<GpuStream>> gpu;
+  HostStreamCounters freed;  // of host streams already freed
 };
 
 // Never destroyed: streams may be used until the process exits.
@@ -25,6 +27,51 @@ Registry& registry() {
   static Registry* const instance = new Registry;
   return *instance;
 }
+
+void add(HostStreamCounters& total, const HostStreamCounters& more) {
+  total.enqueued += more.enqueued;
+  total.executor_ops += more.executor_ops;
+  total.caller_ops += more.caller_ops;
+  total.inline_ops += more.inline_ops;
+  total.inline_waits += more.inline_waits;
+  total.handoffs += more.handoffs;
+  total.takeovers += more.takeovers;
+  total.wakeups += more.wakeups;
+  total.sync_waits += more.sync_waits;
+}
+
+// The counters of every host stream of the process, freed ones included.
+HostStreamCounters totals() {
+  Registry& reg = registry();
+  std::lock_guard lock(reg.mutex);
+  HostStreamCounters total = reg.freed;
+  for (const auto& [handle, stream] : reg.host) add(total, stream->executor().counters());
+  return total;
+}
+
+// Performance variables (util/pvar.h): host-stream statistics.
+const util::Pvar kPvars[] = {
+    {"host_streams", util::Pvar::Class::kLevel, [] { return uint64_t{host_stream_count()}; },
+     "live host streams (MPIX_Host_stream_create, not yet freed)"},
+    {"host_enqueued", util::Pvar::Class::kCounter, [] { return totals().enqueued; },
+     "operations queued on host streams (those done at once on an idle stream excluded)"},
+    {"host_executor_ops", util::Pvar::Class::kCounter, [] { return totals().executor_ops; },
+     "host-stream operations run by the streams' own threads"},
+    {"host_caller_ops", util::Pvar::Class::kCounter, [] { return totals().caller_ops; },
+     "host-stream operations run by a thread in a synchronize call"},
+    {"host_inline_ops", util::Pvar::Class::kCounter, [] { return totals().inline_ops; },
+     "host-stream operations done at enqueue on an idle stream, never queued"},
+    {"host_handoffs", util::Pvar::Class::kCounter, [] { return totals().handoffs; },
+     "times a host stream's thread took the token to run queued work"},
+    {"host_takeovers", util::Pvar::Class::kCounter, [] { return totals().takeovers; },
+     "times a synchronizing thread took queued work over from a stream's thread"},
+    {"host_wakeups", util::Pvar::Class::kCounter, [] { return totals().wakeups; },
+     "wakes of a sleeping host-stream thread"},
+    {"host_sync_waits", util::Pvar::Class::kCounter, [] { return totals().sync_waits; },
+     "synchronize calls that had to wait at all"},
+};
+const util::PvarTable kPvarTable{"stream", kPvars};
+const util::PvarRegistration kPvarRegistration{&kPvarTable};
 
 }  // namespace
 
@@ -64,6 +111,8 @@ int free_host_stream(const void* handle) {
   // Work enqueued before this point runs; the object itself lives on while
   // a concurrent call still holds it (its enqueues then fail).
   stream->shut_down();
+  std::lock_guard lock(reg.mutex);
+  add(reg.freed, stream->executor().counters());
   return MPI_SUCCESS;
 }
 

@@ -8,3 +8,5 @@ libstmpi_util_la_SOURCES += src/util/info_print.cc src/util/launcher_env.cc
 noinst_HEADERS += src/util/launcher_env.h
 libstmpi_util_la_SOURCES += src/util/shm_segment.cc
 noinst_HEADERS += src/util/shm_segment.h
+libstmpi_util_la_SOURCES += src/util/pvar.cc
+noinst_HEADERS += src/util/pvar.h

@@ -142,6 +142,37 @@ std::string range_text(const Param& param) {
   return "";
 }
 
+Param::Scope scope_of(const ParamTable& table, const Param& param) {
+  return param.scope == Param::Scope::kTable ? table.scope : param.scope;
+}
+
+std::string value_text(const Param& param) {
+  switch (param.type) {
+    case Param::Type::kInt: return std::to_string(*static_cast<const int*>(param.field));
+    case Param::Type::kSize:
+      return size_text(static_cast<long long>(*static_cast<const std::size_t*>(param.field)));
+    case Param::Type::kBool: return *static_cast<const bool*>(param.field) ? "yes" : "no";
+    case Param::Type::kString: return *static_cast<const std::string*>(param.field);
+  }
+  return "";
+}
+
+int choice_index(const Param& param) {
+  if (param.type != Param::Type::kString) return -1;
+  const std::string& value = *static_cast<const std::string*>(param.field);
+  for (std::size_t i = 0; i < param.choices.size(); ++i)
+    if (value == param.choices[i]) return static_cast<int>(i);
+  return -1;
+}
+
+bool set_from_text(const Param& param, const char* text) {
+  if (!param.choices.empty() &&
+      std::none_of(param.choices.begin(), param.choices.end(),
+                   [text](const char* choice) { return !std::strcmp(choice, text); }))
+    return false;
+  return assign(param, text) == Assigned::kOk;
+}
+
 bool load_all(std::string* error) {
   for (const ParamTable* table : registry()) {
     for (const Param& param : table->params) {

@@ -16,6 +16,14 @@ namespace stmpi::util {
 
 struct Param {
   enum class Type { kInt, kSize, kBool, kString };
+  // When a parameter may change (MPI_T reports it as the cvar's scope):
+  //   kTable  the table's scope (ParamTable::scope);
+  //   kInit   read once at init: fixed afterwards (MPI_T_SCOPE_READONLY);
+  //   kLocal  read at each use: may change at any time, per process
+  //           (MPI_T_SCOPE_LOCAL);
+  //   kAllEq  read at each use, and every process must hold the same value
+  //           (collective algorithm choices; MPI_T_SCOPE_ALL_EQ).
+  enum class Scope { kTable, kInit, kLocal, kAllEq };
   const char* name;         // lower case, e.g. "eager_limit"
   Type type;
   void* field;              // int*, std::size_t*, bool* or std::string*
@@ -25,6 +33,10 @@ struct Param {
   // defaults stand for the field type's own range.
   long long min = LLONG_MIN;
   long long max = LLONG_MAX;
+  Scope scope = Scope::kTable;
+  // A kString parameter that takes one of these values (an enumeration in
+  // MPI_T); empty for free text.
+  std::span<const char* const> choices = {};
 };
 
 // "2..1024", "256..1M", "0..2147483647": the range a parameter accepts,
@@ -34,7 +46,22 @@ std::string range_text(const Param& param);
 struct ParamTable {
   const char* module;       // lower case, e.g. "shm"
   std::span<const Param> params;
+  Param::Scope scope = Param::Scope::kInit;  // of the parameters that name none
 };
+
+// The parameter's scope, kTable resolved.
+Param::Scope scope_of(const ParamTable& table, const Param& param);
+
+// The current value as the environment would spell it ("16K", "yes", "auto").
+std::string value_text(const Param& param);
+
+// Sets the parameter from text as the environment does; false (and the field
+// unchanged) for a malformed or out-of-range value, or a string outside
+// `choices`.
+[[nodiscard]] bool set_from_text(const Param& param, const char* text);
+
+// The index of the current value in `choices`, -1 when it is none of them.
+int choice_index(const Param& param);
 
 // Registers a module's table (at static-initialization time).
 struct ParamRegistration {

@@ -15,3 +15,4 @@ test_unit_shm_segment_test_SOURCES = test/unit/shm_segment_test.cc src/util/shm_
 test_unit_shm_segment_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_shm_segment_test_LDADD = -lgtest -lgtest_main -lpthread
 endif
+include test/unit/param.mk

@@ -44,6 +44,7 @@ class PostedQueue {
     entry->seq = next_seq_++;
     list_for(entry->key).push_back(entry);
     ++size_;
+    if (size_ > max_size_) max_size_ = size_;
   }
 
   // Removes and returns the oldest posted entry matching `msg`, or nullptr.
@@ -88,6 +89,8 @@ class PostedQueue {
 
   [[nodiscard]] size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  // The most entries the queue has held at once.
+  [[nodiscard]] size_t max_size() const noexcept { return max_size_; }
 
   [[nodiscard]] const SearchStats& stats() const noexcept { return stats_; }
   void reset_stats() noexcept { stats_ = SearchStats{}; }
@@ -101,6 +104,7 @@ class PostedQueue {
   List wildcard_;
   uint64_t next_seq_ = 0;
   size_t size_ = 0;
+  size_t max_size_ = 0;
   SearchStats stats_;
 };
 

@@ -41,6 +41,7 @@ class UnexpectedQueue {
     bins_[bin_of(pack(entry->key))].push_back(entry);
     arrival_.push_back(entry);
     ++size_;
+    if (size_ > max_size_) max_size_ = size_;
   }
 
   // Oldest queued message matching `pattern` (wildcards allowed), left in
@@ -97,6 +98,8 @@ class UnexpectedQueue {
 
   [[nodiscard]] size_t size() const noexcept { return size_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  // The most entries the queue has held at once.
+  [[nodiscard]] size_t max_size() const noexcept { return max_size_; }
 
   [[nodiscard]] const SearchStats& stats() const noexcept { return stats_; }
   void reset_stats() noexcept { stats_ = SearchStats{}; }
@@ -105,6 +108,7 @@ class UnexpectedQueue {
   std::array<BinList, kBins> bins_;
   ArrivalList arrival_;
   size_t size_ = 0;
+  size_t max_size_ = 0;
   mutable SearchStats stats_;  // counted by const searches too
 };
 

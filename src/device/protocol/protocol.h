@@ -57,6 +57,14 @@ class Protocol {
   }
   bool idle() const { return backlog_items_ == 0; }
 
+  // Statistics (MPI_T performance variables, see device.cc).
+  const match::PostedQueue& posted_queue() const { return posted_; }
+  const match::UnexpectedQueue& unexpected_queue() const { return unexpected_; }
+  // Messages that arrived before their receive was posted, so far.
+  uint64_t unexpected_arrivals() const { return unexpected_arrivals_; }
+  // Sends a transport refused (full ring, no credits) and queued, so far.
+  uint64_t backlogged_sends() const { return backlogged_sends_; }
+
   // Polls every transport and pushes queued work; returns how much moved.
   int progress() {
     int moved = peers_.poll([this](const WireHeader& h, const char* payload) { handle(h, payload); });
@@ -132,6 +140,7 @@ class Protocol {
       return;
     }
     backlog_[peer].push_back(OutItem{header, payload, complete_on_push, nullptr, {}});
+    ++backlogged_sends_;
     ++backlog_items_;
   }
 
@@ -171,6 +180,8 @@ class Protocol {
   match::UnexpectedQueue unexpected_;
   std::vector<std::deque<OutItem>> backlog_;  // by peer
   std::size_t backlog_items_ = 0;
+  uint64_t unexpected_arrivals_ = 0;
+  uint64_t backlogged_sends_ = 0;
   AmHandler am_handlers_[256] = {};
 };
 
@@ -279,6 +290,7 @@ void Protocol<Peers>::am_send(int peer, uint8_t id, const void* data, std::size_
   std::memcpy(item.owned.get(), data, bytes);
   item.payload = item.owned.get();
   backlog_[peer].push_back(std::move(item));
+  ++backlogged_sends_;
   ++backlog_items_;
 }
 
@@ -420,6 +432,7 @@ void Protocol<Peers>::handle(const WireHeader& header, const char* payload) {
         std::memcpy(msg->data.get(), payload, header.payload_bytes);
       }
       unexpected_.push(msg);
+      ++unexpected_arrivals_;
       return;
     }
     case MsgKind::kCts: {
@@ -434,6 +447,7 @@ void Protocol<Peers>::handle(const WireHeader& header, const char* payload) {
       }
       if (backlog_[peer].empty() && push_stream(peer, req)) return;
       backlog_[peer].push_back(OutItem{{}, nullptr, nullptr, req, {}});
+      ++backlogged_sends_;
       ++backlog_items_;
       return;
     }

@@ -94,6 +94,7 @@ class Window {
   // This process's window memory (the segment for allocate flavors).
   void* base() const { return base_; }
   lock::PassiveLocks& locks() { return locks_; }
+  const lock::PassiveLocks& locks() const { return locks_; }
   const WindowLayout& layout() const { return layout_; }
   char* segment_base() const { return segment_.base(); }
   std::size_t segment_bytes() const { return segment_.bytes(); }

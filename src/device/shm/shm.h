@@ -37,7 +37,10 @@ class ShmTransport final {
   // Copies the header and its payload into the peer's ring; false when full.
   bool send(int peer, const WireHeader& h, const void* payload) {
     char* cell = out_[peer].producer_cell();
-    if (cell == nullptr) return false;
+    if (cell == nullptr) [[unlikely]] {
+      ++ring_full_;
+      return false;
+    }
     std::memcpy(cell, &h, sizeof h);
     if (h.payload_bytes != 0) std::memcpy(cell + sizeof h, payload, h.payload_bytes);
     out_[peer].producer_publish();
@@ -60,6 +63,8 @@ class ShmTransport final {
                   RequestDev* req);
 
   bool single_copy_enabled() const { return single_copy_; }
+  // Sends that found the ring to their peer full (each attempt), so far.
+  uint64_t ring_full_events() const { return ring_full_; }
   // The process id of a local peer (for single-copy RMA).
   pid_t pid_of(int peer) const { return pids_[peer]; }
 
@@ -74,6 +79,7 @@ class ShmTransport final {
   std::vector<pid_t> pids_;     // by world rank (local peers only)
   std::vector<int> poll_peers_;  // local peers other than this rank
   std::size_t next_poll_ = 0;
+  uint64_t ring_full_ = 0;
 };
 static_assert(Transport<ShmTransport>);
 

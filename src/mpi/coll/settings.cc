@@ -12,33 +12,66 @@ Settings g_settings;
 
 using util::Param;
 
+// The values each algorithm parameter takes: MPI_T shows them as an
+// enumeration; choose() maps them to the algorithms.
+const char* const kBarrierChoices[] = {"auto", "dissemination", "linear"};
+const char* const kBcastChoices[] = {"auto", "binomial", "scatter_allgather"};
+const char* const kReduceChoices[] = {"auto", "binomial", "linear"};
+const char* const kAllreduceChoices[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
+                                         "reduce_bcast"};
+const char* const kGatherChoices[] = {"auto", "binomial", "linear"};
+const char* const kScatterChoices[] = {"auto", "binomial", "linear"};
+const char* const kAllgatherChoices[] = {"auto", "ring", "recursive_doubling", "bruck"};
+const char* const kAlltoallChoices[] = {"auto", "bruck", "linear", "pairwise"};
+const char* const kAlltoallvChoices[] = {"auto", "linear", "pairwise"};
+const char* const kReduceScatterChoices[] = {"auto", "ring", "reduce_scatterv"};
+const char* const kScanChoices[] = {"auto", "recursive_doubling", "linear"};
+
+Param algorithm(Param param, std::span<const char* const> choices) {
+  param.choices = choices;
+  return param;
+}
+
 const Param kParams[] = {
-    {"barrier_algorithm", Param::Type::kString, &g_settings.barrier_algorithm, "auto",
-     "MPI_Barrier and its nonblocking/persistent forms: auto | dissemination | linear"},
-    {"bcast_algorithm", Param::Type::kString, &g_settings.bcast_algorithm, "auto",
-     "MPI_Bcast: auto | binomial | scatter_allgather (binomial scatter, then ring allgather)"},
-    {"reduce_algorithm", Param::Type::kString, &g_settings.reduce_algorithm, "auto",
-     "MPI_Reduce: auto | binomial | linear (root combines in rank order)"},
-    {"allreduce_algorithm", Param::Type::kString, &g_settings.allreduce_algorithm, "auto",
-     "MPI_Allreduce: auto | recursive_doubling | rabenseifner (reduce-scatter by recursive "
-     "halving + allgather) | ring (commutative ops only; others use rabenseifner) | "
-     "reduce_bcast"},
-    {"gather_algorithm", Param::Type::kString, &g_settings.gather_algorithm, "auto",
-     "MPI_Gather: auto | binomial | linear"},
-    {"scatter_algorithm", Param::Type::kString, &g_settings.scatter_algorithm, "auto",
-     "MPI_Scatter: auto | binomial | linear"},
-    {"allgather_algorithm", Param::Type::kString, &g_settings.allgather_algorithm, "auto",
-     "MPI_Allgather: auto | ring | recursive_doubling (powers of two; else bruck) | bruck"},
-    {"alltoall_algorithm", Param::Type::kString, &g_settings.alltoall_algorithm, "auto",
-     "MPI_Alltoall: auto | bruck | linear (all messages posted at once) | pairwise"},
-    {"alltoallv_algorithm", Param::Type::kString, &g_settings.alltoallv_algorithm, "auto",
-     "MPI_Alltoallv and MPI_Alltoallw: auto | linear | pairwise"},
-    {"reduce_scatter_algorithm", Param::Type::kString, &g_settings.reduce_scatter_algorithm,
-     "auto",
-     "MPI_Reduce_scatter(_block): auto | ring (commutative ops only; others use "
-     "reduce_scatterv) | reduce_scatterv (reduce to rank 0, then scatterv)"},
-    {"scan_algorithm", Param::Type::kString, &g_settings.scan_algorithm, "auto",
-     "MPI_Scan and MPI_Exscan: auto | recursive_doubling | linear (a chain)"},
+    algorithm({"barrier_algorithm", Param::Type::kString, &g_settings.barrier_algorithm, "auto",
+               "MPI_Barrier and its nonblocking/persistent forms: auto | dissemination | linear"},
+              kBarrierChoices),
+    algorithm({"bcast_algorithm", Param::Type::kString, &g_settings.bcast_algorithm, "auto",
+               "MPI_Bcast: auto | binomial | scatter_allgather (binomial scatter, then ring "
+               "allgather)"},
+              kBcastChoices),
+    algorithm({"reduce_algorithm", Param::Type::kString, &g_settings.reduce_algorithm, "auto",
+               "MPI_Reduce: auto | binomial | linear (root combines in rank order)"},
+              kReduceChoices),
+    algorithm({"allreduce_algorithm", Param::Type::kString, &g_settings.allreduce_algorithm, "auto",
+               "MPI_Allreduce: auto | recursive_doubling | rabenseifner (reduce-scatter by "
+               "recursive halving + allgather) | ring (commutative ops only; others use "
+               "rabenseifner) | reduce_bcast"},
+              kAllreduceChoices),
+    algorithm({"gather_algorithm", Param::Type::kString, &g_settings.gather_algorithm, "auto",
+               "MPI_Gather: auto | binomial | linear"},
+              kGatherChoices),
+    algorithm({"scatter_algorithm", Param::Type::kString, &g_settings.scatter_algorithm, "auto",
+               "MPI_Scatter: auto | binomial | linear"},
+              kScatterChoices),
+    algorithm({"allgather_algorithm", Param::Type::kString, &g_settings.allgather_algorithm, "auto",
+               "MPI_Allgather: auto | ring | recursive_doubling (powers of two; else bruck) | "
+               "bruck"},
+              kAllgatherChoices),
+    algorithm({"alltoall_algorithm", Param::Type::kString, &g_settings.alltoall_algorithm, "auto",
+               "MPI_Alltoall: auto | bruck | linear (all messages posted at once) | pairwise"},
+              kAlltoallChoices),
+    algorithm({"alltoallv_algorithm", Param::Type::kString, &g_settings.alltoallv_algorithm, "auto",
+               "MPI_Alltoallv and MPI_Alltoallw: auto | linear | pairwise"},
+              kAlltoallvChoices),
+    algorithm({"reduce_scatter_algorithm", Param::Type::kString,
+               &g_settings.reduce_scatter_algorithm, "auto",
+               "MPI_Reduce_scatter(_block): auto | ring (commutative ops only; others use "
+               "reduce_scatterv) | reduce_scatterv (reduce to rank 0, then scatterv)"},
+              kReduceScatterChoices),
+    algorithm({"scan_algorithm", Param::Type::kString, &g_settings.scan_algorithm, "auto",
+               "MPI_Scan and MPI_Exscan: auto | recursive_doubling | linear (a chain)"},
+              kScanChoices),
     {"bcast_long_bytes", Param::Type::kSize, &g_settings.bcast_long_bytes, "131072",
      "auto bcast: messages of at least this many bytes use scatter_allgather"},
     {"bcast_long_min_procs", Param::Type::kInt, &g_settings.bcast_long_min_procs, "3",
@@ -57,7 +90,9 @@ const Param kParams[] = {
     {"gather_linear_bytes", Param::Type::kSize, &g_settings.gather_linear_bytes, "65536",
      "auto gather/scatter: blocks of at least this many bytes use linear, smaller ones binomial"},
 };
-const util::ParamTable kTable{"coll", kParams};
+// Read at each collective call: a change through MPI_T applies to the
+// next call, and every process must make the same one.
+const util::ParamTable kTable{"coll", kParams, Param::Scope::kAllEq};
 const util::ParamRegistration kRegistration{&kTable};
 
 }  // namespace

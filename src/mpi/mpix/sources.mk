@@ -3,6 +3,7 @@
 libmpi_la_SOURCES += \
 	src/mpi/mpix/win_stream.cc \
 	src/mpi/mpix/mpix_win_stream.cc \
-	src/mpi/mpix/mpix_host_stream.cc
+	src/mpi/mpix/mpix_host_stream.cc \
+	src/mpi/mpix/st_stats.cc
 noinst_HEADERS += src/mpi/mpix/win_stream.h
 EXTRA_DIST += src/mpi/mpix/README.md

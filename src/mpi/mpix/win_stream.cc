@@ -275,7 +275,9 @@ int check_not_stream_exposure(const Win& win, const char* function) {
 int stream_free(Win& win) {
   if (win.stream == nullptr) return MPI_SUCCESS;
   if (int err = win.stream->drain(); err != MPI_SUCCESS) return err;
-  if (dev::rma::st::settings().print_stats) print_stats(win, win.stream->stats());
+  const dev::rma::st::StreamStats stats = win.stream->stats();
+  if (dev::rma::st::settings().print_stats) print_stats(win, stats);
+  stream_stats_add_freed(stats);
   win.stream.reset();
   return MPI_SUCCESS;
 }

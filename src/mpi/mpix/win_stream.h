@@ -27,6 +27,10 @@ namespace stmpi::dev::rma {
 struct AccumulateOp;
 }
 
+namespace stmpi::dev::rma::st {
+struct StreamStats;
+}
+
 namespace stmpi::mpi::mpix {
 
 // The calls behind the C entry points (mpix_win_stream.cc).
@@ -67,5 +71,9 @@ namespace stmpi::mpi::mpix {
 // MPI_Win_free, before the window memory goes away: waits until every
 // stream the window used has run the window's stream work.
 [[nodiscard]] int stream_free(Win& win);
+
+// st_stats.cc: a freed window's stream statistics join the process totals
+// that MPI_T's st_* performance variables show.
+void stream_stats_add_freed(const dev::rma::st::StreamStats& stats);
 
 }  // namespace stmpi::mpi::mpix

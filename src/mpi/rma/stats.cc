@@ -1,5 +1,6 @@
 // Runtime parameters of the one-sided chapter, the passive-lock statistics
-// (MPIX_Win_get_lock_stats and the report at MPI_Finalize).
+// (MPIX_Win_get_lock_stats, MPI_T performance variables and the report at
+// MPI_Finalize).
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 #include "util/param.h"
+#include "util/pvar.h"
 
 namespace stmpi::mpi::rma {
 namespace {
@@ -21,8 +23,11 @@ namespace {
 Settings g_settings;
 
 const util::Param kParams[] = {
-    {"print_stats", util::Param::Type::kBool, &g_settings.print_stats, "no",
-     "print passive-lock statistics (acquisitions, remote atomics per acquisition) at MPI_Finalize"},
+    {.name = "print_stats", .type = util::Param::Type::kBool, .field = &g_settings.print_stats,
+     .default_value = "no",
+     .description = "print passive-lock statistics (acquisitions, remote atomics per "
+                    "acquisition) at MPI_Finalize",
+     .scope = util::Param::Scope::kLocal},  // read at MPI_Finalize
     {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
      "reach other processes' private window memory (MPI_Win_create, dynamic windows) by single "
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
@@ -45,6 +50,33 @@ void add(dev::rma::lock::LockStats& total, const dev::rma::lock::LockStats& more
   total.waited += more.waited;
   total.retried += more.retried;
 }
+
+// Lock statistics of the process: freed windows and the live ones.
+dev::rma::lock::LockStats lock_totals() {
+  dev::rma::lock::LockStats total = g_freed;
+  win_table().for_each([&total](const Win& win) { add(total, win.device.locks().stats()); });
+  return total;
+}
+
+const util::Pvar kPvars[] = {
+    {"lock_acquisitions", util::Pvar::Class::kCounter,
+     [] { return static_cast<uint64_t>(lock_totals().acquisitions); },
+     "passive-target locks (MPI_Win_lock, each target of MPI_Win_lock_all) acquired"},
+    {"lock_remote_atomics", util::Pvar::Class::kCounter,
+     [] { return static_cast<uint64_t>(lock_totals().remote_ops); },
+     "remote atomic operations and puts the lock protocol made (lock and unlock)"},
+    {"lock_remote_atomics_max", util::Pvar::Class::kHighwatermark,
+     [] { return static_cast<uint64_t>(lock_totals().max_remote_ops); },
+     "the most remote operations one acquisition (lock and its unlock) took"},
+    {"lock_waited", util::Pvar::Class::kCounter,
+     [] { return static_cast<uint64_t>(lock_totals().waited); },
+     "acquisitions that were not granted at once and waited in the queue"},
+    {"lock_retried", util::Pvar::Class::kCounter,
+     [] { return static_cast<uint64_t>(lock_totals().retried); },
+     "shared lock requests told to start over behind an exclusive holder"},
+};
+const util::PvarTable kPvarTable{"rma", kPvars};
+const util::PvarRegistration kPvarRegistration{&kPvarTable};
 
 }  // namespace
 

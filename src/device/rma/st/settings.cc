@@ -12,9 +12,11 @@ const util::Param kParams[] = {
      "stream access epochs per window that may be enqueued but not yet executed by their stream; "
      "at the limit MPIX_Win_complete_stream waits for the oldest (bounds the memory of epoch "
      "plans)"},
-    {"print_stats", util::Param::Type::kBool, &g_settings.print_stats, "no",
-     "print each window's stream-triggered statistics (epochs, launches by kind) at "
-     "MPI_Win_free"},
+    {.name = "print_stats", .type = util::Param::Type::kBool, .field = &g_settings.print_stats,
+     .default_value = "no",
+     .description = "print each window's stream-triggered statistics (epochs, launches by "
+                    "kind) at MPI_Win_free",
+     .scope = util::Param::Scope::kLocal},  // read at MPI_Win_free
 };
 const util::ParamTable kTable{"st", kParams};
 const util::ParamRegistration kRegistration{&kTable};

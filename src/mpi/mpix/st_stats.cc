@@ -1,0 +1,69 @@
+// The stream-triggered statistics of the process as MPI_T performance
+// variables (util/pvar.h): windows already freed plus the live ones.
+#include <memory>
+
+#include "device/rma/st/stream_window.h"
+#include "mpi/mpix/win_stream.h"
+#include "mpi/rma/win.h"
+#include "util/pvar.h"
+
+namespace stmpi::mpi::mpix {
+namespace {
+
+dev::rma::st::StreamStats g_freed;
+
+void add(dev::rma::st::StreamStats& total, const dev::rma::st::StreamStats& more) {
+  total.access_epochs += more.access_epochs;
+  total.exposure_epochs += more.exposure_epochs;
+  total.launches.signal += more.launches.signal;
+  total.launches.copy += more.launches.copy;
+  total.launches.wait += more.launches.wait;
+  total.puts += more.puts;
+  total.gets += more.gets;
+  total.accumulates += more.accumulates;
+  total.pending_plans += more.pending_plans;
+  total.throttled += more.throttled;
+}
+
+dev::rma::st::StreamStats totals() {
+  dev::rma::st::StreamStats total = g_freed;
+  win_table().for_each([&total](const Win& win) {
+    if (win.stream != nullptr) add(total, win.stream->stats());
+  });
+  return total;
+}
+
+const util::Pvar kPvars[] = {
+    {"access_epochs", util::Pvar::Class::kCounter, [] { return totals().access_epochs; },
+     "stream access epochs closed by MPIX_Win_complete_stream"},
+    {"exposure_epochs", util::Pvar::Class::kCounter, [] { return totals().exposure_epochs; },
+     "stream exposure epochs closed by MPIX_Win_wait_stream"},
+    {"signal_launches", util::Pvar::Class::kCounter, [] { return totals().launches.signal; },
+     "merged signal operations enqueued on streams (one per epoch, never one per peer)"},
+    {"copy_launches", util::Pvar::Class::kCounter, [] { return totals().launches.copy; },
+     "merged copy operations enqueued on streams"},
+    {"wait_launches", util::Pvar::Class::kCounter, [] { return totals().launches.wait; },
+     "merged wait operations enqueued on streams"},
+    {"puts", util::Pvar::Class::kCounter, [] { return totals().puts; },
+     "MPI_Put calls recorded in stream access epochs"},
+    {"gets", util::Pvar::Class::kCounter, [] { return totals().gets; },
+     "MPI_Get calls recorded in stream access epochs"},
+    {"accumulates", util::Pvar::Class::kCounter, [] { return totals().accumulates; },
+     "accumulate calls recorded in stream access epochs"},
+    {"pending_plans", util::Pvar::Class::kLevel, [] { return totals().pending_plans; },
+     "stream access epochs enqueued that their streams have not executed yet"},
+    {"throttled", util::Pvar::Class::kCounter, [] { return totals().throttled; },
+     "times MPIX_Win_complete_stream waited for a stream (STMPI_ST_MAX_PENDING_EPOCHS)"},
+};
+const util::PvarTable kPvarTable{"st", kPvars};
+const util::PvarRegistration kPvarRegistration{&kPvarTable};
+
+}  // namespace
+
+void stream_stats_add_freed(const dev::rma::st::StreamStats& stats) {
+  dev::rma::st::StreamStats freed = stats;
+  freed.pending_plans = 0;  // drained before the window is freed
+  add(g_freed, freed);
+}
+
+}  // namespace stmpi::mpi::mpix

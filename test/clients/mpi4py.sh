@@ -20,10 +20,18 @@ nps=${STMPI_MPI4PY_NP:-1 2 3}
 limit=${STMPI_MPI4PY_TIMEOUT:-300}
 peer=${STMPI_MPI4PY_PEER:-}
 
-# Tests left out, one line each: "pattern  reason" (pattern: fnmatch on
-# module.Class.method, as mpi4py's -x takes it).
-# Only features the README lists as not provided may appear here.
+# Tests left out, one line each: "pattern  reason". A pattern is either
+# "module:NAME" (a whole test module, mpi4py's -e) or an fnmatch pattern on
+# module.Class.method (mpi4py's -x). Only features the README lists as not
+# provided may appear here, and only where our call ends in a clean
+# MPI_ERR_UNSUPPORTED_OPERATION. Tests that spawn processes are skipped by mpi4py
+# itself (MPI4PY_TEST_SPAWN=0 below).
 exclusions=(
+  "module:test_io  MPI-IO: MPI_File_open returns MPI_ERR_UNSUPPORTED_OPERATION (mpi4py's import-time probe expects NotImplementedError)"
+  "module:test_file  MPI-IO: as test_io"
+  "module:test_subclass  MPI-IO: the module opens a file at import (MPI_ERR_UNSUPPORTED_OPERATION), so its non-file tests are lost too"
+  "test_errhandler.TestErrhandlerFile.*  MPI-IO: setUp opens a file (MPI_ERR_UNSUPPORTED_OPERATION)"
+  "test_objmodel.TestObjModel.testSafeFreeCreated  MPI-IO: opens /dev/null with MPI_File_open (MPI_ERR_UNSUPPORTED_OPERATION)"
 )
 
 case "$peer" in
@@ -85,7 +93,11 @@ fi
 
 xargs_=()
 for line in "${exclusions[@]}"; do
-  xargs_+=(-x "${line%% *}")
+  pattern=${line%% *}
+  case "$pattern" in
+    module:*) xargs_+=(-e "^${pattern#module:}\\.py\$") ;;
+    *) xargs_+=(-x "$pattern") ;;
+  esac
 done
 
 passed=0

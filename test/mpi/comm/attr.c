@@ -140,10 +140,11 @@ int main(int argc, char **argv)
     int failkey;
     CHECK_SUCCESS(MPI_Comm_create_keyval(failing_copy, MPI_COMM_NULL_DELETE_FN, &failkey, NULL));
     CHECK_SUCCESS(MPI_Comm_set_attr(MPI_COMM_SELF, failkey, v1));
-    MPI_Comm nope = MPI_COMM_NULL;
+    MPI_Comm nope = MPI_COMM_WORLD; /* must come back as MPI_COMM_NULL */
     rc = MPI_Comm_dup(MPI_COMM_SELF, &nope);
     CHECK(rc != MPI_SUCCESS, "dup with a failing copy callback succeeded");
-    CHECK(nope == MPI_COMM_NULL, "newcomm set on failure");
+    CHECK(nope == MPI_COMM_NULL, "newcomm is 0x%x after a failing copy callback, not MPI_COMM_NULL",
+          (unsigned)nope);
     CHECK_SUCCESS(MPI_Comm_delete_attr(MPI_COMM_SELF, failkey));
     CHECK_SUCCESS(MPI_Comm_free_keyval(&failkey));
 

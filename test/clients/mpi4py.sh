@@ -107,7 +107,7 @@ for np in $nps; do
   status=0
   # MPI4PY_TEST_SPAWN=0: mpi4py skips its tests that spawn processes (dynamic
   # processes are not provided; its process pool would wait forever for workers).
-  (cd "$src/test" && MPI4PY_TEST_SPAWN=0 timeout -k 10 "$limit" "$mpiexec" -n "$np" -l "$venv/bin/python" main.py \
+  (cd "$src/test" && MPI4PY_TEST_SPAWN=0 timeout -k 10 "$limit" "$mpiexec" -n "$np" -l "$venv/bin/python" main.py -v \
     "${xargs_[@]}" </dev/null >"$log" 2>&1) || status=$?
   # Each rank's unittest summary: "[r] Ran N tests ..." then "[r] OK (skipped=S)" or
   # "[r] FAILED (failures=F, errors=E, skipped=S)".

@@ -18,7 +18,8 @@
 //                 gives MPI_COMM_NULL, as MPI specifies.
 //   HW_UNGUIDED   splits by the coarsest level at which the processes of
 //                 comm differ, so that the result is a strict subset, and
-//                 sets "mpi_hw_resource_type" on it to that level's name;
+//                 sets "mpi_hw_resource_type" on it (and in the info
+//                 argument, when not MPI_INFO_NULL) to that level's name;
 //                 MPI_COMM_NULL everywhere when no level tells them apart.
 #include <unistd.h>
 
@@ -181,6 +182,10 @@ int comm_split_type(mpi::Comm& comm, int split_type, int key, MPI_Info info, MPI
   if (*newcomm != MPI_COMM_NULL && level >= 0) {
     mpi::Comm* created = mpi::comm_get(*newcomm);
     created->info.emplace_back("mpi_hw_resource_type", level_name(level));
+    // HW_UNGUIDED also reports the level in the caller's info object, as
+    // MPICH does (mpi4py reads it there).
+    if (split_type == MPI_COMM_TYPE_HW_UNGUIDED && info != MPI_INFO_NULL)
+      mpi::info_get(info)->set("mpi_hw_resource_type", level_name(level));
   }
   return MPI_SUCCESS;
 }

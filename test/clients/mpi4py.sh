@@ -32,6 +32,7 @@ exclusions=(
   "module:test_subclass  MPI-IO: the module opens a file at import (MPI_ERR_UNSUPPORTED_OPERATION), so its non-file tests are lost too"
   "test_errhandler.TestErrhandlerFile.*  MPI-IO: setUp opens a file (MPI_ERR_UNSUPPORTED_OPERATION)"
   "test_objmodel.TestObjModel.testSafeFreeCreated  MPI-IO: opens /dev/null with MPI_File_open (MPI_ERR_UNSUPPORTED_OPERATION)"
+  "module:test_dynproc  dynamic processes: MPI_Open_port returns MPI_ERR_UNSUPPORTED_OPERATION on rank 0 and the other ranks then wait for a port name that never comes"
 )
 
 case "$peer" in

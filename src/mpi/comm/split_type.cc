@@ -140,12 +140,47 @@ int color_at(const std::vector<int>& all, int r, int level, int nprocs) {
   return level == 0 ? c[0] : c[0] * 4096 + c[level];
 }
 
+// On an intercommunicator the color comes from this process alone (its node, or its
+// instance of the level the info names), and MPI_Comm_split pairs equal colors of the two
+// groups into a new intercommunicator, as MPICH does. HW_UNGUIDED needs to compare the
+// processes of one group and is refused here.
+int split_type_inter(mpi::Comm& comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  if (split_type == MPI_COMM_TYPE_HW_UNGUIDED)
+    return make_error(MPI_ERR_COMM,
+                      "comm (0x%x) is an intercommunicator; MPI_COMM_TYPE_HW_UNGUIDED splits "
+                      "intracommunicators only",
+                      static_cast<unsigned>(comm.handle));
+  if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+      split_type != MPI_COMM_TYPE_HW_GUIDED)
+    return make_error(MPI_ERR_ARG,
+                      "split_type = %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                      "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED",
+                      split_type);
+  if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
+    return make_error(MPI_ERR_INFO, "info (0x%x) is not a valid info object",
+                      static_cast<unsigned>(info));
+  int level = -1;
+  if (split_type == MPI_COMM_TYPE_SHARED) {
+    level = 0;
+  } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    const mpi::Info* object = mpi::info_get(info);
+    auto value = object != nullptr ? object->find("mpi_hw_resource_type") : std::nullopt;
+    if (value) level = level_of(std::string(*value));
+  }
+  int color = MPI_UNDEFINED;
+  if (level >= 0) {
+    std::vector<int> mine(kNumLevels);
+    mine[0] = dev::my_node();
+    local_instances(mine.data());
+    color = color_at(mine, 0, level, 1);
+  }
+  return comm_split(comm, color, key, newcomm);
+}
+
 }  // namespace
 
 int comm_split_type(mpi::Comm& comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  if (comm.is_inter())
-    return make_error(MPI_ERR_COMM, "comm (0x%x) is an intercommunicator",
-                      static_cast<unsigned>(comm.handle));
+  if (comm.is_inter()) return split_type_inter(comm, split_type, key, info, newcomm);
   if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
       split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED)
     return make_error(MPI_ERR_ARG,

@@ -2,6 +2,7 @@
  * In the root group the root (MPI_ROOT) passes sendbuf = NULL to Reduce/Gather and the others
  * (MPI_PROC_NULL) pass NULL for both; in the other group every process passes recvbuf = NULL,
  * also the one whose local rank equals the root's rank (mpi4py's test_cco_buf_inter does this).
+ * The MPI_PROC_NULL processes' op and datatype are not significant (MPI_SUM on MPI_BYTE).
  * Results are checked at the root; a NULL recvbuf at MPI_ROOT is still MPI_ERR_BUFFER. */
 #include "mtest.h"
 
@@ -25,8 +26,10 @@ int main(int argc, char **argv)
                 const int me_root = lrank == root;
                 int sum[2] = {-1, -1};
                 int *all = malloc(sizeof(int) * 2 * (size_t)rsize);
-                CHECK_SUCCESS(MPI_Reduce(NULL, me_root ? sum : NULL, 2, MPI_INT, MPI_SUM,
-                                         me_root ? MPI_ROOT : MPI_PROC_NULL, inter));
+                if (me_root)
+                    CHECK_SUCCESS(MPI_Reduce(NULL, sum, 2, MPI_INT, MPI_SUM, MPI_ROOT, inter));
+                else /* op and datatype are not significant here (MPI_SUM on MPI_BYTE) */
+                    CHECK_SUCCESS(MPI_Reduce(NULL, NULL, 0, MPI_BYTE, MPI_SUM, MPI_PROC_NULL, inter));
                 CHECK_SUCCESS(MPI_Gather(NULL, 0, MPI_INT, me_root ? all : NULL, 2, MPI_INT,
                                          me_root ? MPI_ROOT : MPI_PROC_NULL, inter));
                 if (me_root) {

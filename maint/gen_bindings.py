@@ -524,7 +524,16 @@ def collective_buffer_checks(f, conditions):
                 null_check = (f'call.buffer_counts({name}, {count.name}, {object_var(comm)}, '
                               f'{type_obj}, {types}, "{name}");')
         root_block = buf.root_only and root is not None and comm is not None
-        at_root = f'{object_var(comm)}->rank == {root.name}' if root_block else None
+        # The root: its rank, or MPI_ROOT on an intercommunicator.
+        at_root = (f'({object_var(comm)}->is_inter() ? {root.name} == MPI_ROOT '
+                   f': {object_var(comm)}->rank == {root.name})') if root_block else None
+        # In a rooted collective with a root-only buffer (Reduce, Gather(v), Scatter(v)),
+        # the other buffer belongs to the non-root processes: on an intercommunicator
+        # the root group's processes (MPI_ROOT, MPI_PROC_NULL) do not use it.
+        leaf_block = (not buf.root_only and root is not None and comm is not None and
+                      any(p.kind == 'BUFFER' and p.root_only for p in f.params))
+        at_leaf = (f'!({object_var(comm)}->is_inter() && ({root.name} == MPI_ROOT || '
+                   f'{root.name} == MPI_PROC_NULL))') if leaf_block else None
         if null_check is not None:
             terms = []
             for q in (count, datatype):
@@ -539,8 +548,8 @@ def collective_buffer_checks(f, conditions):
                 checks.extend([f'if ({" && ".join(terms)}) {{', '  ' + null_check, '}'])
         if not checks:
             continue
-        if root_block:
-            lines.append(f'if (!call.failed() && {at_root}) {{')
+        if root_block or leaf_block:
+            lines.append(f'if (!call.failed() && {at_root or at_leaf}) {{')
             lines.extend('  ' + c for c in checks)
             lines.append('}')
         else:

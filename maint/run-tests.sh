@@ -75,6 +75,20 @@ if [ "${STMPI_SAN:-yes}" != no ]; then
     echo "sanitizers: the build failed"; tail -20 "$top/build-san/make.out"; failed=$((failed + 1))
   fi
 fi
+# mpi4py's own test suite, built against the installed library, on 1, 2 and 3 ranks
+# (test/clients/mpi4py.sh; STMPI_MPI4PY=no skips it).
+if [ "${STMPI_MPI4PY:-yes}" != no ]; then
+  timeout -k 10 1800 bash "$top/test/clients/mpi4py.sh" >mpi4py.out 2>&1
+  grep -E '^mpi4py' mpi4py.out
+  line=$(grep -E '^mpi4py tests: ' mpi4py.out | tail -1)
+  if [ -n "$line" ]; then
+    p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    passed=$((passed + p)); failed=$((failed + f))
+  else
+    echo "mpi4py: the suite did not finish"; tail -20 mpi4py.out; failed=$((failed + 1))
+  fi
+fi
 if [ $status -ne 0 ] && [ $failed -eq 0 ]; then failed=1; fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -60,9 +60,11 @@ extern "C" STMPI_API int PMPI_Reduce(const void* sendbuf, void* recvbuf, int cou
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
@@ -80,9 +82,11 @@ extern "C" STMPI_API int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_C
   mpi::Op* op_obj = call.op(op, "op");
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
@@ -140,13 +144,13 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
-    }
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -170,13 +174,13 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
-    }
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -200,14 +204,14 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
-    }
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatter(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));
@@ -231,14 +235,14 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
-    }
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));
@@ -353,13 +357,13 @@ extern "C" STMPI_API int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Da
     call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
-    }
+    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -385,13 +389,13 @@ extern "C" STMPI_API int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount
     call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
-    }
+    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -417,14 +421,14 @@ extern "C" STMPI_API int PMPI_Scatterv(const void* sendbuf, const int sendcounts
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
-    }
+    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));
@@ -449,14 +453,14 @@ extern "C" STMPI_API int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count se
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
-    }
+    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj));

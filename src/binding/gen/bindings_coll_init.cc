@@ -75,13 +75,13 @@ extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MP
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
-    }
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -107,13 +107,13 @@ extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendc
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
-    }
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -140,13 +140,13 @@ extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
     call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
-    }
+    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
@@ -173,13 +173,13 @@ extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count send
     call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
-    }
+    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
@@ -205,14 +205,14 @@ extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
-    }
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatter_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj, info, request));
@@ -237,14 +237,14 @@ extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count send
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
-    }
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj, info, request));
@@ -270,14 +270,14 @@ extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendc
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
-    }
+    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
       recvcount, recvtype_obj, root, *comm_obj, info, request));
@@ -303,14 +303,14 @@ extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Cou
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
-    }
+    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
       recvcount, recvtype_obj, root, *comm_obj, info, request));
@@ -582,9 +582,11 @@ extern "C" STMPI_API int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, in
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
@@ -605,9 +607,11 @@ extern "C" STMPI_API int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, 
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }

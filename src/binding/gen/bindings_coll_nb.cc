@@ -72,13 +72,13 @@ extern "C" STMPI_API int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Da
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
-    }
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -104,13 +104,13 @@ extern "C" STMPI_API int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
-    }
+    call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
@@ -137,13 +137,13 @@ extern "C" STMPI_API int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_D
     call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
-    }
+    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -170,13 +170,13 @@ extern "C" STMPI_API int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcoun
     call.per_process_array(displs, comm_obj->peer_size(), "displs");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    if (sendbuf != MPI_IN_PLACE) call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
-    }
+    call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
   return call.finish(impl::igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
@@ -202,14 +202,14 @@ extern "C" STMPI_API int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_D
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
-    }
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::iscatter(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj, request));
@@ -234,14 +234,14 @@ extern "C" STMPI_API int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcoun
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
-    }
+    call.buffer_blocks(sendbuf, sendcount, comm_obj, sendtype_obj, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj, request));
@@ -267,14 +267,14 @@ extern "C" STMPI_API int PMPI_Iscatterv(const void* sendbuf, const int sendcount
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
-    }
+    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
       recvtype_obj, root, *comm_obj, request));
@@ -300,14 +300,14 @@ extern "C" STMPI_API int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count s
     call.count(recvcount, "recvcount");
     recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
   }
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(sendbuf, "sendbuf");
-    if ((comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
-      call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
-    }
+    call.buffer_counts(sendbuf, sendcounts, comm_obj, sendtype_obj, nullptr, "sendbuf");
   }
-  call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
-  if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(recvbuf, "recvbuf", comm_obj, root);
+    if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  }
   if (call.failed()) return call.result();
   return call.finish(impl::iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
       recvcount, recvtype_obj, root, *comm_obj, request));
@@ -573,9 +573,11 @@ extern "C" STMPI_API int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int co
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
@@ -595,9 +597,11 @@ extern "C" STMPI_API int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_
   call.count(count, "count");
   call.rank(root, "root", comm_obj, RankKind::kRoot);
   call.not_null(request, "request");
-  call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
-  call.buffer(sendbuf, count, datatype_obj, "sendbuf");
-  if (!call.failed() && comm_obj->rank == root) {
+  if (!call.failed() && !(comm_obj->is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL))) {
+    call.in_place_at_root(sendbuf, "sendbuf", comm_obj, root);
+    call.buffer(sendbuf, count, datatype_obj, "sendbuf");
+  }
+  if (!call.failed() && (comm_obj->is_inter() ? root == MPI_ROOT : comm_obj->rank == root)) {
     call.not_in_place(recvbuf, "recvbuf");
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }

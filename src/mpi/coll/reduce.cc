@@ -114,8 +114,12 @@ using mpi::coll::Mode;
 
 int reduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
                mpi::Op& op, int root, mpi::Comm& comm, Mode mode, MPI_Request* request) {
-  if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
-  if (comm.rank == root)
+  // On an intercommunicator the root group's other processes (MPI_PROC_NULL)
+  // take no part: their op and datatype are not significant.
+  const bool idle = comm.is_inter() && root == MPI_PROC_NULL;
+  if (!idle)
+    if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
+  if (!comm.is_inter() && comm.rank == root)
     if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, count); err != MPI_SUCCESS)
       return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {

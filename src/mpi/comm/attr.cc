@@ -84,6 +84,23 @@ Keyval* keyval_get(int handle, Keyval::Kind kind) {
   return keyval;
 }
 
+Keyval* keyval_in_use(int handle, Keyval::Kind kind) {
+  Keyval* keyval = g_keyvals.get(handle);
+  if (keyval == nullptr || keyval->kind != kind) return nullptr;
+  return keyval;
+}
+
+int keyval_free(int* handle, Keyval::Kind kind, const char* function) {
+  Keyval* keyval = keyval_in_use(*handle, kind);
+  if (keyval == nullptr) return bad_keyval(*handle, function);
+  if (!keyval->freed_by_user) {
+    keyval->freed_by_user = true;
+    keyval_release(keyval);
+  }
+  *handle = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
 Keyval* keyval_create(Keyval::Kind kind) {
   auto* keyval = new Keyval;
   keyval->kind = kind;
@@ -156,12 +173,7 @@ int comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
 }
 
 int comm_free_keyval(int* comm_keyval) {
-  Keyval* keyval = mpi::keyval_get(*comm_keyval, Keyval::Kind::kComm);
-  if (keyval == nullptr) return mpi::bad_keyval(*comm_keyval, "MPI_Comm_free_keyval");
-  keyval->freed_by_user = true;
-  mpi::keyval_release(keyval);
-  *comm_keyval = MPI_KEYVAL_INVALID;
-  return MPI_SUCCESS;
+  return mpi::keyval_free(comm_keyval, Keyval::Kind::kComm, "MPI_Comm_free_keyval");
 }
 
 int comm_set_attr(mpi::Comm& comm, int comm_keyval, void* attribute_val) {
@@ -186,7 +198,7 @@ int comm_get_attr(mpi::Comm& comm, int comm_keyval, void* attribute_val, int* fl
     *flag = 1;
     return MPI_SUCCESS;
   }
-  Keyval* keyval = mpi::keyval_get(comm_keyval, Keyval::Kind::kComm);
+  Keyval* keyval = mpi::keyval_in_use(comm_keyval, Keyval::Kind::kComm);
   if (keyval == nullptr) return mpi::bad_keyval(comm_keyval, "MPI_Comm_get_attr");
   auto it = mpi::find_attribute(comm, keyval);
   *flag = it != comm.attributes.end();
@@ -195,7 +207,7 @@ int comm_get_attr(mpi::Comm& comm, int comm_keyval, void* attribute_val, int* fl
 }
 
 int comm_delete_attr(mpi::Comm& comm, int comm_keyval) {
-  Keyval* keyval = mpi::keyval_get(comm_keyval, Keyval::Kind::kComm);
+  Keyval* keyval = mpi::keyval_in_use(comm_keyval, Keyval::Kind::kComm);
   if (keyval == nullptr) return mpi::bad_keyval(comm_keyval, "MPI_Comm_delete_attr");
   auto it = mpi::find_attribute(comm, keyval);
   if (it == comm.attributes.end()) return MPI_SUCCESS;

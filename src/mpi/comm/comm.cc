@@ -12,6 +12,7 @@
 #include "mpi/comm/keyval.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/group/group.h"
+#include "mpi/part/part.h"
 
 namespace stmpi::mpi {
 
@@ -78,6 +79,7 @@ void comm_retain(Comm* comm) {
 void comm_release(Comm* comm) {
   if (comm->predefined) return;
   if (comm->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  part::forget_context(comm->context_id);
   context_id_release(comm->context_id);
   for (Attribute& attribute : comm->attributes) keyval_release(attribute.keyval);
   group_release(comm->group);

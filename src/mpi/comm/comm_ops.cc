@@ -57,7 +57,9 @@ int comm_dup(mpi::Comm& comm, MPI_Comm* newcomm) {
   dup->topology = comm.topology;
   dup->info = comm.info;
   if (int err = mpi::attr_copy_all(comm, *dup); err != MPI_SUCCESS) {
+    // A failing copy callback: the call returns its error and no communicator.
     discard(dup);
+    *newcomm = MPI_COMM_NULL;
     return err;
   }
   *newcomm = dup->handle;

@@ -32,6 +32,13 @@ HandleTable<Keyval, ObjectKind::kKeyval>& keyval_table();
 // The live keyval of `kind` named by `handle`, or nullptr (freed by the
 // user, unknown, predefined, or of another kind).
 Keyval* keyval_get(int handle, Keyval::Kind kind);
+// Like keyval_get, but also a keyval the user freed while attributes still use
+// it: those attributes stay readable and deletable until the last one goes.
+Keyval* keyval_in_use(int handle, Keyval::Kind kind);
+// MPI_*_free_keyval: marks the keyval freed and drops the user's reference.
+// Freeing again while attributes keep it alive does nothing (as MPICH does:
+// delete callbacks that free their keyval run once per attribute).
+int keyval_free(int* handle, Keyval::Kind kind, const char* function);
 Keyval* keyval_create(Keyval::Kind kind);
 void keyval_retain(Keyval* keyval);
 void keyval_release(Keyval* keyval);

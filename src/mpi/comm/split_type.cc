@@ -18,7 +18,8 @@
 //                 gives MPI_COMM_NULL, as MPI specifies.
 //   HW_UNGUIDED   splits by the coarsest level at which the processes of
 //                 comm differ, so that the result is a strict subset, and
-//                 sets "mpi_hw_resource_type" on it to that level's name;
+//                 sets "mpi_hw_resource_type" on it (and in the info
+//                 argument, when not MPI_INFO_NULL) to that level's name;
 //                 MPI_COMM_NULL everywhere when no level tells them apart.
 #include <unistd.h>
 
@@ -139,12 +140,47 @@ int color_at(const std::vector<int>& all, int r, int level, int nprocs) {
   return level == 0 ? c[0] : c[0] * 4096 + c[level];
 }
 
+// On an intercommunicator the color comes from this process alone (its node, or its
+// instance of the level the info names), and MPI_Comm_split pairs equal colors of the two
+// groups into a new intercommunicator, as MPICH does. HW_UNGUIDED needs to compare the
+// processes of one group and is refused here.
+int split_type_inter(mpi::Comm& comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  if (split_type == MPI_COMM_TYPE_HW_UNGUIDED)
+    return make_error(MPI_ERR_COMM,
+                      "comm (0x%x) is an intercommunicator; MPI_COMM_TYPE_HW_UNGUIDED splits "
+                      "intracommunicators only",
+                      static_cast<unsigned>(comm.handle));
+  if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
+      split_type != MPI_COMM_TYPE_HW_GUIDED)
+    return make_error(MPI_ERR_ARG,
+                      "split_type = %d is not MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                      "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED",
+                      split_type);
+  if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
+    return make_error(MPI_ERR_INFO, "info (0x%x) is not a valid info object",
+                      static_cast<unsigned>(info));
+  int level = -1;
+  if (split_type == MPI_COMM_TYPE_SHARED) {
+    level = 0;
+  } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    const mpi::Info* object = mpi::info_get(info);
+    auto value = object != nullptr ? object->find("mpi_hw_resource_type") : std::nullopt;
+    if (value) level = level_of(std::string(*value));
+  }
+  int color = MPI_UNDEFINED;
+  if (level >= 0) {
+    std::vector<int> mine(kNumLevels);
+    mine[0] = dev::my_node();
+    local_instances(mine.data());
+    color = color_at(mine, 0, level, 1);
+  }
+  return comm_split(comm, color, key, newcomm);
+}
+
 }  // namespace
 
 int comm_split_type(mpi::Comm& comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  if (comm.is_inter())
-    return make_error(MPI_ERR_COMM, "comm (0x%x) is an intercommunicator",
-                      static_cast<unsigned>(comm.handle));
+  if (comm.is_inter()) return split_type_inter(comm, split_type, key, info, newcomm);
   if (split_type != MPI_UNDEFINED && split_type != MPI_COMM_TYPE_SHARED &&
       split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED)
     return make_error(MPI_ERR_ARG,
@@ -181,6 +217,10 @@ int comm_split_type(mpi::Comm& comm, int split_type, int key, MPI_Info info, MPI
   if (*newcomm != MPI_COMM_NULL && level >= 0) {
     mpi::Comm* created = mpi::comm_get(*newcomm);
     created->info.emplace_back("mpi_hw_resource_type", level_name(level));
+    // HW_UNGUIDED also reports the level in the caller's info object, as
+    // MPICH does (mpi4py reads it there).
+    if (split_type == MPI_COMM_TYPE_HW_UNGUIDED && info != MPI_INFO_NULL)
+      mpi::info_get(info)->set("mpi_hw_resource_type", level_name(level));
   }
   return MPI_SUCCESS;
 }

@@ -165,8 +165,10 @@ int error_string(int errorcode, char* string, int* resultlen) {
     return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code", errorcode);
   std::string text;
   auto user = mpi::g_user_errors.strings.find(errorcode);
+  // An added class or code with no string set reads as the empty string (MPI 4.1 9.5).
+  const bool added = (errorcode & (mpi::errhan::kUserClassBit | mpi::errhan::kUserCodeBit)) != 0;
   if (user != mpi::g_user_errors.strings.end()) text = user->second;
-  else text = mpi::errhan::error_string(errorcode);
+  else if (!added) text = mpi::errhan::error_string(errorcode);
   const std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
   std::memcpy(string, text.data(), n);
   string[n] = '\0';

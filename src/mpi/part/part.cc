@@ -18,6 +18,7 @@
 // they never match an ordinary receive or a collective, and a Psend/Precv
 // pair matches by (communicator, peers, tag) as MPI says; user tags that
 // differ by a multiple of 2^27 - 2^16 are not told apart.
+#include <climits>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -67,6 +68,13 @@ int send_now(Request* req) {
 
 int next_init_number(uint32_t context, int peer, int tag, bool send) {
   return init_counts()[{context, peer, tag, send}]++;
+}
+
+void forget_context(uint32_t context) {
+  auto& counts = init_counts();
+  auto first = counts.lower_bound({context, INT_MIN, INT_MIN, false});
+  auto last = counts.lower_bound({context + 1, INT_MIN, INT_MIN, false});
+  counts.erase(first, last);
 }
 
 int start(Request* req) {

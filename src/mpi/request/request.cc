@@ -59,7 +59,12 @@ void finish(Request* req) {
       status = req->parts[1]->status;
       break;
     case Request::Kind::kGeneralized:
-      if (req->query_fn != nullptr) req->query_fn(req->extra_state, &status);
+      // The query function's return value is the request's error: the
+      // completing call returns it (MPI 4.1 13.2).
+      if (req->query_fn != nullptr) {
+        const int rc = req->query_fn(req->extra_state, &status);
+        status.MPI_ERROR = rc;
+      }
       break;
     case Request::Kind::kMessage:
     case Request::Kind::kDone:
@@ -130,7 +135,14 @@ void request_wait(Request* req) {
 }
 
 int request_retire(Request* req, MPI_Status* status) {
-  const int error = req->status.MPI_ERROR;
+  int error = req->status.MPI_ERROR;
+  // A generalized request's free function runs here so that its error, too,
+  // reaches the completing call when the query function succeeded.
+  if (req->kind == Request::Kind::kGeneralized && req->free_fn != nullptr) {
+    const int rc = req->free_fn(req->extra_state);
+    req->free_fn = nullptr;
+    if (error == MPI_SUCCESS) error = rc;
+  }
   if (status != MPI_STATUS_IGNORE) status_copy_out(status, req->status);
   switch (req->kind) {
     case Request::Kind::kPrequestSend:

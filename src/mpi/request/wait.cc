@@ -273,6 +273,8 @@ int testsome(int incount, MPI_Request array_of_requests[], int* outcount, int ar
 
 int cancel(MPI_Request* request) {
   Request* req = nullptr;
+  if (*request == MPI_REQUEST_NULL)
+    return mpi::errhan::make_error(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL");
   if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
   if (req == nullptr) return MPI_SUCCESS;
   if (req->kind == Request::Kind::kGeneralized) {

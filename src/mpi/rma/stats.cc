@@ -31,8 +31,9 @@ const util::Param kParams[] = {
     {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
      "reach other processes' private window memory (MPI_Win_create, dynamic windows) by single "
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
-    {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "256",
-     "memory regions one process may attach to a dynamic window at a time", 1, 1 << 16},
+    {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "8192",
+     "memory regions one process may attach to a dynamic window at a time (16 bytes each "
+     "in the window's shared control block)", 1, 1 << 20},
     {"am_atomics", util::Param::Type::kBool, &g_settings.am_atomics, "no",
      "reach other processes' lock words and PSCW signals by active-message 64-bit atomics (the "
      "fallback for memory without native remote atomics) instead of CPU atomics; for testing, "

@@ -159,12 +159,7 @@ int win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
 }
 
 int win_free_keyval(int* win_keyval) {
-  Keyval* keyval = mpi::keyval_get(*win_keyval, Keyval::Kind::kWin);
-  if (keyval == nullptr) return mpi::bad_keyval(*win_keyval, "MPI_Win_free_keyval");
-  keyval->freed_by_user = true;
-  mpi::keyval_release(keyval);
-  *win_keyval = MPI_KEYVAL_INVALID;
-  return MPI_SUCCESS;
+  return mpi::keyval_free(win_keyval, Keyval::Kind::kWin, "MPI_Win_free_keyval");
 }
 
 int win_set_attr(mpi::Win& win, int win_keyval, void* attribute_val) {
@@ -194,7 +189,7 @@ int win_get_attr(mpi::Win& win, int win_keyval, void* attribute_val, int* flag) 
     default: break;
   }
   *flag = 0;
-  Keyval* keyval = mpi::keyval_get(win_keyval, Keyval::Kind::kWin);
+  Keyval* keyval = mpi::keyval_in_use(win_keyval, Keyval::Kind::kWin);
   if (keyval == nullptr) return mpi::bad_keyval(win_keyval, "MPI_Win_get_attr");
   auto it = mpi::find_attribute(win, keyval);
   *flag = it != win.attributes.end();
@@ -203,7 +198,7 @@ int win_get_attr(mpi::Win& win, int win_keyval, void* attribute_val, int* flag) 
 }
 
 int win_delete_attr(mpi::Win& win, int win_keyval) {
-  Keyval* keyval = mpi::keyval_get(win_keyval, Keyval::Kind::kWin);
+  Keyval* keyval = mpi::keyval_in_use(win_keyval, Keyval::Kind::kWin);
   if (keyval == nullptr) return mpi::bad_keyval(win_keyval, "MPI_Win_delete_attr");
   auto it = mpi::find_attribute(win, keyval);
   if (it == win.attributes.end()) return MPI_SUCCESS;

@@ -102,6 +102,25 @@ int main(int argc, char **argv)
     if (size == 1)
         CHECK(!any, "unguided split of one process is not MPI_COMM_NULL");
 
+    /* Unguided with an info object: the level is reported in it too (as MPICH does). */
+    MPI_Info asked;
+    MPI_Info_create(&asked);
+    CHECK_SUCCESS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, rank, asked, &hw));
+    if (hw != MPI_COMM_NULL) {
+        char value[MPI_MAX_INFO_VAL + 1], named[MPI_MAX_INFO_VAL + 1];
+        int flag = 0, flag2 = 0;
+        MPI_Info_get(asked, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag);
+        CHECK(flag, "unguided split does not report its resource type in the info argument");
+        MPI_Info used;
+        MPI_Comm_get_info(hw, &used);
+        MPI_Info_get(used, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, named, &flag2);
+        CHECK(flag && flag2 && strcmp(value, named) == 0, "info argument says \"%s\", comm says \"%s\"",
+              flag ? value : "", flag2 ? named : "");
+        MPI_Info_free(&used);
+        MPI_Comm_free(&hw);
+    }
+    MPI_Info_free(&asked);
+
     CHECK_ERR_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &hw), MPI_ERR_ARG);
     return mtest_finish();
 }

@@ -48,7 +48,7 @@ expect_refused STMPI_SHM_CELL_SIZE 99999999999999999999 "not valid"
 expect_refused STMPI_SHM_CELL_SIZE 16Q "not valid"
 expect_refused STMPI_PROGRESS_POLLS_BEFORE_YIELD 99999999999 "0..2147483647"
 expect_refused STMPI_PROGRESS_POLLS_BEFORE_YIELD -5 "0..2147483647"
-expect_refused STMPI_RMA_ATTACH_SLOTS 0 "1..65536"
+expect_refused STMPI_RMA_ATTACH_SLOTS 0 "1..1048576"
 expect_refused STMPI_SHM_SINGLE_COPY maybe "not valid"
 env STMPI_SHM_CELLS=64 STMPI_SHM_CELL_SIZE=32K timeout 60 "$STMPI_MPIEXEC" -n "$n" "$work/hello" \
     >"$work/out" 2>"$work/err"

@@ -12,7 +12,7 @@ if ! sh maint/build.sh; then
 fi
 cd build
 # Each automake test program has its own time limit inside; this one is the backstop.
-timeout -k 10 2400 make -s check >check.out 2>&1
+timeout -k 10 3000 make -s check >check.out 2>&1
 status=$?
 cat check.out | grep -E '^(PASS|FAIL|XFAIL|ERROR|SKIP)' || true
 for f in test/unit/*.log test/mpi/run_tests.sh.log test/mpi/multinode/run.sh.log; do

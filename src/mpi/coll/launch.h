@@ -21,7 +21,7 @@ enum class Mode { kBlocking, kNonblocking, kPersistent };
 // error code; `request` is significant unless blocking.
 template <class Build>
 [[nodiscard]] int launch(Comm& comm, Mode mode, MPI_Request* request, Build&& build) {
-  auto schedule = std::make_unique<Schedule>(comm);
+  auto schedule = std::make_unique<Schedule>(comm, mode != Mode::kBlocking);
   if (int err = std::forward<Build>(build)(*schedule); err != MPI_SUCCESS) return err;
   if (mode == Mode::kBlocking) return schedule->run();
   Request* req = request_create(mode == Mode::kNonblocking ? Request::Kind::kColl

@@ -10,18 +10,28 @@
 namespace stmpi::mpi::coll {
 
 namespace {
-// Tags of collective messages: 2^27 + the communicator's collective
-// sequence number modulo 2^27 (MPI_TAG_UB is 2^28 - 1). Other internal
-// traffic on the collective context (intercommunicator leaders) uses tags
-// below 2^27.
-constexpr uint32_t kSeqMask = (1u << 27) - 1;
+// Tags of collective messages: 2^27 + a sequence number (MPI_TAG_UB is
+// 2^28 - 1). Comm::coll_seq holds two 16-bit counters: the low half numbers
+// blocking collectives (tags 2^27 + n), the high half nonblocking and
+// persistent ones (tags 2^27 + 2^26 + n). Other internal traffic on the
+// collective context (intercommunicator leaders) uses tags below 2^27.
 constexpr uint32_t kSeqBase = 1u << 27;
+constexpr uint32_t kNonblockingBase = 1u << 26;
+
+uint32_t next_sequence(uint32_t* packed, bool nonblocking) {
+  const unsigned shift = nonblocking ? 16 : 0;
+  const uint32_t n = (*packed >> shift) & 0xFFFFu;
+  *packed = (*packed & ~(0xFFFFu << shift)) | (((n + 1) & 0xFFFFu) << shift);
+  return n;
+}
 }  // namespace
 
-Schedule::Schedule(Comm& comm) : comm_(&comm) {
+Schedule::Schedule(Comm& comm, bool nonblocking) : comm_(&comm) {
   comm_retain(comm_);
-  sequence_ = comm.coll_seq++;
-  tag_ = static_cast<int>(kSeqBase | (sequence_ & kSeqMask));
+  const uint32_t n = next_sequence(&comm.coll_seq, nonblocking);
+  // Unique among the communicator's collectives in flight (idup's agreement key).
+  sequence_ = (nonblocking ? kNonblockingBase : 0) | n;
+  tag_ = static_cast<int>(kSeqBase | sequence_);
 }
 
 Schedule::~Schedule() {

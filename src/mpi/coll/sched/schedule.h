@@ -32,8 +32,11 @@ class Schedule {
   // Messages use the communicator's collective context and a tag drawn
   // from its collective sequence (the same on every member, since
   // collectives start in the same order everywhere), so schedules in
-  // flight at the same time never match each other's messages.
-  explicit Schedule(Comm& comm);
+  // flight at the same time never match each other's messages. Blocking and
+  // nonblocking/persistent collectives draw from two sequences, as MPICH's
+  // tags do, so a program that orders an MPI_I* call differently from a
+  // blocking one across ranks (mpi4py's agreement fallback) still matches.
+  explicit Schedule(Comm& comm, bool nonblocking = false);
   ~Schedule();
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;

@@ -135,7 +135,10 @@ int HostStreamExecutor::synchronize() {
   auto reached = [&] { return static_cast<int64_t>(executed() - target) >= 0; };
   if (!caller_runs_) return wait_for_executor();
   callers_waiting_.fetch_add(1, std::memory_order_seq_cst);
-  util::Backoff backoff;  // as the device's waits: this thread is blocked in a call
+  // Waiting for this stream's own thread to let go of the token (it finishes
+  // the user function it runs): that thread needs a CPU, perhaps this one,
+  // so this polls as the stream's thread does, not as a wait for a peer.
+  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
   while (!reached()) {
     if (try_take_token(kOtherThread)) {
       if (!reached()) {
@@ -148,8 +151,7 @@ int HostStreamExecutor::synchronize() {
     }
     // The executor thread finishes its current operation and lets go, or
     // another synchronizing thread runs the stream.
-    cpu_relax();
-    backoff.step();
+    backoff.pause();
   }
   callers_waiting_.fetch_sub(1, std::memory_order_seq_cst);
   if (pending() || stop_.load(std::memory_order_seq_cst)) wake_if_sleeping();

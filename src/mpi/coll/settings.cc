@@ -79,7 +79,7 @@ const Param kParams[] = {
      "auto bcast: messages of at least this many bytes use scatter_allgather"},
     {"bcast_long_min_procs", Param::Type::kInt, &g_settings.bcast_long_min_procs, "3",
      "auto bcast: scatter_allgather only on at least this many processes"},
-    {"allreduce_short_bytes", Param::Type::kSize, &g_settings.allreduce_short_bytes, "4096",
+    {"allreduce_short_bytes", Param::Type::kSize, &g_settings.allreduce_short_bytes, "8192",
      "auto allreduce: below this many bytes, recursive_doubling; from it, rabenseifner"},
     {"allreduce_ring_bytes", Param::Type::kSize, &g_settings.allreduce_ring_bytes, "4194304",
      "auto allreduce: from this many bytes on, ring (commutative ops)"},

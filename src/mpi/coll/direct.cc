@@ -5,6 +5,8 @@
 //   a stack buffer; contiguous types up to kMaxBytes.
 // bcast: the binomial tree of bcast.cc; any datatype (point-to-point packs).
 // barrier: dissemination, as barrier.cc.
+// alltoall: linear (every receive, then every send, at once), as alltoall.cc.
+// allgather: recursive doubling (powers of two), as allgather.cc.
 // Each takes the blocking collective tag the schedule would have taken, so
 // the two paths can meet in one collective.
 #include "mpi/coll/direct.h"
@@ -25,6 +27,7 @@ namespace stmpi::mpi::coll {
 namespace {
 
 constexpr MPI_Count kMaxBytes = 8192;
+constexpr int kMaxDirectPeers = 64;
 
 void keep_first(int* first, int err) {
   if (err != MPI_SUCCESS && *first == MPI_SUCCESS) *first = err;
@@ -168,6 +171,78 @@ bool direct_barrier(Comm& comm, int* err) {
     keep_first(&first, pt2pt::sendrecv(nullptr, 0, bytes, (comm.rank + distance) % n, tag, nullptr,
                                        0, bytes, (comm.rank - distance + n) % n, tag, comm, context,
                                        MPI_STATUS_IGNORE));
+  *err = first;
+  return true;
+}
+
+bool direct_alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype, void* recvbuf,
+                     MPI_Count recvcount, Datatype& recvtype, Comm& comm, int* err) {
+  const int n = comm.size;
+  if (comm.is_inter() || n < 2 || n > kMaxDirectPeers || sendbuf == MPI_IN_PLACE) return false;
+  const auto block_bytes = static_cast<std::size_t>(recvcount * recvtype.size);
+  const std::string& algorithm = settings().alltoall_algorithm;
+  if (algorithm == "auto") {
+    if ((block_bytes <= settings().alltoall_short_bytes && n >= 8) ||
+        block_bytes > settings().alltoall_medium_bytes)
+      return false;
+  } else if (algorithm != "linear") {
+    return false;
+  }
+  const int tag = take_blocking_tag(comm);
+  const uint32_t context = comm.coll_context_id();
+  const int rank = comm.rank;
+  int first = copy_convert(block(sendbuf, rank, sendcount, sendtype->extent), sendcount, *sendtype,
+                           block(recvbuf, rank, recvcount, recvtype.extent), recvcount, recvtype);
+  Request* reqs[2 * kMaxDirectPeers];
+  int started = 0;
+  for (int i = 1; i < n; ++i) {
+    const int from = (rank - i + n) % n;
+    Request* req = nullptr;
+    const int e = pt2pt::irecv(block(recvbuf, from, recvcount, recvtype.extent), recvcount,
+                               recvtype, from, tag, comm, context, &req);
+    keep_first(&first, e);
+    if (e == MPI_SUCCESS) reqs[started++] = req;
+  }
+  for (int i = 1; i < n; ++i) {
+    const int to = (rank + i) % n;
+    Request* req = nullptr;
+    const int e = pt2pt::isend(block(sendbuf, to, sendcount, sendtype->extent), sendcount,
+                               *sendtype, to, tag, comm, context, dev::SendMode::kStandard, &req);
+    keep_first(&first, e);
+    if (e == MPI_SUCCESS) reqs[started++] = req;
+  }
+  keep_first(&first, pt2pt::wait_all(started, reqs));
+  *err = first;
+  return true;
+}
+
+bool direct_allgather(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype, void* recvbuf,
+                      MPI_Count recvcount, Datatype& recvtype, Comm& comm, int* err) {
+  const int n = comm.size;
+  if (comm.is_inter() || n < 2 || (n & (n - 1)) != 0 || recvcount * recvtype.size == 0)
+    return false;
+  const std::string& algorithm = settings().allgather_algorithm;
+  if (algorithm == "auto") {
+    const auto total = static_cast<std::size_t>(n * recvcount * recvtype.size);
+    if (total >= settings().allgather_short_bytes) return false;
+  } else if (algorithm != "recursive_doubling") {
+    return false;
+  }
+  const int tag = take_blocking_tag(comm);
+  const int rank = comm.rank;
+  const MPI_Aint extent = recvtype.extent;
+  int first = MPI_SUCCESS;
+  if (sendbuf != MPI_IN_PLACE)
+    first = copy_convert(sendbuf, sendcount, *sendtype, block(recvbuf, rank, recvcount, extent),
+                         recvcount, recvtype);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    const int partner = rank ^ mask;
+    keep_first(&first, pt2pt::sendrecv(block(recvbuf, rank & ~(mask - 1), recvcount, extent),
+                                       mask * recvcount, recvtype, partner, tag,
+                                       block(recvbuf, partner & ~(mask - 1), recvcount, extent),
+                                       mask * recvcount, recvtype, partner, tag, comm,
+                                       comm.coll_context_id(), MPI_STATUS_IGNORE));
+  }
   *err = first;
   return true;
 }

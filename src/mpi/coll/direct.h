@@ -23,5 +23,14 @@ namespace stmpi::mpi::coll {
 [[nodiscard]] bool direct_bcast(void* buf, MPI_Count count, Datatype& type, int root, Comm& comm,
                                 int* err);
 [[nodiscard]] bool direct_barrier(Comm& comm, int* err);
+// Alltoall where the schedule would use linear (not in place, up to
+// kMaxDirectPeers processes); allgather where it would use recursive
+// doubling.
+[[nodiscard]] bool direct_alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
+                                   void* recvbuf, MPI_Count recvcount, Datatype& recvtype,
+                                   Comm& comm, int* err);
+[[nodiscard]] bool direct_allgather(const void* sendbuf, MPI_Count sendcount, Datatype* sendtype,
+                                    void* recvbuf, MPI_Count recvcount, Datatype& recvtype,
+                                    Comm& comm, int* err);
 
 }  // namespace stmpi::mpi::coll

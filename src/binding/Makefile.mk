@@ -20,8 +20,7 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_dynamic.cc \
 	src/binding/gen/bindings_tools.cc
 noinst_HEADERS += \
-	src/binding/call.h \
-	src/binding/gen/impl.h
+	src/binding/call.h
 EXTRA_DIST += \
 	src/binding/README.md \
 	maint/functions.txt \

@@ -10,6 +10,7 @@ libmpi_la_SOURCES += \
 	src/mpi/pt2pt/bsend.cc \
 	src/mpi/pt2pt/probe.cc
 noinst_HEADERS += \
+	src/mpi/impl.h \
 	src/mpi/handle.h \
 	src/mpi/errhan/error.h \
 	src/mpi/errhan/errhandler.h \

@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;

@@ -11,7 +11,7 @@
 //   to rank + i.
 #include <algorithm>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"

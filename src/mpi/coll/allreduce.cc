@@ -20,7 +20,7 @@
 // reduce_bcast: MPI_Reduce to rank 0, then MPI_Bcast.
 #include <utility>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"

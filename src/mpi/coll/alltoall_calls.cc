@@ -1,6 +1,6 @@
 // The MPI calls of Alltoall(v,w): blocking, nonblocking and persistent,
 // int and MPI_Count forms, over the builders in alltoall.cc.
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/direct.h"
 #include "mpi/coll/launch.h"

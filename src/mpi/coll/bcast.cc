@@ -11,7 +11,7 @@
 // the root and unpacked elsewhere.
 #include <algorithm>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"

@@ -9,7 +9,7 @@
 // all receives at once.
 #include <algorithm>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"

@@ -10,7 +10,7 @@
 // order, v0 op (v1 op (... op v(n-1))).
 #include <utility>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"

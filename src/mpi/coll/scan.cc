@@ -6,7 +6,7 @@
 //   A lower partner's value also joins the result (the prefix so far).
 // linear: a chain; rank r receives the prefix of ranks < r from r - 1,
 //   combines and passes it on.
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"

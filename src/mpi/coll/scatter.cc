@@ -7,7 +7,7 @@
 // linear (Scatter, Scatterv): the root sends every block directly.
 #include <algorithm>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"

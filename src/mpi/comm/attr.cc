@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/match/key.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/keyval.h"

@@ -22,7 +22,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/launch.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"

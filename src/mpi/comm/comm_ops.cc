@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/match/key.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/attr.h"

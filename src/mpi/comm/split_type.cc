@@ -30,7 +30,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "config.h"
 #include "device/device.h"
 #include "mpi/coll/coll.h"

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <vector>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 

@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/datatype/type_compose.h"
 #include "mpi/errhan/error.h"

@@ -8,7 +8,7 @@
 // correct program) and frees it.
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 

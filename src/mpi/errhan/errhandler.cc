@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/info/info.h"
 #include "mpi/init/state.h"
 #include "util/launcher_env.h"

@@ -12,7 +12,7 @@
 #include <unordered_set>
 
 #include "binding/call.h"
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "config.h"
 #include "device/device.h"
 #include "mpi/comm/attr.h"

@@ -3,7 +3,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/errhan/error.h"
 #include "mpi/errhan/errhandler.h"
 

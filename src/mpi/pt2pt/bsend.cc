@@ -3,7 +3,7 @@
 #include <iterator>
 #include <map>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"

@@ -1,7 +1,7 @@
 // MPI_Probe/Iprobe and matched probes (MPI_Mprobe/Improbe/Mrecv/Imrecv).
 // A matched probe removes the message from matching and parks it in a
 // message handle (a request of kind kMessage, as MPICH's ABI has it).
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

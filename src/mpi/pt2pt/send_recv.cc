@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/sched/engine.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/rma/rma.h"
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/rma/rma.h"
 #include "mpi/errhan/error.h"
 #include "mpi/rma/rma_internal.h"

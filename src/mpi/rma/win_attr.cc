@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/keyval.h"
 #include "mpi/errhan/errhandler.h"

@@ -18,7 +18,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/rma/rma.h"
 #include "device/rma/spin_wait.h"
 #include "mpi/coll/coll.h"

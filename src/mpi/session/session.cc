@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "device/device.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"

@@ -19,7 +19,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/init/state.h"
 #include "mpi/tools/tools.h"
 

@@ -14,7 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/tools/tools.h"
 
 struct STMPI_T_pvar_handle_s {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/init/state.h"
 #include "mpi/tools/tools.h"
 

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 #include "mpi/topo/topology.h"

@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {

@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

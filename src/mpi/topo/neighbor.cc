@@ -22,7 +22,7 @@
 
 #include <vector>
 
-#include "binding/gen/impl.h"
+#include "mpi/impl.h"
 #include "mpi/coll/launch.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

@@ -1,0 +1,208 @@
+// NIC triggered operations over libfabric: the TriggeredOps of the
+// stream-triggered executor between nodes (device/rma/st,
+// triggered_op_executor.h), for providers that have them.
+//
+// Two paths, each taken only where the provider says it has it:
+//   native    data calls with FI_TRIGGER and a struct fi_triggered_context
+//             (FI_TRIGGER_THRESHOLD on the trigger counter): fi_writemsg,
+//             fi_atomicmsg. Such an op completes on the counter bound to the
+//             endpoint it was posted on, so every counter of the pool that
+//             serves as a completion counter gets an endpoint of its own
+//             (opened on first use, bound to the network module's RMA address
+//             vector, so it reaches the targets' window registrations);
+//   deferred  fi_control(&domain->fid, FI_QUEUE_WORK) with struct
+//             fi_deferred_work (FI_OP_WRITE, FI_OP_ATOMIC, FI_OP_CNTR_ADD),
+//             completion counter always set; one endpoint for all of them.
+// Native needs FI_TRIGGER in the capabilities fi_getinfo returns; deferred a
+// successful FI_QUEUE_WORK probe (a counter add on a scratch counter), done
+// once per domain. Without them open() answers MPI_ERR_UNSUPPORTED_OPERATION
+// and the executor uses the software trigger engine.
+//
+// Counters and op slots are one bounded pool per domain (STMPI_ST_COUNTERS,
+// STMPI_ST_TRIGGERED_OPS). The executor sees 64-bit counter values; the
+// provider's counter may be narrower (sockets: 32-bit signed, thresholds cast
+// to int), so each counter keeps a base: value = base + provider value, and a
+// counter that nothing is pending on is reset (base += its value) before a
+// threshold or an add would pass STMPI_ST_COUNTER_LIMIT. A released counter is
+// reset to 0 and reused, unless operations are still queued on it or still
+// owe it a completion (a broken chain): such a counter is retired from the
+// pool for good, since a reset could fire what is queued on it.
+//
+// Every op and signal is posted with FI_DELIVERY_COMPLETE, so a completion
+// counter counts data visible at the target and a signal chained on it
+// never overtakes the data. Failed operations surface in first_error() with
+// the provider's text (errors reach the pool's CQ and the error counts of
+// the counters), never as a silent hang.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_trigger.h>
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/rma/st/triggered_op_executor.h"
+
+namespace stmpi::dev::ofi {
+
+class Ofi;
+
+enum class TriggerPath : uint8_t { kNative, kDeferred };
+const char* path_name(TriggerPath path);
+
+// The pool's budget (the STMPI_ST_* parameters by default).
+struct TriggeredBudget {
+  int counters = 64;
+  int ops = 4096;
+  uint64_t counter_limit = uint64_t{1} << 30;
+};
+TriggeredBudget budget_from_settings();
+
+// What happened in the pool (per process).
+struct TriggeredStats {
+  uint64_t posted = 0;            // provider operations posted (writes, atomics, signals)
+  uint64_t counters_in_use = 0;
+  uint64_t max_counters_in_use = 0;
+  uint64_t rotations = 0;         // counters reset in place to stay below the limit
+  uint64_t retired = 0;           // counters released with work still queued on them
+  uint64_t errors = 0;            // failed operations seen
+};
+
+class TriggeredNic final : public rma::st::TriggeredOps {
+ public:
+  // Whether the provider of `ofi` has `path` (probed once, cached in the
+  // pool of that path). 0, or MPI_ERR_UNSUPPORTED_OPERATION with a message.
+  [[nodiscard]] static int open(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget,
+                                std::unique_ptr<TriggeredNic>* out);
+  ~TriggeredNic() override;
+
+  [[nodiscard]] int acquire_counter(CounterId* out, bool* available) override;
+  void release_counter(CounterId id) override;
+  [[nodiscard]] int post_write(const rma::Region& region, std::span<const rma::Run> runs,
+                               std::span<const rma::st::OriginPiece> origin, CounterId trigger,
+                               uint64_t threshold, CounterId completion) override;
+  [[nodiscard]] int post_accumulate(const rma::Region& region, std::span<const rma::Run> runs,
+                                    std::span<const rma::st::OriginPiece> origin,
+                                    const rma::AccumulateOp& acc, CounterId trigger,
+                                    uint64_t threshold, CounterId completion) override;
+  [[nodiscard]] int post_signal(const rma::Region& region, uint64_t offset, uint64_t value,
+                                CounterId trigger, uint64_t threshold,
+                                CounterId completion) override;
+  uint64_t* doorbell(CounterId id) override;
+  [[nodiscard]] int add_counter(CounterId id, uint64_t value) override;
+  uint64_t read_counter(CounterId id) override;
+  int first_error(CounterId id) override;
+
+  TriggerPath path() const { return path_; }
+  TriggeredStats stats();
+  // Slots free for posting (tests, throttling).
+  std::size_t free_slots();
+
+ private:
+  // One provider operation: its context, its description and its operands
+  // stay here until the counter it completes on is released.
+  static constexpr int kMaxIov = 8;
+  struct Slot {
+    // native: the op's context (the provider may use all of fi_context2).
+    union {
+      fi_context2 raw;
+      fi_triggered_context trig;
+    } ctx{};
+    fi_deferred_work work{};  // deferred: its context is the op's context
+    fi_op_rma rma{};
+    fi_op_atomic atomic{};
+    fi_op_cntr cntr_op{};
+    iovec iov[kMaxIov]{};
+    fi_rma_iov rma_iov[kMaxIov]{};
+    fi_ioc ioc[kMaxIov]{};
+    fi_rma_ioc rma_ioc[kMaxIov]{};
+    uint64_t operand = 0;  // a signal's value (read when it fires)
+    CounterId trigger = 0;
+    CounterId completion = 0;
+    int target = -1;
+    bool atomic_op = false;
+  };
+  struct Counter {
+    fid_cntr* cntr = nullptr;
+    fid_ep* ep = nullptr;            // native: ops completing on this counter
+    uint64_t base = 0;               // value = base + provider value
+    uint64_t max_threshold = 0;      // highest threshold posted on it (value scale)
+    uint64_t added = 0;              // by add_counter
+    uint64_t completions_owed = 0;   // ops posted to complete on it
+    uint64_t errors_seen = 0;        // provider error count already attributed
+    std::vector<uint32_t> slots;     // slots completing on it
+    std::vector<CounterId> joins;    // private counters released with it
+    bool in_use = false;
+    bool retired = false;
+    bool doorbell_used = false;
+    int error = 0;                   // MPI error code of the first failure
+  };
+  // One (origin bytes, target offset) piece of a transfer.
+  struct Piece {
+    char* addr;
+    uint64_t offset;
+    uint64_t bytes;
+  };
+  enum class OpKind : uint8_t { kWrite, kAtomic };
+
+  TriggeredNic(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget);
+  int setup(fi_info* trigger_info);
+  int ensure_counter(CounterId id);
+  int endpoint_for(Counter& c);
+  int open_endpoint(fid_ep** ep, fid_cntr* bind_cntr);
+  uint64_t value_locked(const Counter& c) const;
+  // The provider threshold for `threshold` on `c`, rotating `c` first when
+  // needed; an MPI error when it cannot.
+  int physical_threshold(CounterId id, uint64_t threshold, uint64_t* out);
+  bool idle_locked(const Counter& c) const;
+  void rotate_locked(Counter& c);
+  int check_ids(const char* what, CounterId trigger, CounterId completion) const;
+  int post_pieces(OpKind kind, const rma::Region& region, std::span<const Piece> pieces,
+                  fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
+                  uint64_t threshold, CounterId completion);
+  int post_group(OpKind kind, const rma::Region& region, std::span<const Piece> group,
+                 fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
+                 uint64_t physical, CounterId completion, const uint64_t* operand);
+  int submit(Slot& s, Counter& trigger, uint64_t physical, Counter& completion);
+  int acquire_locked(CounterId* out);
+  void recycle_locked(CounterId id);
+  void collect_errors_locked();
+  uint64_t remote_address(const rma::Region& region, uint64_t offset) const;
+  Slot* slot_of_context(void* context);
+
+  Ofi& ofi_;
+  TriggerPath path_;
+  TriggeredBudget budget_;
+  std::mutex mutex_;
+  fi_info* info_ = nullptr;       // endpoint attributes for the pool's endpoints
+  fid_cq* cq_ = nullptr;          // errors of every pool endpoint
+  fid_ep* deferred_ep_ = nullptr; // deferred: every op is posted on it
+  fid_cntr* deferred_errors_ = nullptr;  // deferred: its error count
+  uint64_t deferred_errors_seen_ = 0;
+  std::vector<Counter> counters_;
+  std::vector<CounterId> free_counters_;
+  int opened_counters_ = 0;
+  std::unique_ptr<Slot[]> slots_;
+  std::vector<uint32_t> free_slots_;
+  bool atomic_write64_ = false;   // FI_ATOMIC_WRITE on FI_UINT64 for signals
+  std::size_t atomic_max_bytes_ = 0;
+  std::string last_error_;        // the first failure's text (for every counter)
+  TriggeredStats stats_;
+};
+
+// The pool of the running network module for `path`, opened on first use
+// and closed with the module. MPI_ERR_UNSUPPORTED_OPERATION (with a message)
+// when the provider lacks the path or no network module runs.
+[[nodiscard]] int triggered_ops(TriggerPath path, rma::st::TriggeredOps** out);
+
+}  // namespace stmpi::dev::ofi

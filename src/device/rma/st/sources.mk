@@ -10,5 +10,7 @@ noinst_HEADERS += \
 	src/device/rma/st/executor.h \
 	src/device/rma/st/merged_kernel_executor.h \
 	src/device/rma/st/triggered_op_executor.h \
+	src/device/rma/st/triggered_ops.h \
+	src/device/rma/st/software_triggers.h \
 	src/device/rma/st/stream_window.h
 EXTRA_DIST += src/device/rma/st/README.md

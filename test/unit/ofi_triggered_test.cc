@@ -132,7 +132,7 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   const std::size_t all_slots = TriggeredBudget{}.ops;
   nic->release_counter(t);
   nic->release_counter(c);
-  CHECK(nic->free_slots() == all_slots, "slots not reclaimed");
+  CHECK(nic->ops_free() == all_slots, "operations not reclaimed");
   CHECK(nic->stats().retired == 0, "a clean counter was retired");
   CHECK(nic->stats().posted == 4 + 2 + 1 + 1, "posted " + std::to_string(nic->stats().posted));
   nic.reset();
@@ -161,7 +161,7 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   CHECK_OK(nic->add_counter(ids[0], 1));
   CHECK(wait_for([&] { return nic->read_counter(ids[1]) >= 6; }), "slot signals never completed");
   nic->release_counter(ids[1]);
-  CHECK(nic->free_slots() == 6, "slots not back after release");
+  CHECK(nic->ops_free() == 6, "operations not back after release");
   // Reuse after reset: the same counter comes back at 0.
   CounterId again = 99;
   CHECK_OK(nic->acquire_counter(&again, &available));

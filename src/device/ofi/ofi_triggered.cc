@@ -18,6 +18,7 @@
 #include "device/ofi/ofi_rma.h"
 #include "device/ofi/settings.h"
 #include "device/rma/accumulate.h"
+#include "device/rma/st/settings.h"
 #include "util/error.h"
 
 #if defined(STMPI_HAVE_CXI_EXT)
@@ -64,13 +65,13 @@ ssize_t post_retrying(fid_cntr* cntr, Post&& post) {
 }  // namespace
 
 const char* path_name(TriggerPath path) {
-  return path == TriggerPath::kNative ? "native (FI_TRIGGER)" : "deferred (FI_QUEUE_WORK)";
+  return rma::st::trigger_mode_name(path);
 }
 
 TriggeredBudget budget_from_settings() {
   TriggeredBudget b;
-  b.counters = settings().st_counters;
-  b.ops = settings().st_triggered_ops;
+  b.counters = rma::st::settings().counters;
+  b.ops = rma::st::settings().triggered_ops;
   b.counter_limit = settings().st_counter_limit;
   return b;
 }
@@ -104,6 +105,8 @@ int TriggeredNic::open(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget
                             "registration (FI_MR_LOCAL), which this path does not do",
                             path_name(path), prov);
   fi_info* trig = trigger_info(info);
+  if (path != TriggerPath::kNative && path != TriggerPath::kDeferred)
+    return util::make_error(MPI_ERR_INTERN, "the network module has no software trigger path");
   if (path == TriggerPath::kNative && trig == nullptr)
     return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                             "native triggered operations: provider %s does not offer FI_TRIGGER "
@@ -133,9 +136,6 @@ int TriggeredNic::setup(fi_info* trigger_info) {
     return util::make_error(MPI_ERR_OTHER, "triggered operations: %s",
                             fi_error("fi_cq_open", rc).c_str());
   counters_.resize(static_cast<std::size_t>(budget_.counters));
-  slots_ = std::make_unique<Slot[]>(static_cast<std::size_t>(budget_.ops));
-  free_slots_.reserve(static_cast<std::size_t>(budget_.ops));
-  for (int i = budget_.ops - 1; i >= 0; --i) free_slots_.push_back(static_cast<uint32_t>(i));
   atomic_write64_ = ofi_.atomic_valid(0, FI_ATOMIC_WRITE, FI_UINT64);
   if (path_ == TriggerPath::kNative) return MPI_SUCCESS;
 
@@ -229,11 +229,29 @@ int TriggeredNic::physical_threshold(CounterId id, uint64_t threshold, uint64_t*
       static_cast<unsigned long long>(budget_.counter_limit));
 }
 
-int TriggeredNic::check_ids(const char* what, CounterId trigger, CounterId completion) const {
+// The counters are ours and the call fits in STMPI_ST_TRIGGERED_OPS.
+int TriggeredNic::check_post(const char* what, CounterId trigger, CounterId completion) const {
   for (CounterId id : {trigger, completion})
     if (id >= counters_.size() || !counters_[id].in_use)
       return util::make_error(MPI_ERR_INTERN, "triggered %s: counter %u is not acquired", what, id);
+  if (ops_in_use_ >= static_cast<uint64_t>(budget_.ops))
+    return util::make_error(MPI_ERR_OTHER,
+                            "triggered %s: all STMPI_ST_TRIGGERED_OPS=%d operations are in use "
+                            "(their completion counters not released)",
+                            what, budget_.ops);
   return MPI_SUCCESS;
+}
+
+TriggeredNic::Slot* TriggeredNic::take_slot() {
+  if (free_slots_.empty()) {
+    chunks_.push_back(std::make_unique<Slot[]>(kChunk));
+    Slot* chunk = chunks_.back().get();
+    for (std::size_t i = kChunk; i-- > 0;) free_slots_.push_back(&chunk[i]);
+  }
+  Slot* s = free_slots_.back();
+  free_slots_.pop_back();
+  *s = Slot{};
+  return s;
 }
 
 int TriggeredNic::acquire_locked(CounterId* out) {
@@ -283,8 +301,10 @@ void TriggeredNic::recycle_locked(CounterId id) {
     ++stats_.retired;
     return;
   }
-  for (uint32_t s : c.slots) free_slots_.push_back(s);
+  for (Slot* s : c.slots) free_slots_.push_back(s);
   c.slots.clear();
+  ops_in_use_ -= c.units;
+  c.units = 0;
   (void)fi_cntr_set(c.cntr, 0);
   (void)fi_cntr_seterr(c.cntr, 0);
   c.base = c.max_threshold = c.added = c.completions_owed = c.errors_seen = 0;
@@ -305,7 +325,7 @@ int TriggeredNic::post_write(const rma::Region& region, std::span<const rma::Run
                              std::span<const rma::st::OriginPiece> origin, CounterId trigger,
                              uint64_t threshold, CounterId completion) {
   std::lock_guard lock(mutex_);
-  if (const int rc = check_ids("write", trigger, completion)) return rc;
+  if (const int rc = check_post("write", trigger, completion)) return rc;
   // One piece per (target run, origin piece) overlap.
   std::vector<Piece> pieces;
   std::size_t o = 0;
@@ -331,7 +351,7 @@ int TriggeredNic::post_accumulate(const rma::Region& region, std::span<const rma
                                   const rma::AccumulateOp& acc, CounterId trigger,
                                   uint64_t threshold, CounterId completion) {
   std::lock_guard lock(mutex_);
-  if (const int rc = check_ids("accumulate", trigger, completion)) return rc;
+  if (const int rc = check_post("accumulate", trigger, completion)) return rc;
   fi_op op;
   fi_datatype type;
   std::size_t max_count = 0;
@@ -371,20 +391,20 @@ int TriggeredNic::post_accumulate(const rma::Region& region, std::span<const rma
 int TriggeredNic::post_signal(const rma::Region& region, uint64_t offset, uint64_t value,
                               CounterId trigger, uint64_t threshold, CounterId completion) {
   std::lock_guard lock(mutex_);
-  if (const int rc = check_ids("signal", trigger, completion)) return rc;
-  if (free_slots_.empty())
-    return util::make_error(MPI_ERR_OTHER,
-                            "triggered signal: all STMPI_ST_TRIGGERED_OPS=%d operation slots are "
-                            "in use",
-                            budget_.ops);
+  if (const int rc = check_post("signal", trigger, completion)) return rc;
+  if (region.kind != rma::RegionKind::kNet)
+    return util::make_error(MPI_ERR_INTERN, "triggered signal on a region of another node "
+                                            "that the network module did not register");
   uint64_t physical = 0;
   if (const int rc = physical_threshold(trigger, threshold, &physical)) return rc;
   const Piece piece{nullptr, offset, sizeof(uint64_t)};
   // A 64-bit atomic store where the provider has one, else an 8-byte write
   // (one writer per word: stores of absolute counts).
-  return post_group(atomic_write64_ ? OpKind::kAtomic : OpKind::kWrite, region,
-                    std::span<const Piece>(&piece, 1), FI_ATOMIC_WRITE, FI_UINT64, 8, trigger,
-                    physical, completion, &value);
+  const int rc = post_group(atomic_write64_ ? OpKind::kAtomic : OpKind::kWrite, region,
+                            std::span<const Piece>(&piece, 1), FI_ATOMIC_WRITE, FI_UINT64, 8,
+                            trigger, physical, completion, &value);
+  if (rc == MPI_SUCCESS) ++ops_in_use_, ++counters_[completion].units;
+  return rc;
 }
 
 int TriggeredNic::post_pieces(OpKind kind, const rma::Region& region,
@@ -402,15 +422,12 @@ int TriggeredNic::post_pieces(OpKind kind, const rma::Region& region,
                ? MPI_SUCCESS
                : util::make_error(MPI_ERR_OTHER, "triggered operations: fi_cntr_add failed");
   }
+  ++ops_in_use_;  // one unit of the budget per call, however many pieces
+  ++comp.units;
   const std::size_t limit = std::max<std::size_t>(
       1, std::min<std::size_t>({static_cast<std::size_t>(kMaxIov), info_->tx_attr->iov_limit,
                                 info_->tx_attr->rma_iov_limit}));
   const std::size_t groups = (pieces.size() + limit - 1) / limit;
-  if (free_slots_.size() < groups)
-    return util::make_error(MPI_ERR_OTHER,
-                            "triggered operations: %zu more operations do not fit in "
-                            "STMPI_ST_TRIGGERED_OPS=%d (%zu free)",
-                            groups, budget_.ops, free_slots_.size());
   uint64_t physical = 0;
   if (const int rc = physical_threshold(trigger, threshold, &physical)) return rc;
   if (groups == 1)
@@ -440,9 +457,7 @@ int TriggeredNic::post_pieces(OpKind kind, const rma::Region& region,
 int TriggeredNic::post_group(OpKind kind, const rma::Region& region, std::span<const Piece> group,
                              fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
                              uint64_t physical, CounterId completion, const uint64_t* operand) {
-  const uint32_t index = free_slots_.back();
-  Slot& s = slots_[index];
-  s = Slot{};
+  Slot& s = *take_slot();
   s.trigger = trigger;
   s.completion = completion;
   s.target = region.target;
@@ -494,12 +509,13 @@ int TriggeredNic::post_group(OpKind kind, const rma::Region& region, std::span<c
     fid_domain* domain = ofi_.fabric().domain();
     rc = post_retrying(comp.cntr, [&] { return fi_control(&domain->fid, FI_QUEUE_WORK, &s.work); });
   }
-  if (rc != 0)
+  if (rc != 0) {
+    free_slots_.push_back(&s);
     return util::make_error(MPI_ERR_OTHER, "triggered %s to rank %d: %s",
                             s.atomic_op ? "atomic" : "write", region.target,
                             fi_error(call, rc).c_str());
-  free_slots_.pop_back();
-  comp.slots.push_back(index);
+  }
+  comp.slots.push_back(&s);
   ++comp.completions_owed;
   trig.max_threshold = std::max(trig.max_threshold, trig.base + physical);
   ++stats_.posted;
@@ -554,10 +570,13 @@ uint64_t TriggeredNic::read_counter(CounterId id) {
 
 TriggeredNic::Slot* TriggeredNic::slot_of_context(void* context) {
   const char* p = static_cast<const char*>(context);
-  const char* base = reinterpret_cast<const char*>(slots_.get());
-  if (p < base || p >= base + sizeof(Slot) * static_cast<std::size_t>(budget_.ops)) return nullptr;
-  Slot* s = &slots_[static_cast<std::size_t>(p - base) / sizeof(Slot)];
-  return (context == &s->ctx || context == &s->work.context) ? s : nullptr;
+  for (const auto& chunk : chunks_) {
+    const char* base = reinterpret_cast<const char*>(chunk.get());
+    if (p < base || p >= base + sizeof(Slot) * kChunk) continue;
+    Slot* s = &chunk[static_cast<std::size_t>(p - base) / sizeof(Slot)];
+    return (context == &s->ctx || context == &s->work.context) ? s : nullptr;
+  }
+  return nullptr;
 }
 
 void TriggeredNic::collect_errors_locked() {
@@ -578,12 +597,13 @@ void TriggeredNic::collect_errors_locked() {
                   (detail ? detail : "no detail") + ")";
     if (s == nullptr) continue;
     attributed = true;
-    Counter& c = counters_[s->completion];
-    if (c.error == MPI_SUCCESS)
-      c.error = util::make_error(MPI_ERR_OTHER,
-                                 "a triggered %s to rank %d failed (completion counter %u): %s",
-                                 s->atomic_op ? "atomic" : "write", s->target, s->completion,
-                                 last_error_.c_str());
+    // Reported by its completion counter and by its trigger counter.
+    const int code = util::make_error(MPI_ERR_OTHER,
+                                      "a triggered %s to rank %d failed (completion counter %u): %s",
+                                      s->atomic_op ? "atomic" : "write", s->target, s->completion,
+                                      last_error_.c_str());
+    for (CounterId id : {s->completion, s->trigger})
+      if (counters_[id].error == MPI_SUCCESS) counters_[id].error = code;
   }
   const std::string text = last_error_.empty() ? "error count raised" : last_error_;
   // Native: failures also count on the op's completion counter.
@@ -625,12 +645,13 @@ int TriggeredNic::first_error(CounterId id) {
 
 TriggeredStats TriggeredNic::stats() {
   std::lock_guard lock(mutex_);
+  stats_.ops_in_use = ops_in_use_;
   return stats_;
 }
 
-std::size_t TriggeredNic::free_slots() {
+std::size_t TriggeredNic::ops_free() {
   std::lock_guard lock(mutex_);
-  return free_slots_.size();
+  return static_cast<std::size_t>(budget_.ops) - ops_in_use_;
 }
 
 namespace {

@@ -51,19 +51,21 @@
 #include <string>
 #include <vector>
 
-#include "device/rma/st/triggered_op_executor.h"
+#include "device/rma/st/triggered_ops.h"
 
 namespace stmpi::dev::ofi {
 
 class Ofi;
 
-enum class TriggerPath : uint8_t { kNative, kDeferred };
+using TriggerPath = rma::st::TriggerMode;  // kNative or kDeferred here
 const char* path_name(TriggerPath path);
 
-// The pool's budget (the STMPI_ST_* parameters by default).
+// The pool's budget: STMPI_ST_COUNTERS, STMPI_ST_TRIGGERED_OPS (posted
+// operations, as the executor counts them: one per post_* call) and
+// STMPI_OFI_ST_COUNTER_LIMIT by default.
 struct TriggeredBudget {
-  int counters = 64;
-  int ops = 4096;
+  int counters = 256;
+  int ops = 16384;
   uint64_t counter_limit = uint64_t{1} << 30;
 };
 TriggeredBudget budget_from_settings();
@@ -71,6 +73,7 @@ TriggeredBudget budget_from_settings();
 // What happened in the pool (per process).
 struct TriggeredStats {
   uint64_t posted = 0;            // provider operations posted (writes, atomics, signals)
+  uint64_t ops_in_use = 0;        // post_* calls whose completion counter is not released
   uint64_t counters_in_use = 0;
   uint64_t max_counters_in_use = 0;
   uint64_t rotations = 0;         // counters reset in place to stay below the limit
@@ -103,10 +106,10 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   uint64_t read_counter(CounterId id) override;
   int first_error(CounterId id) override;
 
-  TriggerPath path() const { return path_; }
+  rma::st::TriggerMode mode() const override { return path_; }
   TriggeredStats stats();
-  // Slots free for posting (tests, throttling).
-  std::size_t free_slots();
+  // Operations that may still be posted (STMPI_ST_TRIGGERED_OPS less those in use).
+  std::size_t ops_free();
 
  private:
   // One provider operation: its context, its description and its operands
@@ -140,7 +143,8 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     uint64_t added = 0;              // by add_counter
     uint64_t completions_owed = 0;   // ops posted to complete on it
     uint64_t errors_seen = 0;        // provider error count already attributed
-    std::vector<uint32_t> slots;     // slots completing on it
+    uint32_t units = 0;              // post_* calls completing on it (the budget)
+    std::vector<Slot*> slots;        // slots completing on it
     std::vector<CounterId> joins;    // private counters released with it
     bool in_use = false;
     bool retired = false;
@@ -166,7 +170,8 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   int physical_threshold(CounterId id, uint64_t threshold, uint64_t* out);
   bool idle_locked(const Counter& c) const;
   void rotate_locked(Counter& c);
-  int check_ids(const char* what, CounterId trigger, CounterId completion) const;
+  int check_post(const char* what, CounterId trigger, CounterId completion) const;
+  Slot* take_slot();
   int post_pieces(OpKind kind, const rma::Region& region, std::span<const Piece> pieces,
                   fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
                   uint64_t threshold, CounterId completion);
@@ -192,8 +197,12 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   std::vector<Counter> counters_;
   std::vector<CounterId> free_counters_;
   int opened_counters_ = 0;
-  std::unique_ptr<Slot[]> slots_;
-  std::vector<uint32_t> free_slots_;
+  // Slots in chunks of kChunk (stable addresses), allocated as needed: a
+  // call with many pieces takes several.
+  static constexpr std::size_t kChunk = 256;
+  std::vector<std::unique_ptr<Slot[]>> chunks_;
+  std::vector<Slot*> free_slots_;
+  uint64_t ops_in_use_ = 0;
   bool atomic_write64_ = false;   // FI_ATOMIC_WRITE on FI_UINT64 for signals
   std::size_t atomic_max_bytes_ = 0;
   std::string last_error_;        // the first failure's text (for every counter)

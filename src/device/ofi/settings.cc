@@ -50,29 +50,14 @@ const util::Param kParams[] = {
      "seconds a flush or a remote atomic waits for its completion before it fails with an "
      "error naming the peer (some providers never report a failed remote operation); 0: "
      "forever"},
+    {"st_counter_limit", util::Param::Type::kSize, &g_settings.st_counter_limit, "1G",
+     "largest value a counter of the stream-triggered pool reaches in the provider before it is "
+     "reset in place (sockets counters are 32-bit signed); the pool keeps 64-bit values by "
+     "rotating counters nothing is pending on",
+     16, 2147483647LL},
 };
 const util::ParamTable kTable{"ofi", kParams};
 const util::ParamRegistration kRegistration{&kTable};
-
-// The pool of NIC triggered operations (ofi_triggered.h): one per network
-// domain, shared by every window's stream-triggered epochs.
-const util::Param kStParams[] = {
-    {"counters", util::Param::Type::kInt, &g_settings.st_counters, "64",
-     "libfabric counters of the stream-triggered pool, shared by every window (trigger and "
-     "completion counters of epochs between nodes); when all are in use the throttling policy "
-     "decides who waits",
-     2, 65536},
-    {"triggered_ops", util::Param::Type::kInt, &g_settings.st_triggered_ops, "4096",
-     "NIC triggered operations (writes, atomics, signals) posted and not yet reclaimed, over "
-     "all windows; a post beyond it fails with MPI_ERR_OTHER naming this parameter",
-     1, 1 << 24},
-    {"counter_limit", util::Param::Type::kSize, &g_settings.st_counter_limit, "1G",
-     "largest value a counter of the pool reaches before it is reset (sockets counters are 32-bit "
-     "signed); the pool keeps 64-bit values by rotating idle counters below it",
-     16, 2147483647LL},
-};
-const util::ParamTable kStTable{"st", kStParams};
-const util::ParamRegistration kStRegistration{&kStTable};
 
 }  // namespace
 

@@ -20,10 +20,9 @@ struct Settings {
   int bounce_buffers = 0;       // send copies in flight
   int mr_cache = 0;             // cached registrations; 0: register every time
   int timeout_s = 0;            // longest wait for a network completion; 0: forever
-  // STMPI_ST_*: the triggered-operation pool of the domain (ofi_triggered.h)
-  int st_counters = 0;              // counters shared by every window
-  int st_triggered_ops = 0;         // triggered operations posted and not yet reclaimed
-  std::size_t st_counter_limit = 0;  // a counter is rotated before its value passes this
+  // The triggered-operation pool (ofi_triggered.h): a counter is reset in
+  // place before its provider value passes this (sockets: 32-bit signed).
+  std::size_t st_counter_limit = 0;
 };
 
 const Settings& settings();

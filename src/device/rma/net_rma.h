@@ -34,6 +34,7 @@ namespace stmpi::dev::rma {
 #include <mutex>
 
 #include "device/ofi/ofi_rma.h"
+#include "device/ofi/ofi_triggered.h"
 namespace stmpi::dev::rma {
 // The software trigger engine (st/software_triggers.h) issues kNet
 // operations from streams' threads (host functions) while the MPI thread
@@ -104,12 +105,15 @@ using NetRma = SerializedNetRma<ofi::OfiRma>;
 inline void net_release(void* handle) {
   ofi::release_net_memory(static_cast<ofi::Registration*>(handle));
 }
-// No triggered operations from the module yet: every mode is unsupported.
+// The module's pool of NIC triggered operations (device/ofi/ofi_triggered.h):
+// kNative where the provider reports FI_TRIGGER, kDeferred where its domain
+// takes FI_QUEUE_WORK; otherwise MPI_ERR_UNSUPPORTED_OPERATION.
 [[nodiscard]] inline int net_triggered_ops(st::TriggerMode mode, st::TriggeredOps** out) {
   *out = nullptr;
-  return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
-                          "the network module posts no %s triggered operations",
-                          st::trigger_mode_name(mode));
+  if (mode == st::TriggerMode::kSoftware)
+    return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
+                            "the network module has no software trigger path");
+  return ofi::triggered_ops(mode, out);
 }
 }  // namespace stmpi::dev::rma
 #else

@@ -43,6 +43,7 @@
 #include <rdma/fi_trigger.h>
 #include <sys/uio.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -79,7 +80,14 @@ struct TriggeredStats {
   uint64_t rotations = 0;         // counters reset in place to stay below the limit
   uint64_t retired = 0;           // counters released with work still queued on them
   uint64_t errors = 0;            // failed operations seen
+  uint64_t host_fired = 0;        // accumulates the NIC cannot do, run by the host
 };
+
+// Runs an accumulate through the network module's ordinary (locked) path;
+// set by the RMA layer (device/rma/net_rma.h), which serializes it with
+// the MPI thread's network operations.
+using HostAccumulate = int (*)(const rma::Region& region, std::span<const rma::Run> runs,
+                               const rma::AccumulateOp& acc, const void* in);
 
 class TriggeredNic final : public rma::st::TriggeredOps {
  public:
@@ -107,6 +115,12 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   int first_error(CounterId id) override;
 
   rma::st::TriggerMode mode() const override { return path_; }
+  // Accumulates the NIC cannot apply atomically with the target's other
+  // origins (anything but aligned 8-byte integers, or what fi_atomicvalid
+  // refuses) wait on their trigger counter here and run through `fn` when
+  // add_counter (or a poll) sees it reach their threshold; their completion
+  // is then added to the completion counter, so chains behave the same.
+  void set_host_accumulate(HostAccumulate fn);
   TriggeredStats stats();
   // Operations that may still be posted (STMPI_ST_TRIGGERED_OPS less those in use).
   std::size_t ops_free();
@@ -135,6 +149,17 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     int target = -1;
     bool atomic_op = false;
   };
+  // An accumulate the host runs when its trigger counter is reached.
+  struct HostOp {
+    uint64_t threshold = 0;  // value scale of the trigger counter
+    rma::Region region;
+    std::vector<rma::Run> runs;
+    std::vector<char> origin;  // filled when it fires (the origin is read then)
+    std::vector<rma::st::OriginPiece> pieces;
+    rma::AccumulateOp acc;
+    CounterId trigger = 0;
+    CounterId completion = 0;
+  };
   struct Counter {
     fid_cntr* cntr = nullptr;
     fid_ep* ep = nullptr;            // native: ops completing on this counter
@@ -146,6 +171,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     uint32_t units = 0;              // post_* calls completing on it (the budget)
     std::vector<Slot*> slots;        // slots completing on it
     std::vector<CounterId> joins;    // private counters released with it
+    std::vector<HostOp> host_ops;    // waiting on it (as trigger)
     bool in_use = false;
     bool retired = false;
     bool doorbell_used = false;
@@ -182,6 +208,8 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   int acquire_locked(CounterId* out);
   void recycle_locked(CounterId id);
   void collect_errors_locked();
+  // Runs the host accumulates whose trigger counters were reached.
+  void fire_host_ops();
   uint64_t remote_address(const rma::Region& region, uint64_t offset) const;
   Slot* slot_of_context(void* context);
 
@@ -206,6 +234,8 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   bool atomic_write64_ = false;   // FI_ATOMIC_WRITE on FI_UINT64 for signals
   std::size_t atomic_max_bytes_ = 0;
   std::string last_error_;        // the first failure's text (for every counter)
+  HostAccumulate host_accumulate_ = nullptr;
+  std::atomic<bool> host_ops_pending_{false};
   TriggeredStats stats_;
 };
 

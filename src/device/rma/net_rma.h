@@ -113,7 +113,17 @@ inline void net_release(void* handle) {
   if (mode == st::TriggerMode::kSoftware)
     return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                             "the network module has no software trigger path");
-  return ofi::triggered_ops(mode, out);
+  const int err = ofi::triggered_ops(mode, out);
+  if (err != MPI_SUCCESS) return err;
+  // Accumulates the NIC cannot do atomically run through NetRma (locked,
+  // serialized with the MPI thread) when their trigger is reached.
+  static_cast<ofi::TriggeredNic*>(*out)->set_host_accumulate(
+      [](const Region& region, std::span<const Run> runs, const AccumulateOp& acc,
+         const void* in) {
+        Completion done;
+        return NetRma::accumulate(region, runs, acc, in, nullptr, &done);
+      });
+  return MPI_SUCCESS;
 }
 }  // namespace stmpi::dev::rma
 #else

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +63,7 @@ constexpr std::size_t kWords = 8192;
 constexpr std::size_t kData = 0;          // 4 x 4 KiB chain writes: words 0..2047
 constexpr std::size_t kScatter = 2048;    // 12 runs of 64 B, 128 B apart
 constexpr std::size_t kAcc = 3072;        // 8 int64 accumulated
+constexpr std::size_t kHostAcc = 3100;    // 8 doubles accumulated by the host path
 constexpr std::size_t kSignal = 4000;     // signal of the chain
 constexpr std::size_t kRotate = 4001;     // signal of the rotation loop
 constexpr std::size_t kSlots = 4002;      // words of the slot-exhaustion signals
@@ -75,6 +77,23 @@ bool wait_for(F&& done, int seconds = 20) {
     std::this_thread::yield();
   }
   return true;
+}
+
+// The host path of accumulates the NIC cannot do (set_host_accumulate): in
+// the library NetRma's locked accumulate; here a put of the operand onto a
+// zero target, which shows when it ran and that it completed the chain.
+Ofi* g_ofi = nullptr;
+int g_host_calls = 0;
+int host_put(const rma::Region& region, std::span<const rma::Run> runs, const rma::AccumulateOp&,
+             const void* in) {
+  ++g_host_calls;
+  const char* at = static_cast<const char*>(in);
+  for (const rma::Run& run : runs) {
+    const uint64_t raddr = (g_ofi->virt_addr() ? region.remote : 0) + run.offset;
+    if (g_ofi->put(region.target, at, run.bytes, raddr, region.key) != 0) return MPI_ERR_OTHER;
+    at += run.bytes;
+  }
+  return g_ofi->flush() == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 rma::Region net_region(int target, uint64_t remote, uint64_t key) {
@@ -101,7 +120,7 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   CHECK(available, "no counter");
   CHECK_OK(nic->acquire_counter(&c, &available));
   CHECK(available && c != t, "no second counter");
-  std::vector<uint64_t> src(2048 + 96 + 8, 0);
+  std::vector<uint64_t> src(2048 + 96 + 16, 0);
   for (int i = 0; i < 4; ++i) {
     const rma::Run run{(kData + i * 512) * 8, 4096};
     const rma::st::OriginPiece piece{reinterpret_cast<char*>(&src[i * 512]), 4096};
@@ -115,17 +134,27 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   const rma::st::OriginPiece acc_piece{reinterpret_cast<char*>(&src[2048 + 96]), 64};
   rma::AccumulateOp acc{stmpi::util::OpKind::kSum, stmpi::util::ElementKind::kInt64, 8};
   CHECK_OK(nic->post_accumulate(region, {&acc_run, 1}, {&acc_piece, 1}, acc, t, 1, c));
-  CHECK_OK(nic->post_signal(region, kSignal * 8, 7, c, 6, c));
+  // Doubles: not atomic on the NIC with the target's own origins, so the
+  // host path runs it when t is bumped.
+  g_ofi = &ofi;
+  g_host_calls = 0;
+  nic->set_host_accumulate(host_put);
+  const rma::Run host_run{kHostAcc * 8, 64};
+  const rma::st::OriginPiece host_piece{reinterpret_cast<char*>(&src[2048 + 104]), 64};
+  rma::AccumulateOp dacc{stmpi::util::OpKind::kSum, stmpi::util::ElementKind::kDouble, 8};
+  CHECK_OK(nic->post_accumulate(region, {&host_run, 1}, {&host_piece, 1}, dacc, t, 1, c));
+  CHECK_OK(nic->post_signal(region, kSignal * 8, 7, c, 7, c));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = 1000 + i;
   // Each trade() is an exchange: one message each way.
   trade(pipes, "posted");
   const std::string seen = trade(pipes, "looked?");
   CHECK(seen == "nothing arrived", "the target saw data before the trigger: " + seen);
-  CHECK(nic->read_counter(c) == 0, "completions before the trigger");
+  CHECK(nic->read_counter(c) == 0 && g_host_calls == 0, "completions before the trigger");
   CHECK_OK(nic->add_counter(t, 1));
-  CHECK(wait_for([&] { return nic->read_counter(c) >= 7; }),
+  CHECK(wait_for([&] { return nic->read_counter(c) >= 8; }),
         "chain never completed: counter " + std::to_string(nic->read_counter(c)));
-  CHECK(nic->read_counter(c) == 7, "extra completions");
+  CHECK(nic->read_counter(c) == 8, "extra completions");
+  CHECK(g_host_calls == 1 && nic->stats().host_fired == 1, "host accumulate not run once");
   CHECK_OK(nic->first_error(c));
   const std::string chain = trade(pipes, "chain done");
   CHECK(chain == "chain ok", "target check of the chain: " + chain);
@@ -236,6 +265,7 @@ std::string target_side(int rank, const Pipes& pipes, const std::vector<uint64_t
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   bool untouched = w[kSignal] == 0;
   for (std::size_t i = 0; i < kAcc + 8; ++i) untouched = untouched && w[i] == (i >= kAcc ? 5 : 0);
+  for (std::size_t i = kHostAcc; i < kHostAcc + 8; ++i) untouched = untouched && w[i] == 0;
   const std::string seen = "early: signal " + std::to_string(w[kSignal]) + ", data " +
                            std::to_string(w[kData]) + ", scatter " + std::to_string(w[kScatter]) +
                            ", accumulate " + std::to_string(w[kAcc]);
@@ -247,6 +277,7 @@ std::string target_side(int rank, const Pipes& pipes, const std::vector<uint64_t
   for (std::size_t i = 0; i < 96; ++i)
     ok = ok && w[kScatter + (i / 8) * 16 + i % 8] == 1000 + 2048 + i;
   for (std::size_t i = 0; i < 8; ++i) ok = ok && w[kAcc + i] == 5 + 1000 + 2048 + 96 + i;
+  for (std::size_t i = 0; i < 8; ++i) ok = ok && w[kHostAcc + i] == 1000 + 2048 + 104 + i;
   const char* verdict = ok ? "chain ok" : signalled ? "chain data wrong" : "no signal";
   CHECK(trade(pipes, verdict) == "chain done", "protocol");
   if (!ok) return "";

@@ -26,6 +26,17 @@ using CounterId = TriggeredOps::CounterId;
 // Triggered-op slots of the process (STMPI_ST_TRIGGERED_OPS), shared by
 // every window. Taken and given back by the MPI calls only.
 std::atomic<uint64_t> g_ops_in_use{0};
+std::atomic<uint64_t> g_counters_in_use{0};
+std::atomic<uint64_t> g_counters_max{0};
+
+void counters_taken(TriggerStats& stats, int n) {
+  stats.counters_in_use += static_cast<uint64_t>(n);
+  if (stats.counters_in_use > stats.counters_max_in_use)
+    stats.counters_max_in_use = stats.counters_in_use;
+  const uint64_t now = g_counters_in_use.fetch_add(static_cast<uint64_t>(n)) + static_cast<uint64_t>(n);
+  uint64_t max = g_counters_max.load();
+  while (now > max && !g_counters_max.compare_exchange_weak(max, now)) {}
+}
 
 std::once_flag g_choose_once;
 TriggeredOps* g_ops = nullptr;
@@ -63,6 +74,11 @@ void choose() {
 }
 
 }  // namespace
+
+void process_counters(uint64_t* in_use, uint64_t* max_in_use) {
+  *in_use = g_counters_in_use.load();
+  *max_in_use = g_counters_max.load();
+}
 
 const char* throttle_policy_name(ThrottlePolicy policy) {
   switch (policy) {
@@ -153,6 +169,7 @@ void TriggeredOpExecutor::release(Epoch& e) {
   nic_.release_counter(e.trigger);
   if (e.counters == 2) nic_.release_counter(e.completion);
   stats_.counters_in_use -= static_cast<uint64_t>(e.counters);
+  g_counters_in_use.fetch_sub(static_cast<uint64_t>(e.counters));
   g_ops_in_use.fetch_sub(e.ops, std::memory_order_relaxed);
 }
 
@@ -238,7 +255,9 @@ int TriggeredOpExecutor::open_access() {
       ++taken;
       continue;
     }
+    const std::size_t before = outstanding_.size();
     reclaim();
+    if (outstanding_.size() < before) continue;  // something was freed: try again
     if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
         broken_.load(std::memory_order_acquire)) {
       for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
@@ -261,9 +280,7 @@ int TriggeredOpExecutor::open_access() {
   e->trigger = ids[0];
   e->completion = ids[1];
   e->counters = 2;
-  stats_.counters_in_use += 2;
-  if (stats_.counters_in_use > stats_.counters_max_in_use)
-    stats_.counters_max_in_use = stats_.counters_in_use;
+  counters_taken(stats_, 2);
   open_ = std::move(e);
   return MPI_SUCCESS;
 }
@@ -394,7 +411,9 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
     for (;;) {
       if (int err = nic_.acquire_counter(&e->trigger, &got); err != MPI_SUCCESS) return err;
       if (got) break;
+      const std::size_t before = outstanding_.size();
       reclaim();
+      if (outstanding_.size() < before) continue;  // something was freed: try again
       if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
           broken_.load(std::memory_order_acquire))
         return util::make_error(MPI_ERR_OTHER,
@@ -417,9 +436,7 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
     }
     e->ops = remote;
     e->done_at = 1 + remote;
-    stats_.counters_in_use += 1;
-    if (stats_.counters_in_use > stats_.counters_max_in_use)
-      stats_.counters_max_in_use = stats_.counters_in_use;
+    counters_taken(stats_, 1);
     for (std::size_t i = 0; i < plan.origins.size(); ++i) {
       const int origin = plan.origins[i];
       if (!is_remote(origin)) continue;

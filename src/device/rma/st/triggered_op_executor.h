@@ -60,6 +60,9 @@ ThrottlePolicy throttle_policy_setting();
 // available.
 [[nodiscard]] int process_triggered_ops(TriggeredOps** out);
 
+// Trigger counters held by every window of the process, now and at most.
+void process_counters(uint64_t* in_use, uint64_t* max_in_use);
+
 // Triggered-op statistics (per window, and per process in mpix).
 struct TriggerStats {
   uint64_t posted = 0;          // triggered operations posted

@@ -304,6 +304,8 @@ void TriggeredNic::recycle_locked(CounterId id) {
   }
   for (Slot* s : c.slots) free_slots_.push_back(s);
   c.slots.clear();
+  c.buffers.clear();
+  c.stage.clear();
   ops_in_use_ -= c.units;
   c.units = 0;
   (void)fi_cntr_set(c.cntr, 0);
@@ -445,6 +447,21 @@ int TriggeredNic::post_pieces(OpKind kind, const rma::Region& region,
   }
   ++ops_in_use_;  // one unit of the budget per call, however many pieces
   ++comp.units;
+  // The NIC reads a staging copy, made when the trigger is bumped (the
+  // contract: the origin is read when the operation fires).
+  uint64_t total = 0;
+  for (const Piece& p : pieces) total += p.bytes;
+  comp.buffers.push_back(std::make_unique<char[]>(total));
+  std::vector<Piece> staged(pieces.begin(), pieces.end());
+  char* at = comp.buffers.back().get();
+  Counter& trig = counters_[trigger];
+  for (Piece& p : staged) {
+    trig.stage.push_back({threshold, p.addr, at, p.bytes});
+    p.addr = at;
+    at += p.bytes;
+  }
+  stage_locked(trig, value_locked(trig));  // already reached: it fires now
+  pieces = staged;
   const std::size_t limit = std::max<std::size_t>(
       1, std::min<std::size_t>({static_cast<std::size_t>(kMaxIov), info_->tx_attr->iov_limit,
                                 info_->tx_attr->rma_iov_limit}));
@@ -548,6 +565,7 @@ uint64_t* TriggeredNic::doorbell(CounterId id) {
   std::lock_guard lock(mutex_);
   if (id >= counters_.size() || !counters_[id].in_use) return nullptr;
   Counter& c = counters_[id];
+  if (!c.stage.empty()) return nullptr;  // its bump must copy staged origins: a host function
   fi_cxi_cntr_ops* ops = nullptr;
   void* mmio = nullptr;
   size_t len = 0;
@@ -563,11 +581,20 @@ uint64_t* TriggeredNic::doorbell(CounterId id) {
 #endif
 }
 
+void TriggeredNic::stage_locked(Counter& c, uint64_t value) {
+  if (c.stage.empty()) return;
+  auto later = std::stable_partition(c.stage.begin(), c.stage.end(),
+                                     [&](const StageTask& t) { return t.threshold <= value; });
+  for (auto it = c.stage.begin(); it != later; ++it) std::memcpy(it->dst, it->src, it->bytes);
+  c.stage.erase(c.stage.begin(), later);
+}
+
 int TriggeredNic::add_counter(CounterId id, uint64_t value) {
   std::lock_guard lock(mutex_);
   if (id >= counters_.size() || !counters_[id].in_use)
     return util::make_error(MPI_ERR_INTERN, "triggered operations: counter %u is not acquired", id);
   Counter& c = counters_[id];
+  stage_locked(c, value_locked(c) + value);
   if (fi_cntr_read(c.cntr) + value >= budget_.counter_limit && idle_locked(c)) rotate_locked(c);
   if (fi_cntr_read(c.cntr) + value >= budget_.counter_limit)
     return util::make_error(MPI_ERR_OTHER,

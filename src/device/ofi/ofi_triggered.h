@@ -160,6 +160,16 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     CounterId trigger = 0;
     CounterId completion = 0;
   };
+  // A piece of origin data copied into its operation's staging buffer when
+  // the trigger counter is bumped to `threshold` (add_counter): the stream
+  // may change the origin as soon as the bump returns, while the NIC reads
+  // the buffer later.
+  struct StageTask {
+    uint64_t threshold = 0;
+    const char* src = nullptr;
+    char* dst = nullptr;
+    uint64_t bytes = 0;
+  };
   struct Counter {
     fid_cntr* cntr = nullptr;
     fid_ep* ep = nullptr;            // native: ops completing on this counter
@@ -172,6 +182,8 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     std::vector<Slot*> slots;        // slots completing on it
     std::vector<CounterId> joins;    // private counters released with it
     std::vector<HostOp> host_ops;    // waiting on it (as trigger)
+    std::vector<StageTask> stage;    // copies its bumps do (as trigger)
+    std::vector<std::unique_ptr<char[]>> buffers;  // staging of ops completing on it
     bool in_use = false;
     bool retired = false;
     bool doorbell_used = false;
@@ -208,6 +220,8 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   int acquire_locked(CounterId* out);
   void recycle_locked(CounterId id);
   void collect_errors_locked();
+  // Copies the origin of every staged piece whose threshold `value` reaches.
+  void stage_locked(Counter& c, uint64_t value);
   // Runs the host accumulates whose trigger counters were reached.
   void fire_host_ops();
   uint64_t remote_address(const rma::Region& region, uint64_t offset) const;

@@ -82,4 +82,23 @@ int PMPIX_Win_get_stream_stats(MPI_Win win, long long *epochs, long long *signal
                                long long *copy_launches, long long *wait_launches);
 int PMPIX_Win_get_stream_pending(MPI_Win win, long long *pending_epochs);
 
+/* Triggered operations of stream epochs between nodes (STMPI_ST_TRIGGER,
+ * STMPI_ST_THROTTLE): of window `win` at this process, or of the whole
+ * process (freed windows included) when win is MPI_WIN_NULL. `size` is
+ * sizeof(MPIX_Stream_trigger_stats) as the caller was compiled: fields
+ * added later are appended, and only the first `size` bytes are written.
+ * Counters in use and the largest number in use are per process (one pool)
+ * for MPI_WIN_NULL, per window otherwise. */
+typedef struct MPIX_Stream_trigger_stats {
+    long long posted;              /* triggered operations posted */
+    long long fired;               /* fired and completed */
+    long long software_fired;      /* of those, by the library's software engine */
+    long long counters_in_use;
+    long long counters_max_in_use;
+    long long throttle_stalls;     /* calls that waited for counters or slots */
+    long long throttle_ns;         /* time they waited */
+} MPIX_Stream_trigger_stats;
+int MPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
+int PMPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
+
 #endif /* STMPI_MPIX_H */

@@ -3,3 +3,13 @@ EXTRA_DIST += test/bench/bench_lib.sh test/bench/README.md test/bench/run.sh tes
 	test/bench/pingpong.c test/bench/match_depth.c test/bench/bcast.c test/bench/load_run.sh
 EXTRA_DIST += test/bench/rma_lat.c test/bench/rma_lock.c test/bench/rma_overlap.c test/bench/rma_run.sh
 EXTRA_DIST += test/bench/coll_bench.c test/bench/coll_overlap.c test/bench/coll_run.sh
+# st_chain: one NIC triggered chain per trigger path against plain writes (st_chain_run.sh
+# builds it with `make test/bench/st_chain`; internal API, so not an mpicc program)
+EXTRA_DIST += test/bench/st_chain_run.sh
+if HAVE_OFI
+EXTRA_PROGRAMS += test/bench/st_chain
+test_bench_st_chain_SOURCES = test/bench/st_chain.cc $(OFI_SOURCES) $(OFI_TRIGGERED_SOURCES) \
+	src/device/rma/accumulate.cc src/device/rma/st/settings.cc
+test_bench_st_chain_CPPFLAGS = $(AM_CPPFLAGS)
+test_bench_st_chain_LDADD = libstmpi_pmi.la libstmpi_util.la -lfabric -lpthread -ldl
+endif

@@ -17,6 +17,7 @@
 #include "device/ofi/ofi.h"
 #include "device/ofi/settings.h"
 #include "util/param.h"
+#include "ofi_pair.h"
 
 namespace stmpi::dev::protocol {
 // The protocol's callback, recorded here.
@@ -33,42 +34,8 @@ namespace {
 using namespace stmpi::dev;
 using stmpi::dev::ofi::Ofi;
 
-// Two processes joined by a pair of pipes.
-struct Pipes {
-  int to_peer = -1;
-  int from_peer = -1;
-};
-
-bool write_all(int fd, const void* p, std::size_t n) {
-  const char* c = static_cast<const char*>(p);
-  while (n) {
-    const ssize_t w = write(fd, c, n);
-    if (w <= 0) return false;
-    c += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
-bool read_all(int fd, void* p, std::size_t n) {
-  char* c = static_cast<char*>(p);
-  while (n) {
-    const ssize_t r = read(fd, c, n);
-    if (r <= 0) return false;
-    c += r;
-    n -= static_cast<std::size_t>(r);
-  }
-  return true;
-}
-std::string trade(const Pipes& pipes, const std::string& mine) {
-  const uint32_t n = static_cast<uint32_t>(mine.size());
-  write_all(pipes.to_peer, &n, sizeof n);
-  write_all(pipes.to_peer, mine.data(), n);
-  uint32_t m = 0;
-  read_all(pipes.from_peer, &m, sizeof m);
-  std::string theirs(m, '\0');
-  read_all(pipes.from_peer, theirs.data(), m);
-  return theirs;
-}
+using stmpi::test::Pipes;
+using stmpi::test::trade;
 
 void load_settings(const std::string& provider) {
   setenv("STMPI_OFI_PROVIDER", provider.c_str(), 1);
@@ -78,12 +45,6 @@ void load_settings(const std::string& provider) {
   std::string error;
   if (!stmpi::util::load_all(&error)) std::abort();
 }
-
-#define CHECK(cond, what)                                                              \
-  do {                                                                                 \
-    if (!(cond)) return std::string("rank ") + std::to_string(rank) + ": " + (what) + \
-                        " (" #cond ")";                                                \
-  } while (0)
 
 constexpr int kFlood = 600;
 constexpr std::size_t kBig = 1 << 20;
@@ -102,13 +63,7 @@ std::string run_rank(int rank, const Pipes& pipes) {
   const int peer = 1 - rank;
   Ofi ofi;
   std::string error;
-  auto allgather = [&](const std::string& mine, std::vector<std::string>* all, std::string*) {
-    const std::string theirs = trade(pipes, mine);
-    all->assign(2, std::string());
-    (*all)[rank] = mine;
-    (*all)[peer] = theirs;
-    return 0;
-  };
+  const auto allgather = stmpi::test::pair_allgather(rank, pipes);
   if (ofi.init(rank, 2, allgather, false, &error) != 0) return "init: " + error;
 
   // 1. A flood of eager messages: more than the credits allow at once, while
@@ -251,22 +206,7 @@ std::string run_rank(int rank, const Pipes& pipes) {
 
 std::string run_pair(const std::string& provider) {
   load_settings(provider);
-  int a[2], b[2];
-  if (pipe(a) != 0 || pipe(b) != 0) return "pipe failed";
-  const pid_t child = fork();
-  if (child == 0) {
-    const std::string result = run_rank(1, Pipes{b[1], a[0]});
-    if (!result.empty()) fprintf(stderr, "%s\n", result.c_str());
-    _exit(result.empty() ? 0 : 1);
-  }
-  std::string result = run_rank(0, Pipes{a[1], b[0]});
-  if (!result.empty()) kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (result.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-    result = "rank 1 failed (see its output)";
-  close(a[0]), close(a[1]), close(b[0]), close(b[1]);
-  return result;
+  return stmpi::test::run_pair(run_rank);
 }
 
 TEST(Ofi, Sockets) { EXPECT_EQ(run_pair("sockets"), ""); }

@@ -9,7 +9,12 @@ test_unit_st_test_SOURCES = \
 	src/device/rma/st/epoch_plan.cc \
 	src/device/rma/st/merged_kernel_executor.cc \
 	src/device/rma/st/stream_window.cc \
+	src/device/rma/st/software_triggers.cc \
+	src/device/rma/st/triggered_op_executor.cc \
 	src/device/rma/window_segment.cc \
+	src/device/rma/am_rma.cc \
+	src/device/rma/cma_rma.cc \
+	test/unit/st_net_stubs.cc \
 	src/device/rma/accumulate.cc \
 	src/mpi/datatype/datatype.cc \
 	src/mpi/datatype/layout_builder.cc \
@@ -23,6 +28,11 @@ test_unit_st_test_SOURCES = \
 test_unit_st_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_st_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread -ldl
 nodist_test_unit_st_test_SOURCES =
+if HAVE_OFI
+# the executor between nodes reaches the network module (net_rma.h)
+test_unit_st_test_SOURCES += $(OFI_SOURCES) $(OFI_TRIGGERED_SOURCES) src/device/ofi/ofi_rma_map.cc
+test_unit_st_test_LDADD += -lfabric
+endif
 if STMPI_CUDA_BACKEND
 test_unit_st_test_SOURCES += src/stream/cuda/cuda_runtime.cc
 nodist_test_unit_st_test_SOURCES += src/stream/cuda/cuda_kernel_image.cc

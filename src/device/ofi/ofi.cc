@@ -440,6 +440,8 @@ void Ofi::finalize() {
     progress_thread_.join();
   }
   if (!initialized_ && fabric_.domain() == nullptr) return;
+  for (auto it = at_finalize_.rbegin(); it != at_finalize_.rend(); ++it) (*it)();
+  at_finalize_.clear();
   initialized_ = false;
   if (g_instance == this) g_instance = nullptr;
   if (recv_reg_.mr) cache_.deregister(&recv_reg_);

@@ -145,6 +145,10 @@ class Ofi final {
     return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
   }
   MrCache& cache() { return cache_; }
+  Fabric& fabric() { return fabric_; }
+  // Runs `fn` at finalize, before the endpoints and the domain close (users
+  // of the domain, e.g. the triggered-operation pool, close theirs there).
+  void at_finalize(std::function<void()> fn) { at_finalize_.push_back(std::move(fn)); }
   void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
   // Counters for tests and verbose output.
   std::size_t credit_waits() const { return credit_waits_; }
@@ -242,6 +246,7 @@ class Ofi final {
 
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
+  std::vector<std::function<void()>> at_finalize_;
 };
 
 template <class F>

@@ -50,6 +50,11 @@ const util::Param kParams[] = {
      "seconds a flush or a remote atomic waits for its completion before it fails with an "
      "error naming the peer (some providers never report a failed remote operation); 0: "
      "forever"},
+    {"st_counter_limit", util::Param::Type::kSize, &g_settings.st_counter_limit, "1G",
+     "largest value a counter of the stream-triggered pool reaches in the provider before it is "
+     "reset in place (sockets counters are 32-bit signed); the pool keeps 64-bit values by "
+     "rotating counters nothing is pending on",
+     16, 2147483647LL},
 };
 const util::ParamTable kTable{"ofi", kParams};
 const util::ParamRegistration kRegistration{&kTable};

@@ -20,6 +20,9 @@ struct Settings {
   int bounce_buffers = 0;       // send copies in flight
   int mr_cache = 0;             // cached registrations; 0: register every time
   int timeout_s = 0;            // longest wait for a network completion; 0: forever
+  // The triggered-operation pool (ofi_triggered.h): a counter is reset in
+  // place before its provider value passes this (sockets: 32-bit signed).
+  std::size_t st_counter_limit = 0;
 };
 
 const Settings& settings();

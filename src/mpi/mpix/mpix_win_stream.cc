@@ -3,11 +3,16 @@
 // rather than generated; each checks its arguments like a generated wrapper
 // (errors go to the window's error handler) and calls src/mpi/mpix.
 #include <mpi.h>
+#include <mpix.h>
+
+#include <algorithm>
+#include <cstring>
 
 #include "binding/call.h"
 #include "device/rma/st/stream_window.h"
 #include "mpi/mpix/win_stream.h"
 #include "mpi/rma/win.h"
+#include "util/error.h"
 
 using stmpi::binding::Call;
 
@@ -69,6 +74,29 @@ extern "C" STMPI_API int PMPIX_Win_get_stream_pending(MPI_Win win, long long* pe
   return MPI_SUCCESS;
 }
 
+extern "C" STMPI_API int PMPIX_Win_get_stream_trigger_stats(MPI_Win win,
+                                                            MPIX_Stream_trigger_stats* stats,
+                                                            int size) {
+  Call call("MPIX_Win_get_stream_trigger_stats");
+  stmpi::mpi::Win* win_obj = win == MPI_WIN_NULL ? nullptr : call.win(win, "win");
+  call.not_null(stats, "stats");
+  if (!call.failed() && (size <= 0 || size % static_cast<int>(sizeof(long long)) != 0))
+    return call.finish(stmpi::util::make_error(
+        MPI_ERR_ARG, "size=%d is not sizeof(MPIX_Stream_trigger_stats) of any version (%zu now)",
+        size, sizeof(MPIX_Stream_trigger_stats)));
+  if (call.failed()) return call.result();
+  const stmpi::dev::rma::st::TriggerStats t =
+      win_obj != nullptr ? stats_of(*win_obj).trigger : stmpi::mpi::mpix::process_trigger_stats();
+  const long long values[] = {
+      static_cast<long long>(t.posted),          static_cast<long long>(t.fired),
+      static_cast<long long>(t.software_fired),  static_cast<long long>(t.counters_in_use),
+      static_cast<long long>(t.counters_max_in_use), static_cast<long long>(t.throttle_stalls),
+      static_cast<long long>(t.throttle_ns)};
+  static_assert(sizeof values == sizeof(MPIX_Stream_trigger_stats));
+  std::memcpy(stats, values, std::min(sizeof values, static_cast<std::size_t>(size)));
+  return MPI_SUCCESS;
+}
+
 // MPIX_X is a weak alias of PMPIX_X, as MPI_X is of PMPI_X.
 extern "C" STMPI_API decltype(PMPIX_Win_post_stream) MPIX_Win_post_stream
     __attribute__((weak, alias("PMPIX_Win_post_stream")));
@@ -80,3 +108,5 @@ extern "C" STMPI_API decltype(PMPIX_Win_get_stream_stats) MPIX_Win_get_stream_st
     __attribute__((weak, alias("PMPIX_Win_get_stream_stats")));
 extern "C" STMPI_API decltype(PMPIX_Win_get_stream_pending) MPIX_Win_get_stream_pending
     __attribute__((weak, alias("PMPIX_Win_get_stream_pending")));
+extern "C" STMPI_API decltype(PMPIX_Win_get_stream_trigger_stats) MPIX_Win_get_stream_trigger_stats
+    __attribute__((weak, alias("PMPIX_Win_get_stream_trigger_stats")));

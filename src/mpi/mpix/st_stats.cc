@@ -23,6 +23,11 @@ void add(dev::rma::st::StreamStats& total, const dev::rma::st::StreamStats& more
   total.accumulates += more.accumulates;
   total.pending_plans += more.pending_plans;
   total.throttled += more.throttled;
+  total.trigger.posted += more.trigger.posted;
+  total.trigger.fired += more.trigger.fired;
+  total.trigger.software_fired += more.trigger.software_fired;
+  total.trigger.throttle_stalls += more.trigger.throttle_stalls;
+  total.trigger.throttle_ns += more.trigger.throttle_ns;
 }
 
 dev::rma::st::StreamStats totals() {
@@ -54,11 +59,35 @@ const util::Pvar kPvars[] = {
      "stream access epochs enqueued that their streams have not executed yet"},
     {"throttled", util::Pvar::Class::kCounter, [] { return totals().throttled; },
      "times MPIX_Win_complete_stream waited for a stream (STMPI_ST_MAX_PENDING_EPOCHS)"},
+    {"triggered_posted", util::Pvar::Class::kCounter, [] { return totals().trigger.posted; },
+     "triggered operations posted by stream epochs between nodes"},
+    {"triggered_fired", util::Pvar::Class::kCounter, [] { return totals().trigger.fired; },
+     "triggered operations fired and completed"},
+    {"software_fired", util::Pvar::Class::kCounter,
+     [] { return totals().trigger.software_fired; },
+     "triggered operations fired by the library's software trigger engine"},
+    {"trigger_counters_in_use", util::Pvar::Class::kLevel,
+     [] { return process_trigger_stats().counters_in_use; },
+     "trigger counters held by stream epochs between nodes (STMPI_ST_COUNTERS)"},
+    {"trigger_counters_max", util::Pvar::Class::kHighwatermark,
+     [] { return process_trigger_stats().counters_max_in_use; },
+     "the most trigger counters held at once"},
+    {"throttle_stalls", util::Pvar::Class::kCounter,
+     [] { return totals().trigger.throttle_stalls; },
+     "calls that waited for trigger counters or triggered-op slots (STMPI_ST_THROTTLE)"},
+    {"throttle_ns", util::Pvar::Class::kCounter, [] { return totals().trigger.throttle_ns; },
+     "nanoseconds calls waited for trigger counters or triggered-op slots"},
 };
 const util::PvarTable kPvarTable{"st", kPvars};
 const util::PvarRegistration kPvarRegistration{&kPvarTable};
 
 }  // namespace
+
+dev::rma::st::TriggerStats process_trigger_stats() {
+  dev::rma::st::TriggerStats t = totals().trigger;
+  dev::rma::st::process_counters(&t.counters_in_use, &t.counters_max_in_use);
+  return t;
+}
 
 void stream_stats_add_freed(const dev::rma::st::StreamStats& stats) {
   dev::rma::st::StreamStats freed = stats;

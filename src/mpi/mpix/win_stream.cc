@@ -40,13 +40,19 @@ const char* flavor_name(int flavor) {
 
 // Streams reach window memory by plain stores and copies, so every process
 // must map it: the window segment holds it only for the allocate flavors.
+// Between nodes the members on other nodes are reached by triggered
+// network operations on their registered memory (device/rma/st), the
+// members of this node as inside a node: MPI_Win_allocate is the flavor
+// that gives both.
 int check_flavor(const Win& win, const char* function) {
-  if (win.device.spans_nodes())
-    return make_error(MPI_ERR_UNSUPPORTED_OPERATION,
-                      "%s: win=0x%x has members on other nodes; stream-triggered epochs between "
-                      "nodes (triggered network operations) are not provided yet: use the "
-                      "window's ordinary synchronization, or a window within one node",
-                      function, static_cast<unsigned>(win.handle));
+  if (win.device.spans_nodes()) {
+    if (win.flavor == MPI_WIN_FLAVOR_ALLOCATE) return MPI_SUCCESS;
+    return make_error(MPI_ERR_RMA_FLAVOR,
+                      "%s: win=0x%x has members on other nodes and was made by %s; "
+                      "stream-triggered epochs between nodes need MPI_Win_allocate (memory the "
+                      "node's processes map and the network module registered)",
+                      function, static_cast<unsigned>(win.handle), flavor_name(win.flavor));
+  }
   if (win.flavor == MPI_WIN_FLAVOR_ALLOCATE || win.flavor == MPI_WIN_FLAVOR_SHARED)
     return MPI_SUCCESS;
   return make_error(MPI_ERR_RMA_FLAVOR,
@@ -72,6 +78,16 @@ int stream_window(Win& win, StreamWindow** out) {
                                            win.device.layout().stream_complete_signal(0));
     view.segment = win.device.segment_base();
     view.segment_bytes = win.device.segment_bytes();
+    if (win.device.spans_nodes()) {
+      view.spans_nodes = true;
+      view.post0 = win.device.layout().stream_post_signal(0);
+      view.complete0 = win.device.layout().stream_complete_signal(0);
+      for (int r = 0; r < win.nranks; ++r) {
+        const dev::rma::WindowTarget& t = win.device.target(r);
+        view.control.push_back(t.control);
+        view.remote.push_back(t.memory.kind == dev::rma::RegionKind::kNet);
+      }
+    }
     std::unique_ptr<StreamWindow> created;
     if (int err = StreamWindow::create(std::move(view), &created); err != MPI_SUCCESS) return err;
     win.stream = std::move(created);
@@ -128,6 +144,18 @@ void print_stats(const Win& win, const dev::rma::st::StreamStats& s) {
                static_cast<unsigned long long>(s.puts), static_cast<unsigned long long>(s.gets),
                static_cast<unsigned long long>(s.accumulates),
                static_cast<unsigned long long>(s.throttled));
+  if (win.stream->remote() == nullptr) return;
+  const dev::rma::st::TriggerStats& t = s.trigger;
+  std::fprintf(stderr,
+               "STMPI st stats (rank %d, window 0x%x): triggered ops %llu posted, %llu fired "
+               "(%llu by the software engine); counters %llu in use, %llu at most; %llu "
+               "throttle stalls, %.3f ms stalled\n",
+               dev::world_rank(), static_cast<unsigned>(win.handle),
+               static_cast<unsigned long long>(t.posted), static_cast<unsigned long long>(t.fired),
+               static_cast<unsigned long long>(t.software_fired),
+               static_cast<unsigned long long>(t.counters_in_use),
+               static_cast<unsigned long long>(t.counters_max_in_use),
+               static_cast<unsigned long long>(t.throttle_stalls), t.throttle_ns / 1e6);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ struct AccumulateOp;
 
 namespace stmpi::dev::rma::st {
 struct StreamStats;
+struct TriggerStats;
 }
 
 namespace stmpi::mpi::mpix {
@@ -75,5 +76,8 @@ namespace stmpi::mpi::mpix {
 // st_stats.cc: a freed window's stream statistics join the process totals
 // that MPI_T's st_* performance variables show.
 void stream_stats_add_freed(const dev::rma::st::StreamStats& stats);
+// Triggered-op statistics of the process: live and freed windows; counters
+// in use and their maximum over the process's one pool.
+dev::rma::st::TriggerStats process_trigger_stats();
 
 }  // namespace stmpi::mpi::mpix

@@ -22,6 +22,11 @@ void AccessPlan::clear() {
   packed.clear();
   copies_on_host_fn = false;
   failure.store(0, std::memory_order_relaxed);
+  trigger_fn = nullptr;
+  trigger_owner = nullptr;
+  trigger_counter = 0;
+  trigger_broken = nullptr;
+  doorbell = nullptr;
 }
 
 void append_copies(const AccessPlan& plan, const DeferredOp& op,
@@ -59,7 +64,7 @@ void append_copies(const AccessPlan& plan, const DeferredOp& op,
 
 void apply_accumulates(AccessPlan& plan) {
   for (const DeferredOp& op : plan.ops) {
-    if (op.kind != DeferredKind::kAccumulate) continue;
+    if (op.kind != DeferredKind::kAccumulate || op.region.kind != RegionKind::kMapped) continue;
     const OriginPiece* pieces = plan.pieces.data() + op.first_piece;
     const char* in = op.piece_count == 1 ? pieces[0].addr : nullptr;
     if (op.piece_count > 1) {

@@ -68,6 +68,16 @@ struct AccessPlan {
   bool copies_on_host_fn = false;  // the host function does the copies too
   // First failure of work the stream ran for this plan (an MPI error class).
   std::atomic<int> failure{0};
+  // Between nodes (triggered_op_executor.h): the host function that moves
+  // the epoch's data calls trigger_fn(plan) last, which adds 1 to the
+  // epoch's trigger counter and so releases its triggered operations;
+  // `doorbell`, when the network module has one, is where a GPU stream
+  // stores instead.
+  void (*trigger_fn)(AccessPlan& plan) = nullptr;
+  void* trigger_owner = nullptr;
+  uint32_t trigger_counter = 0;
+  const std::atomic<bool>* trigger_broken = nullptr;  // the window failed: fire nothing
+  uint64_t* doorbell = nullptr;
 
   // Empties the plan for reuse; keeps the vectors' capacity.
   void clear();

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include "device/rma/st/triggered_op_executor.h"
 #include "util/error.h"
 #include "stream/gpu_stream.h"
 
@@ -22,13 +23,15 @@ int counted(stream::Stream& stream, OpKind kind, uint64_t* count, Enqueue&& enqu
   return err;
 }
 
-// Host function of an epoch: its copies (host streams with accumulates)
-// and its accumulates, in the stream's order.
+// Host function of an epoch: its copies (host streams with accumulates or
+// operations between nodes), its accumulates, then the release of its
+// triggered operations, in the stream's order.
 void run_epoch_data(void* arg) {
   AccessPlan& plan = *static_cast<AccessPlan*>(arg);
   if (plan.copies_on_host_fn)
     for (const stream::CopyRange& range : plan.copies) std::memcpy(range.dst, range.src, range.bytes);
-  apply_accumulates(plan);
+  if (plan.accumulates != 0) apply_accumulates(plan);
+  if (plan.trigger_fn != nullptr) plan.trigger_fn(plan);
 }
 
 }  // namespace
@@ -61,6 +64,7 @@ int MergedKernelExecutor::attach_stream(stream::Stream& stream) {
 int MergedKernelExecutor::record(AccessPlan& plan, std::size_t index) {
   const DeferredOp& op = plan.ops[index];
   if (op.region.kind == RegionKind::kMapped && op.region.mapped != nullptr) return MPI_SUCCESS;
+  if (remote_ != nullptr && op.region.kind == RegionKind::kNet) return remote_->record(plan, index);
   return util::make_error(
       MPI_ERR_RMA_FLAVOR,
       "the window memory of rank %d is not mapped by this process, so a stream cannot reach it "
@@ -71,8 +75,15 @@ int MergedKernelExecutor::record(AccessPlan& plan, std::size_t index) {
 int MergedKernelExecutor::post(const ExposurePlan& plan, stream::Stream& stream,
                                LaunchTally* tally) {
   writes_.clear();
-  for (std::size_t i = 0; i < plan.origins.size(); ++i)
+  bool remote = false;
+  for (std::size_t i = 0; i < plan.origins.size(); ++i) {
+    if (remote_ != nullptr && remote_->is_remote(plan.origins[i])) {
+      remote = true;
+      continue;
+    }
     writes_.push_back({words_.post(plan.origins[i], rank_), plan.epochs[i]});
+  }
+  if (remote) return remote_->post_with(plan, writes_, stream, tally);
   if (writes_.empty()) return MPI_SUCCESS;
   return counted(stream, OpKind::kSignal, &tally->signal,
                  [&] { return stream.write_values(writes_); });
@@ -81,9 +92,32 @@ int MergedKernelExecutor::post(const ExposurePlan& plan, stream::Stream& stream,
 int MergedKernelExecutor::move_data(AccessPlan& plan, stream::Stream& stream,
                                     LaunchTally* tally) {
   plan.copies.clear();
-  for (const DeferredOp& op : plan.ops)
-    if (op.kind != DeferredKind::kAccumulate) append_copies(plan, op, &plan.copies);
-  if (plan.accumulates != 0 && stream.backend() == stream::BackendKind::kHost) {
+  uint32_t local_accumulates = 0;
+  for (const DeferredOp& op : plan.ops) {
+    if (op.region.kind != RegionKind::kMapped) continue;
+    if (op.kind != DeferredKind::kAccumulate)
+      append_copies(plan, op, &plan.copies);
+    else
+      ++local_accumulates;
+  }
+  plan.accumulates = local_accumulates;
+  if (remote_ != nullptr)
+    if (int err = remote_->arm(plan); err != MPI_SUCCESS) return err;
+  const bool host_fn = plan.accumulates != 0 || plan.trigger_fn != nullptr;
+  if (plan.trigger_fn != nullptr && plan.doorbell != nullptr && plan.accumulates == 0 &&
+      stream.backend() != stream::BackendKind::kHost) {
+    // A GPU stream with the NIC's doorbell: copies, then one store releases
+    // the triggered operations.
+    if (!plan.copies.empty())
+      if (int err = counted(stream, OpKind::kCopy, &tally->copy,
+                            [&] { return stream.copy(std::span<const stream::CopyRange>(plan.copies)); });
+          err != MPI_SUCCESS)
+        return err;
+    if (int err = stream.write_value(plan.doorbell, 1); err != MPI_SUCCESS) return err;
+    if (plan.copies.empty()) ++tally->copy;
+    return MPI_SUCCESS;
+  }
+  if (host_fn && stream.backend() == stream::BackendKind::kHost) {
     plan.copies_on_host_fn = true;
     if (int err = stream.launch(run_epoch_data, &plan); err != MPI_SUCCESS) return err;
     ++tally->copy;
@@ -95,7 +129,7 @@ int MergedKernelExecutor::move_data(AccessPlan& plan, stream::Stream& stream,
         err != MPI_SUCCESS)
       return err;
   }
-  if (plan.accumulates != 0) {
+  if (host_fn) {
     if (int err = stream.launch(run_epoch_data, &plan); err != MPI_SUCCESS) return err;
     ++tally->copy;
   }
@@ -107,7 +141,11 @@ int MergedKernelExecutor::complete(AccessPlan& plan, stream::Stream& stream,
   waits_.clear();
   for (std::size_t i = 0; i < plan.targets.size(); ++i)
     waits_.push_back({words_.post(rank_, plan.targets[i]), plan.epochs[i]});
-  if (!waits_.empty()) {
+  if (remote_ != nullptr) {
+    if (int err = remote_->checked_wait(waits_, plan.targets, true, stream, tally);
+        err != MPI_SUCCESS)
+      return err;
+  } else if (!waits_.empty()) {
     if (int err = counted(stream, OpKind::kWait, &tally->wait,
                           [&] { return stream.wait_values(waits_, stream::Cmp::kGreaterEqual); });
         err != MPI_SUCCESS)
@@ -116,7 +154,8 @@ int MergedKernelExecutor::complete(AccessPlan& plan, stream::Stream& stream,
   if (int err = move_data(plan, stream, tally); err != MPI_SUCCESS) return err;
   writes_.clear();
   for (std::size_t i = 0; i < plan.targets.size(); ++i)
-    writes_.push_back({words_.complete(plan.targets[i], rank_), plan.epochs[i]});
+    if (remote_ == nullptr || !remote_->is_remote(plan.targets[i]))
+      writes_.push_back({words_.complete(plan.targets[i], rank_), plan.epochs[i]});
   writes_.push_back({retire_word, plan.seq});
   return counted(stream, OpKind::kSignal, &tally->signal,
                  [&] { return stream.write_values(writes_); });
@@ -127,6 +166,7 @@ int MergedKernelExecutor::wait(const ExposurePlan& plan, stream::Stream& stream,
   waits_.clear();
   for (std::size_t i = 0; i < plan.origins.size(); ++i)
     waits_.push_back({words_.complete(rank_, plan.origins[i]), plan.epochs[i]});
+  if (remote_ != nullptr) return remote_->checked_wait(waits_, plan.origins, false, stream, tally);
   if (waits_.empty()) return MPI_SUCCESS;
   return counted(stream, OpKind::kWait, &tally->wait,
                  [&] { return stream.wait_values(waits_, stream::Cmp::kGreaterEqual); });

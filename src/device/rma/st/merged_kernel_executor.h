@@ -26,6 +26,8 @@
 
 namespace stmpi::dev::rma::st {
 
+class TriggeredOpExecutor;
+
 // Host memory GPU kernels of this executor must reach.
 struct HostRange {
   void* addr = nullptr;
@@ -39,6 +41,10 @@ class MergedKernelExecutor final : public EpochExecutor {
   ~MergedKernelExecutor() override;
 
   const char* name() const override { return "merged-kernel"; }
+  // Windows with members on other nodes: ops to kNet regions, signals to
+  // remote peers and the waits go through `remote` (mixed groups: one
+  // epoch, in stream order; see triggered_op_executor.h).
+  void set_partner(TriggeredOpExecutor* remote) { remote_ = remote; }
   [[nodiscard]] int attach_stream(stream::Stream& stream) override;
   [[nodiscard]] int record(AccessPlan& plan, std::size_t index) override;
   [[nodiscard]] int post(const ExposurePlan& plan, stream::Stream& stream,
@@ -55,6 +61,8 @@ class MergedKernelExecutor final : public EpochExecutor {
   SignalWords words_;
   std::vector<HostRange> host_memory_;
   stream::GpuRuntime* registered_with_ = nullptr;
+  TriggeredOpExecutor* remote_ = nullptr;
+  std::vector<int> peers_;  // scratch: the rank of each wait
   std::vector<stream::SignalWrite> writes_;  // scratch: the stream copies entries
   std::vector<stream::SignalWait> waits_;
 };

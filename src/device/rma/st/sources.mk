@@ -3,6 +3,8 @@ libmpi_la_SOURCES += \
 	src/device/rma/st/settings.cc \
 	src/device/rma/st/epoch_plan.cc \
 	src/device/rma/st/merged_kernel_executor.cc \
+	src/device/rma/st/software_triggers.cc \
+	src/device/rma/st/triggered_op_executor.cc \
 	src/device/rma/st/stream_window.cc
 noinst_HEADERS += \
 	src/device/rma/st/settings.h \
@@ -10,5 +12,7 @@ noinst_HEADERS += \
 	src/device/rma/st/executor.h \
 	src/device/rma/st/merged_kernel_executor.h \
 	src/device/rma/st/triggered_op_executor.h \
+	src/device/rma/st/triggered_ops.h \
+	src/device/rma/st/software_triggers.h \
 	src/device/rma/st/stream_window.h
 EXTRA_DIST += src/device/rma/st/README.md

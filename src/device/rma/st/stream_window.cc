@@ -52,10 +52,40 @@ int StreamWindow::create(WindowView view, std::unique_ptr<StreamWindow>* out) {
   window->retire_words_ = static_cast<uint64_t*>(page);
   const WindowView& v = window->view_;
   std::vector<HostRange> host_memory{{v.segment, v.segment_bytes}, {page, kRetirePageBytes}};
-  window->executor_ =
-      std::make_unique<MergedKernelExecutor>(v.rank, v.words, std::move(host_memory));
+  auto merged = std::make_unique<MergedKernelExecutor>(v.rank, v.words, std::move(host_memory));
+  if (v.spans_nodes) {
+    for (std::size_t r = 0; r < v.control.size(); ++r) {
+      if (!v.remote[r]) continue;
+      const Region& c = v.control[r];
+      if (c.kind != RegionKind::kNet || !c.native_atomics)
+        return util::make_error(
+            MPI_ERR_UNSUPPORTED_OPERATION,
+            "stream-triggered epochs with rank %zu on another node need the network provider's "
+            "native 64-bit atomics on its control block (signal stores); this provider or "
+            "setting (STMPI_RMA_AM_ATOMICS) reaches it by active messages",
+            r);
+    }
+    TriggeredOps* ops = nullptr;
+    if (int err = process_triggered_ops(&ops); err != MPI_SUCCESS) return err;
+    RemoteView remote;
+    remote.rank = v.rank;
+    remote.control = v.control;
+    remote.remote = v.remote;
+    remote.post0 = v.post0;
+    remote.complete0 = v.complete0;
+    window->remote_ = std::make_unique<TriggeredOpExecutor>(std::move(remote), v.words, *ops,
+                                                            throttle_policy_setting());
+    merged->set_partner(window->remote_.get());
+  }
+  window->executor_ = std::move(merged);
   *out = std::move(window);
   return MPI_SUCCESS;
+}
+
+int StreamWindow::remote_error() {
+  if (remote_ == nullptr) return MPI_SUCCESS;
+  remote_->reclaim();
+  return remote_->take_error();
 }
 
 StreamWindow::~StreamWindow() {
@@ -130,6 +160,7 @@ int StreamWindow::post(std::span<const int> origins,
   int slot = 0;
   if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
   if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  if (int err = remote_error(); err != MPI_SUCCESS) return err;
   exposure_.origins.assign(origins.begin(), origins.end());
   exposure_.epochs.clear();
   for (int origin : origins) exposure_.epochs.push_back(++exposures_to_[origin]);
@@ -145,6 +176,7 @@ int StreamWindow::post(std::span<const int> origins,
 int StreamWindow::wait(const std::shared_ptr<stream::Stream>& stream) {
   int slot = 0;
   if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
+  if (int err = remote_error(); err != MPI_SUCCESS) return err;
   // One launch: after a failure nothing was enqueued and the epoch stays open.
   if (int err = executor_->wait(exposure_, *stream, &stats_.launches); err != MPI_SUCCESS)
     return err;
@@ -155,6 +187,7 @@ int StreamWindow::wait(const std::shared_ptr<stream::Stream>& stream) {
 
 int StreamWindow::start(std::span<const int> targets) {
   if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  if (int err = remote_error(); err != MPI_SUCCESS) return err;
   if (!spare_.empty()) {
     access_ = std::move(spare_.back());
     spare_.pop_back();
@@ -207,7 +240,8 @@ int StreamWindow::complete(const std::shared_ptr<stream::Stream>& stream) {
   // until the stream has passed it (drain() makes sure of that).
   in_flight_.push_back(std::move(access_));
   ++stats_.access_epochs;
-  return err;
+  if (err != MPI_SUCCESS) return err;
+  return remote_error();
 }
 
 void StreamWindow::abandon_access() {
@@ -231,6 +265,9 @@ int StreamWindow::drain() {
   }
   const int err = reclaim();
   slots_.clear();
+  // A failure between nodes not reported yet is dropped here: MPI_Win_free
+  // must free the window on every member whatever happened to its epochs.
+  (void)remote_error();
   return err;
 }
 
@@ -238,6 +275,7 @@ StreamStats StreamWindow::stats() {
   (void)reclaim();
   StreamStats out = stats_;
   out.pending_plans = in_flight_.size();
+  if (remote_ != nullptr) out.trigger = remote_->stats();
   return out;
 }
 

@@ -23,6 +23,7 @@
 
 #include "device/rma/st/epoch_plan.h"
 #include "device/rma/st/executor.h"
+#include "device/rma/st/triggered_op_executor.h"
 #include "stream/stream.h"
 
 namespace stmpi::dev::rma::st {
@@ -35,6 +36,15 @@ struct WindowView {
   // The window segment as mapped here (signal words and window memory).
   char* segment = nullptr;
   std::size_t segment_bytes = 0;
+  // Windows with members on other nodes: every rank's control block as
+  // reached from here (kNet for members on other nodes), which ranks are
+  // remote, and the offsets of stream_post[0] / stream_complete[0] in a
+  // control block.
+  bool spans_nodes = false;
+  std::vector<Region> control;
+  std::vector<bool> remote;
+  uint64_t post0 = 0;
+  uint64_t complete0 = 0;
 };
 
 struct StreamStats {
@@ -46,6 +56,7 @@ struct StreamStats {
   uint64_t accumulates = 0;
   uint64_t pending_plans = 0;    // access epochs the streams have not executed yet
   uint64_t throttled = 0;        // times complete waited for the stream (plan limit)
+  TriggerStats trigger;          // epochs between nodes (triggered_op_executor.h)
 };
 
 class StreamWindow {
@@ -82,6 +93,8 @@ class StreamWindow {
   // Statistics so far; recycles executed plans first.
   StreamStats stats();
   const EpochExecutor& executor() const { return *executor_; }
+  // The executor of the remote part (windows spanning nodes), else null.
+  TriggeredOpExecutor* remote() const { return remote_.get(); }
 
  private:
   struct StreamSlot {
@@ -98,6 +111,9 @@ class StreamWindow {
 
   WindowView view_;
   std::unique_ptr<EpochExecutor> executor_;
+  std::unique_ptr<TriggeredOpExecutor> remote_;  // declared after: destroyed first
+  // Reclaims the remote part's resources; its first failure, reported once.
+  [[nodiscard]] int remote_error();
   // One retire word per stream slot, in a page of its own (GPU-registrable).
   uint64_t* retire_words_ = nullptr;
   std::vector<StreamSlot> slots_;

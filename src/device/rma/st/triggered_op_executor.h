@@ -1,82 +1,91 @@
-// TriggeredOpExecutor: the inter-node executor of epoch plans, over NIC
-// triggered operations (README.md in this folder, "Between nodes", maps it
-// onto libfabric). Declared here so that the plan and StreamWindow are
-// shaped for it; it is implemented with the libfabric network module.
+// TriggeredOpExecutor: stream epochs with peers on other nodes, over
+// TriggeredOps (triggered_ops.h: NIC triggered operations, deferred work,
+// or the software engine). README.md in this folder, "Between nodes", has
+// the table. Per epoch:
+//   record    each put/accumulate to a kNet region is posted at once as a
+//             triggered write/atomic: trigger counter T of the epoch,
+//             threshold 1, completion counter C. Nothing moves yet.
+//   post      per origin on another node a triggered store of "exposure
+//             epoch k" into its stream_post word (counter P, threshold 1),
+//             released by the stream (a host function: local signal stores
+//             and add_counter(P)).
+//   complete  the stream waits for every target's exposure word (local
+//             memory: the targets' triggered stores land there), then adds
+//             1 to T (T's doorbell, else a host function) - which releases
+//             every write of the epoch - and the completion signals, posted
+//             now on C with threshold = writes of the epoch, fire after the
+//             last write completed.
+//   wait      the stream waits on the local completion words.
+// Inside a window that also has members on this node, MergedKernelExecutor
+// runs the epoch and calls this one for the remote part (partner), so one
+// epoch, in stream order, serves both (mixed groups).
 //
-//   record    each put/accumulate is posted to the NIC at once as a triggered
-//             write/atomic: trigger counter T (the epoch's), threshold 1,
-//             completion counter C. Nothing moves yet.
-//   post      per origin a triggered store of "exposure epoch k" into the
-//             origin's signal word, threshold on a counter the stream bumps.
-//   complete  on the stream: wait for every target's exposure word (a wait
-//             kernel or stream wait); bump T (one store to T's doorbell, or a
-//             host function calling add_counter) - this releases every
-//             deferred write; the completion signals are triggered atomics
-//             posted now with trigger counter C and threshold = number of
-//             writes, so they fire only after every write completed.
-//   wait      a wait on the local completion words, as inside a node.
-// Counters and triggered-op slots are a bounded pool; ThrottlePolicy says
-// what happens when an epoch needs more than is free.
+// Resources: counters come from the TriggeredOps pool (STMPI_ST_COUNTERS),
+// triggered-op slots from a process budget (STMPI_ST_TRIGGERED_OPS). An
+// epoch holds them until its completion counter reached its final value;
+// ThrottlePolicy says what happens when an epoch needs more than is free.
+// Waits of epochs between nodes are host functions that also watch for
+// failed operations and STMPI_ST_WAIT_TIMEOUT, so a broken chain reports
+// an error at the window's next call instead of hanging the stream.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "device/rma/region.h"
 #include "device/rma/st/epoch_plan.h"
 #include "device/rma/st/executor.h"
+#include "device/rma/st/triggered_ops.h"
 
 namespace stmpi::dev::rma::st {
 
-// What a network module provides for triggered operations: libfabric
-// FI_TRIGGER or deferred work (fi_control FI_QUEUE_WORK) where the provider
-// has them, else the library's software trigger engine behind the same calls.
-class TriggeredOps {
- public:
-  using CounterId = uint32_t;
-  virtual ~TriggeredOps() = default;
-
-  // A counter from the pool, or `*available` false when the pool is empty
-  // (not an error: the executor throttles by its policy).
-  [[nodiscard]] virtual int acquire_counter(CounterId* out, bool* available) = 0;
-  virtual void release_counter(CounterId id) = 0;
-
-  // A write of `origin` (pack order) to `runs` of `region`, fired when
-  // counter `trigger` reaches `threshold`; its completion adds 1 to
-  // `completion`. The origin is read when it fires.
-  [[nodiscard]] virtual int post_write(const Region& region, std::span<const Run> runs,
-                                       std::span<const OriginPiece> origin, CounterId trigger,
-                                       uint64_t threshold, CounterId completion) = 0;
-  // An element-wise atomic accumulate, triggered the same way.
-  [[nodiscard]] virtual int post_accumulate(const Region& region, std::span<const Run> runs,
-                                            std::span<const OriginPiece> origin,
-                                            const AccumulateOp& acc, CounterId trigger,
-                                            uint64_t threshold, CounterId completion) = 0;
-  // A 64-bit store of `value` at `offset` of `region` (a signal word).
-  [[nodiscard]] virtual int post_signal(const Region& region, uint64_t offset, uint64_t value,
-                                        CounterId trigger, uint64_t threshold,
-                                        CounterId completion) = 0;
-
-  // Where a stream stores to bump `id` (a NIC doorbell, e.g. cxi's MMIO
-  // address), or null: then the executor enqueues a host function calling
-  // add_counter.
-  virtual uint64_t* doorbell(CounterId id) = 0;
-  [[nodiscard]] virtual int add_counter(CounterId id, uint64_t value) = 0;
-  virtual uint64_t read_counter(CounterId id) = 0;
-  // Errors of fired operations (a failed triggered op breaks its chain).
-  virtual int first_error(CounterId id) = 0;
-};
-
 // Seed 001, section 5.2: who waits when counters or slots run out.
 enum class ThrottlePolicy : uint8_t {
-  kApplication,  // nobody: the application synchronizes its streams
+  kApplication,  // nobody: an epoch that does not fit fails (MPI_ERR_OTHER)
   kStatic,       // before reusing resources, wait for every outstanding epoch
   kAdaptive,     // reclaim each counter as soon as its operations completed
 };
 
+const char* throttle_policy_name(ThrottlePolicy policy);
+// From STMPI_ST_THROTTLE.
+ThrottlePolicy throttle_policy_setting();
+
+// The process's TriggeredOps, chosen once by STMPI_ST_TRIGGER (auto: native,
+// else deferred, else software); an error when an explicit choice is not
+// available.
+[[nodiscard]] int process_triggered_ops(TriggeredOps** out);
+
+// Trigger counters held by every window of the process, now and at most.
+void process_counters(uint64_t* in_use, uint64_t* max_in_use);
+
+// Triggered-op statistics (per window, and per process in mpix).
+struct TriggerStats {
+  uint64_t posted = 0;          // triggered operations posted
+  uint64_t fired = 0;           // fired and completed (counted when reclaimed)
+  uint64_t software_fired = 0;  // of those, fired by the software engine
+  uint64_t counters_in_use = 0;
+  uint64_t counters_max_in_use = 0;
+  uint64_t throttle_stalls = 0;  // times a call waited for resources
+  uint64_t throttle_ns = 0;      // time those waits took
+};
+
+// What the executor knows of the window (window ranks).
+struct RemoteView {
+  int rank = 0;
+  std::vector<Region> control;  // per rank: its control block as reached from here
+  std::vector<bool> remote;     // per rank: on another node
+  uint64_t post0 = 0;           // offset of stream_post[0] in a control block
+  uint64_t complete0 = 0;       // offset of stream_complete[0]
+};
+
 class TriggeredOpExecutor final : public EpochExecutor {
  public:
-  TriggeredOpExecutor(int rank, TriggeredOps& nic, ThrottlePolicy policy);
+  TriggeredOpExecutor(RemoteView view, SignalWords words, TriggeredOps& nic, ThrottlePolicy policy);
   ~TriggeredOpExecutor() override;
 
   const char* name() const override { return "triggered-op"; }
@@ -89,10 +98,53 @@ class TriggeredOpExecutor final : public EpochExecutor {
   [[nodiscard]] int wait(const ExposurePlan& plan, stream::Stream& stream,
                          LaunchTally* tally) override;
 
+  // --- For MergedKernelExecutor (mixed windows) ---
+  bool is_remote(int rank) const { return view_.remote[static_cast<std::size_t>(rank)]; }
+  // post: one host function storing `local` (this node's origins) and
+  // releasing the triggered exposure stores to the remote origins of `plan`.
+  [[nodiscard]] int post_with(const ExposurePlan& plan, std::span<const stream::SignalWrite> local,
+                              stream::Stream& stream, LaunchTally* tally);
+  // complete, before the data moves: posts the completion signals of the
+  // epoch's remote targets and sets plan.trigger_fn / trigger_arg, which the
+  // host function moving the epoch's data calls last.
+  [[nodiscard]] int arm(AccessPlan& plan);
+  // A wait on the stream for `waits` (local words), as a host function that
+  // reports failures and STMPI_ST_WAIT_TIMEOUT; `exposure`: the words are
+  // exposure signals (else completion signals); `peers`: the rank of each.
+  [[nodiscard]] int checked_wait(std::span<const stream::SignalWait> waits,
+                                 std::span<const int> peers, bool exposure,
+                                 stream::Stream& stream, LaunchTally* tally);
+  // The first failure seen (fired operation, stalled wait), reported once.
+  [[nodiscard]] int take_error();
+  // Reclaims the resources of epochs whose operations completed.
+  void reclaim();
+  TriggerStats stats();
+
  private:
-  int rank_;
+  struct Epoch;    // counters and slots an epoch holds
+  struct HostCall; // a host function's arguments
+
+  [[nodiscard]] int reserve(uint32_t ops, const char* what);
+  [[nodiscard]] int open_access();
+  bool epoch_done(const Epoch& e);
+  void release(Epoch& e);
+  HostCall* new_call();
+  static void run_call(void* arg);
+  static void run_trigger(void* arg);
+  void note_error(int err);
+  std::string stall_text(const HostCall& call, std::size_t index);
+
+  RemoteView view_;
+  SignalWords words_;
   TriggeredOps& nic_;
   ThrottlePolicy policy_;
+  std::unique_ptr<Epoch> open_;                     // the open access epoch's resources
+  std::deque<std::unique_ptr<Epoch>> outstanding_;  // closed, not yet reclaimed
+  std::deque<std::unique_ptr<HostCall>> calls_;     // enqueued host functions
+  std::atomic<int> error_{0};
+  std::atomic<bool> broken_{false};
+  TriggerStats stats_;
+  uint64_t access_epochs_ = 0;
 };
 
 }  // namespace stmpi::dev::rma::st

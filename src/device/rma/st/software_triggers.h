@@ -1,0 +1,105 @@
+// SoftwareTriggers: the library's own trigger engine, the TriggeredOps of
+// providers without triggered operations (tcp;ofi_rxm) and of
+// STMPI_ST_TRIGGER=software. Counters are 64-bit words in this process;
+// posted operations wait in per-counter lists, in post order. add_counter()
+// (a host function on the stream, or any thread) fires every operation
+// whose threshold the counter reached, through the device's ordinary RMA
+// (device/rma/rma.h: NetRma for kNet regions, memcpy and CPU atomics for
+// mapped ones), accumulates element-wise atomic exactly as MPI_Accumulate
+// on the same region. A round of fired operations is flushed before their
+// completion counters move, so a chained signal is stored only after the
+// data it announces is complete at the target; every fired operation is
+// complete when add_counter returns, so no progress hook is needed.
+//
+// Budgets: `counters` counters (STMPI_ST_COUNTERS); triggered-op slots are
+// accounted by the executor (STMPI_ST_TRIGGERED_OPS), the same for every
+// TriggeredOps.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "device/rma/st/triggered_ops.h"
+
+namespace stmpi::dev::rma::st {
+
+struct SoftwareTriggerStats {
+  uint64_t posted = 0;
+  uint64_t fired = 0;   // fired and completed
+  uint64_t failed = 0;  // fired and failed (their chains stop)
+  uint64_t counters_in_use = 0;
+  uint64_t counters_max_in_use = 0;
+};
+
+class SoftwareTriggers final : public TriggeredOps {
+ public:
+  // `fault_inject` > 0: the fault_inject-th fired operation fails (tests).
+  SoftwareTriggers(int counters, int fault_inject);
+  ~SoftwareTriggers() override;
+
+  TriggerMode mode() const override { return TriggerMode::kSoftware; }
+  [[nodiscard]] int acquire_counter(CounterId* out, bool* available) override;
+  void release_counter(CounterId id) override;
+  [[nodiscard]] int post_write(const Region& region, std::span<const Run> runs,
+                               std::span<const OriginPiece> origin, CounterId trigger,
+                               uint64_t threshold, CounterId completion) override;
+  [[nodiscard]] int post_accumulate(const Region& region, std::span<const Run> runs,
+                                    std::span<const OriginPiece> origin, const AccumulateOp& acc,
+                                    CounterId trigger, uint64_t threshold,
+                                    CounterId completion) override;
+  [[nodiscard]] int post_signal(const Region& region, uint64_t offset, uint64_t value,
+                                CounterId trigger, uint64_t threshold,
+                                CounterId completion) override;
+  uint64_t* doorbell(CounterId) override { return nullptr; }
+  [[nodiscard]] int add_counter(CounterId id, uint64_t value) override;
+  uint64_t read_counter(CounterId id) override;
+  int first_error(CounterId id) override;
+
+  SoftwareTriggerStats stats();
+
+ private:
+  enum class Kind : uint8_t { kWrite, kAccumulate, kSignal };
+  struct Op {
+    Kind kind = Kind::kWrite;
+    Region region;
+    std::vector<Run> runs;
+    std::vector<OriginPiece> origin;
+    AccumulateOp acc;
+    uint64_t offset = 0;  // kSignal
+    uint64_t value = 0;   // kSignal
+    uint64_t threshold = 0;
+    CounterId completion = 0;
+    std::vector<char> packed;  // a noncontiguous origin, packed when fired
+  };
+  struct Counter {
+    std::atomic<uint64_t> value{0};
+    std::atomic<int> error{0};
+    bool in_use = false;
+    std::vector<std::unique_ptr<Op>> waiting;  // post order
+  };
+
+  [[nodiscard]] int post(std::unique_ptr<Op> op, CounterId trigger);
+  [[nodiscard]] int check_id(CounterId id, const char* what) const;
+  // Fires what `id` released and what their completions release in turn.
+  void fire_from(CounterId id);
+  // One operation; its error, or MPI_SUCCESS.
+  int issue(Op& op, bool* network);
+  void fail(const Op& op, CounterId trigger, int err);
+
+  std::mutex mutex_;  // the lists, the pool; firing runs under it
+  std::unique_ptr<Counter[]> counters_;
+  int count_;
+  int fault_inject_;
+  uint64_t fired_seq_ = 0;  // operations fired so far (fault injection)
+  SoftwareTriggerStats stats_;
+  // Scratch of one firing round.
+  std::vector<std::unique_ptr<Op>> ready_;
+  std::vector<CounterId> ready_trigger_;
+  std::vector<CounterId> work_;
+};
+
+}  // namespace stmpi::dev::rma::st

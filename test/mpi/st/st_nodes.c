@@ -1,0 +1,251 @@
+/* Stream-triggered epochs on windows that span nodes (also runs on one
+ * node, where every peer is local). Every rank posts to and starts on every
+ * other rank (a mixed group with 2 nodes x 2 ranks: one peer on this node,
+ * two on the other); per epoch each origin puts a block and accumulates a
+ * counter at every target, ITERS epochs without CPU synchronization, and a
+ * kernel on the stream checks the received data after each epoch.
+ *
+ * args (one; a suffix after "run" only names the log):
+ *   run          the exchange; checks data, launch counts, and the
+ *                triggered-op statistics (posted == fired, nothing held at
+ *                the end; with STMPI_ST_COUNTERS or STMPI_ST_TRIGGERED_OPS
+ *                small and a static or adaptive STMPI_ST_THROTTLE, that
+ *                calls did throttle); MPI_Get from a rank on another node
+ *                is MPI_ERR_UNSUPPORTED_OPERATION. With STMPI_ST_TRIGGER
+ *                native or deferred on a provider without that path, the
+ *                first post must say so (MPI_ERR_UNSUPPORTED_OPERATION).
+ *   application  STMPI_ST_THROTTLE=application with STMPI_ST_COUNTERS=2:
+ *                an epoch that does not fit is MPI_ERR_OTHER naming
+ *                STMPI_ST_COUNTERS, and nothing hangs (STMPI_ST_WAIT_TIMEOUT).
+ *   fault        STMPI_ST_FAULT_INJECT=n and STMPI_ST_WAIT_TIMEOUT: a call
+ *                on the window reports MPI_ERR_OTHER (the injected failure,
+ *                or the stalled wait naming the epoch and peer), no hang. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mtest.h"
+
+#define M 32
+#define ITERS 30
+
+struct state {
+    int rank, size, iter, bad;
+    double *win_mem; /* [size][M] blocks, then [size] counters (long) */
+    double src[M];
+};
+
+static long *counters(struct state *s) { return (long *)(s->win_mem + (size_t)s->size * M); }
+
+static double value(int origin, int iter, int j) { return origin * 1000.0 + iter + j * 0.5; }
+
+static void produce(void *arg)
+{
+    struct state *s = arg;
+    for (int j = 0; j < M; j++)
+        s->src[j] = value(s->rank, s->iter, j);
+}
+
+static void consume(void *arg)
+{
+    struct state *s = arg;
+    for (int o = 0; o < s->size; o++) {
+        if (o == s->rank)
+            continue;
+        for (int j = 0; j < M; j++)
+            if (s->win_mem[o * M + j] != value(o, s->iter, j))
+                s->bad++;
+        if (counters(s)[o] != s->iter + 1)
+            s->bad++;
+    }
+    s->iter++;
+}
+
+static long long env_int(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoll(v) : -1;
+}
+
+static int env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, value) == 0;
+}
+
+/* One epoch; returns the first error (the epochs it opened are closed). */
+static int epoch(struct state *s, MPI_Group group, MPI_Win win, MPIX_Host_stream stream)
+{
+    static const long one = 1;
+    int first = MPI_SUCCESS, rc;
+#define KEEP(call) do { rc = (call); if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc; } while (0)
+    KEEP(MPIX_Host_stream_launch(stream, produce, s));
+    rc = MPIX_Win_post_stream(group, win, stream);
+    int posted = rc == MPI_SUCCESS;
+    if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc;
+    rc = MPI_Win_start(group, MPIX_MODE_STREAM, win);
+    int started = rc == MPI_SUCCESS;
+    if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc;
+    for (int t = 0; started && t < s->size; t++) {
+        if (t == s->rank)
+            continue;
+        KEEP(MPI_Put(s->src, M, MPI_DOUBLE, t, (MPI_Aint)s->rank * M * sizeof(double), M,
+                     MPI_DOUBLE, win));
+        KEEP(MPI_Accumulate(&one, 1, MPI_LONG, t,
+                            (MPI_Aint)((size_t)s->size * M * sizeof(double) + s->rank * sizeof(long)),
+                            1, MPI_LONG, MPI_SUM, win));
+    }
+    if (started)
+        KEEP(MPIX_Win_complete_stream(win, stream));
+    if (posted) {
+        rc = MPIX_Win_wait_stream(win, stream);
+        if (rc != MPI_SUCCESS) {
+            if (first == MPI_SUCCESS) first = rc;
+            KEEP(MPIX_Win_wait_stream(win, stream)); /* reported once: now it closes */
+        }
+    }
+    KEEP(MPIX_Host_stream_launch(stream, consume, s));
+#undef KEEP
+    return first;
+}
+
+int main(int argc, char **argv)
+{
+    mtest_init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "run";
+    struct state s = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+
+    /* Which ranks share this node. */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int node_size, remote = -1;
+    MPI_Comm_size(node, &node_size);
+    MPI_Group world, node_group, group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Comm_group(node, &node_group);
+    for (int r = 0; r < s.size && remote < 0; r++) {
+        int in_node;
+        MPI_Group_translate_ranks(world, 1, &r, node_group, &in_node);
+        if (in_node == MPI_UNDEFINED)
+            remote = r;
+    }
+    const int me[1] = {s.rank};
+    MPI_Group_excl(world, 1, me, &group);
+
+    const MPI_Aint bytes = (MPI_Aint)s.size * (M * sizeof(double) + sizeof(long));
+    MPI_Win win;
+    CHECK_SUCCESS(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &s.win_mem, &win));
+    memset(s.win_mem, 0, bytes);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPIX_Host_stream stream;
+    CHECK_SUCCESS(MPIX_Host_stream_create(&stream));
+
+    if (strncmp(mode, "run", 3) == 0) {
+        const int explicit_nic = env_is("STMPI_ST_TRIGGER", "native") || env_is("STMPI_ST_TRIGGER", "deferred");
+        int rc = epoch(&s, group, win, stream);
+        if (rc != MPI_SUCCESS && explicit_nic && remote >= 0) {
+            /* The provider lacks that path: said at the first post. */
+            CHECK_ERR_CLASS(rc, MPI_ERR_UNSUPPORTED_OPERATION);
+            CHECK_ERR_STRING(rc, "STMPI_ST_TRIGGER");
+            CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+            goto done;
+        }
+        CHECK_SUCCESS(rc);
+        for (int i = 1; i < ITERS; i++)
+            CHECK_SUCCESS(epoch(&s, group, win, stream));
+        CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+        CHECK_INT(s.iter, ITERS);
+        CHECK_INT(s.bad, 0);
+        long long epochs, signals, copies, waits;
+        CHECK_SUCCESS(MPIX_Win_get_stream_stats(win, &epochs, &signals, &copies, &waits));
+        CHECK_INT(epochs, 2 * ITERS);
+        CHECK_INT(signals, 2 * ITERS);
+        CHECK_INT(waits, 2 * ITERS);
+        CHECK_INT(copies, ITERS);
+        MPIX_Stream_trigger_stats t;
+        CHECK_SUCCESS(MPIX_Win_get_stream_trigger_stats(win, &t, (int)sizeof t));
+        /* On a NIC path the last epoch's completions (acknowledged after the
+         * peers saw the data) may still be on their way: the stats call
+         * reclaims what completed, so ask again for a while. */
+        for (int tries = 0; tries < 10000 && t.counters_in_use != 0; tries++) {
+            usleep(1000);
+            CHECK_SUCCESS(MPIX_Win_get_stream_trigger_stats(win, &t, (int)sizeof t));
+        }
+        if (remote >= 0) {
+            const long long remote_peers = s.size - node_size;
+            /* Per epoch and remote peer: a put, an accumulate, a completion
+             * signal, an exposure signal. */
+            CHECK_INT(t.posted, 4 * remote_peers * ITERS);
+            CHECK_INT(t.fired, t.posted);
+            if (env_is("STMPI_ST_TRIGGER", "software"))
+                CHECK_INT(t.software_fired, t.fired);
+            else if (explicit_nic)
+                CHECK_INT(t.software_fired, 0);
+            else /* auto: the NIC where the provider has triggered operations, else software */
+                CHECK(t.software_fired == 0 || t.software_fired == t.fired,
+                      "%lld of %lld fired by the software engine", t.software_fired, t.fired);
+            CHECK_INT(t.counters_in_use, 0);
+            CHECK(t.counters_max_in_use >= 2, "at most %lld counters in use", t.counters_max_in_use);
+            const long long budget = env_int("STMPI_ST_COUNTERS");
+            if (budget > 0)
+                CHECK(t.counters_max_in_use <= budget, "%lld counters in use, budget %lld",
+                      t.counters_max_in_use, budget);
+            if ((budget > 0 && budget <= 4) || (env_int("STMPI_ST_TRIGGERED_OPS") > 0 &&
+                                                env_int("STMPI_ST_TRIGGERED_OPS") <= 16))
+                CHECK(t.throttle_stalls > 0 && t.throttle_ns > 0,
+                      "a budget this small must throttle: %lld stalls, %lld ns",
+                      t.throttle_stalls, t.throttle_ns);
+            MPIX_Stream_trigger_stats p;
+            CHECK_SUCCESS(MPIX_Win_get_stream_trigger_stats(MPI_WIN_NULL, &p, (int)sizeof p));
+            CHECK(p.posted >= t.posted, "process posted %lld < window %lld", p.posted, t.posted);
+
+            /* Triggered reads between nodes are not provided. */
+            double got[M];
+            CHECK_SUCCESS(MPIX_Win_post_stream(group, win, stream));
+            CHECK_SUCCESS(MPI_Win_start(group, MPIX_MODE_STREAM, win));
+            int rc2 = MPI_Get(got, M, MPI_DOUBLE, remote, 0, M, MPI_DOUBLE, win);
+            CHECK_ERR_CLASS(rc2, MPI_ERR_UNSUPPORTED_OPERATION);
+            CHECK_ERR_STRING(rc2, "MPI_Get");
+            CHECK_SUCCESS(MPIX_Win_complete_stream(win, stream));
+            CHECK_SUCCESS(MPIX_Win_wait_stream(win, stream));
+            CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+        }
+    } else {
+        /* application / fault: run until a call fails, then close cleanly. */
+        int rc = MPI_SUCCESS, i;
+        for (i = 0; i < ITERS && rc == MPI_SUCCESS; i++)
+            rc = epoch(&s, group, win, stream);
+        CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+        if (rc == MPI_SUCCESS) {
+            /* Reported at the next call on the window. */
+            rc = MPIX_Win_post_stream(MPI_GROUP_EMPTY, win, stream);
+            if (rc == MPI_SUCCESS)
+                CHECK_SUCCESS(MPIX_Win_wait_stream(win, stream));
+        }
+        if (remote >= 0) {
+            CHECK_ERR_CLASS(rc, MPI_ERR_OTHER);
+            if (strcmp(mode, "application") == 0)
+                CHECK_ERR_STRING(rc, "STMPI_ST_COUNTERS");
+            else
+                CHECK(strstr(mtest_err_text(rc), "STMPI_ST_FAULT_INJECT") ||
+                          strstr(mtest_err_text(rc), "STMPI_ST_WAIT_TIMEOUT") ||
+                          strstr(mtest_err_text(rc), "failed"),
+                      "error names the failure: %s", mtest_err_text(rc));
+        } else {
+            CHECK_SUCCESS(rc); /* one node: no triggered operations */
+        }
+        CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+    }
+done:
+    CHECK_SUCCESS(MPIX_Host_stream_free(&stream));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_SUCCESS(MPI_Win_free(&win));
+    MPI_Group_free(&group);
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&world);
+    MPI_Comm_free(&node);
+    return mtest_finish();
+}

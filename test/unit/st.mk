@@ -9,6 +9,7 @@ test_unit_st_test_SOURCES = \
 	src/device/rma/st/epoch_plan.cc \
 	src/device/rma/st/merged_kernel_executor.cc \
 	src/device/rma/st/stream_window.cc \
+	src/device/rma/st/triggered_op_executor.cc \
 	src/device/rma/window_segment.cc \
 	src/device/rma/accumulate.cc \
 	src/mpi/datatype/datatype.cc \

@@ -165,36 +165,48 @@ void check(void* arg) {
   ++s->checked;
 }
 
-TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
-  constexpr int kEpochs = 300;
-  FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+// Creates the host streams and runs `epochs` exchange epochs of the two
+// windows (produce, post, start, one put, complete, wait, check), then
+// synchronizes. `kind`: the region kind the puts use.
+void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWindow> (&windows)[kRanks],
+                     RankState (&state)[kRanks], int epochs, RegionKind kind) {
   std::shared_ptr<stream::HostStream> host[kRanks];
   std::shared_ptr<stream::Stream> streams[kRanks];
-  RankState state[kRanks];
   for (int r = 0; r < kRanks; ++r) {
     ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
     streams[r] = host[r];
     state[r].rank = r;
     state[r].received = reinterpret_cast<const uint64_t*>(segment.data(r) + 8 * (1 - r));
   }
-  for (int e = 0; e < kEpochs; ++e) {
+  for (int e = 0; e < epochs; ++e) {
     for (int r = 0; r < kRanks; ++r) {
       const int peer = 1 - r;
       ASSERT_EQ(streams[r]->launch(produce, &state[r]), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->post({&peer, 1}, streams[r]), MPI_SUCCESS);
+      const int posted = windows[r]->post({&peer, 1}, streams[r]);
+      ASSERT_EQ(posted, MPI_SUCCESS) << util::error_string(posted);
       ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
       const rma::Run run{8u * static_cast<uint64_t>(r), 8};
       const OriginPiece piece{reinterpret_cast<char*>(&state[r].src), 8};
       DeferredOp op = put_to(segment, peer);
+      op.region.kind = kind;
       op.bytes = 8;
-      ASSERT_EQ(windows[r]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
+      const int recorded = windows[r]->record(op, {&run, 1}, {&piece, 1});
+      ASSERT_EQ(recorded, MPI_SUCCESS) << util::error_string(recorded) << " epoch " << e;
       ASSERT_EQ(windows[r]->complete(streams[r]), MPI_SUCCESS);
       ASSERT_EQ(windows[r]->wait(streams[r]), MPI_SUCCESS);
       ASSERT_EQ(streams[r]->launch(check, &state[r]), MPI_SUCCESS);
     }
   }
   for (int r = 0; r < kRanks; ++r) ASSERT_EQ(streams[r]->synchronize(), MPI_SUCCESS);
+}
+
+TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
+  constexpr int kEpochs = 300;
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  RankState state[kRanks];
+  exchange_epochs(segment, windows, state, kEpochs, RegionKind::kMapped);
+  if (HasFatalFailure()) return;
   for (int r = 0; r < kRanks; ++r) {
     EXPECT_EQ(state[r].checked, kEpochs);
     EXPECT_EQ(state[r].errors.load(), 0);
@@ -358,36 +370,9 @@ TEST(TriggeredOpExecutor, RemoteEpochsThroughTriggeredOps) {
     ASSERT_EQ(StreamWindow::create(std::move(view), &windows[r]), MPI_SUCCESS);
     ASSERT_NE(windows[r]->remote(), nullptr);
   }
-  std::shared_ptr<stream::HostStream> host[kRanks];
-  std::shared_ptr<stream::Stream> streams[kRanks];
   RankState state[kRanks];
-  for (int r = 0; r < kRanks; ++r) {
-    ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
-    streams[r] = host[r];
-    state[r].rank = r;
-    state[r].received = reinterpret_cast<const uint64_t*>(segment.data(r) + 8 * (1 - r));
-  }
-  for (int e = 0; e < kEpochs; ++e) {
-    for (int r = 0; r < kRanks; ++r) {
-      const int peer = 1 - r;
-      ASSERT_EQ(streams[r]->launch(produce, &state[r]), MPI_SUCCESS);
-      const int posted = windows[r]->post({&peer, 1}, streams[r]);
-      ASSERT_EQ(posted, MPI_SUCCESS) << util::error_string(posted);
-      ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
-      const rma::Run run{8u * static_cast<uint64_t>(r), 8};
-      const OriginPiece piece{reinterpret_cast<char*>(&state[r].src), 8};
-      DeferredOp op = put_to(segment, peer);
-      op.region.kind = RegionKind::kNet;
-      op.bytes = 8;
-      const int recorded = windows[r]->record(op, {&run, 1}, {&piece, 1});
-      ASSERT_EQ(recorded, MPI_SUCCESS) << util::error_string(recorded)
-                                       << " epoch " << e << " rank " << r;
-      ASSERT_EQ(windows[r]->complete(streams[r]), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->wait(streams[r]), MPI_SUCCESS);
-      ASSERT_EQ(streams[r]->launch(check, &state[r]), MPI_SUCCESS);
-    }
-  }
-  for (int r = 0; r < kRanks; ++r) ASSERT_EQ(streams[r]->synchronize(), MPI_SUCCESS);
+  exchange_epochs(segment, windows, state, kEpochs, RegionKind::kNet);
+  if (HasFatalFailure()) return;
   uint64_t stalls = 0;
   for (int r = 0; r < kRanks; ++r) {
     EXPECT_EQ(state[r].checked, kEpochs);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -17,12 +18,14 @@
 
 #include "device/rma/st/epoch_plan.h"
 #include "device/rma/st/stream_window.h"
+#include "device/rma/st/triggered_op_executor.h"
 #include "device/rma/window_segment.h"
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"
 #include "stream/gpu_stream.h"
 #include "stream/host_stream.h"
 #include "stream/kernel_params.h"
+#include "util/error.h"
 
 // The device's progress engine is not part of this test; the waits of
 // the device rma code only need something to call.
@@ -60,6 +63,7 @@ class FakeSegment {
     return view;
   }
   char* data(int rank) const { return base_ + layout_.data(rank); }
+  char* control(int rank) const { return base_ + layout_.control(rank); }
   Region region(int target) const {
     Region region;
     region.kind = RegionKind::kMapped;
@@ -161,36 +165,48 @@ void check(void* arg) {
   ++s->checked;
 }
 
-TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
-  constexpr int kEpochs = 300;
-  FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+// Creates the host streams and runs `epochs` exchange epochs of the two
+// windows (produce, post, start, one put, complete, wait, check), then
+// synchronizes. `kind`: the region kind the puts use.
+void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWindow> (&windows)[kRanks],
+                     RankState (&state)[kRanks], int epochs, RegionKind kind) {
   std::shared_ptr<stream::HostStream> host[kRanks];
   std::shared_ptr<stream::Stream> streams[kRanks];
-  RankState state[kRanks];
   for (int r = 0; r < kRanks; ++r) {
     ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
     streams[r] = host[r];
     state[r].rank = r;
     state[r].received = reinterpret_cast<const uint64_t*>(segment.data(r) + 8 * (1 - r));
   }
-  for (int e = 0; e < kEpochs; ++e) {
+  for (int e = 0; e < epochs; ++e) {
     for (int r = 0; r < kRanks; ++r) {
       const int peer = 1 - r;
       ASSERT_EQ(streams[r]->launch(produce, &state[r]), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->post({&peer, 1}, streams[r]), MPI_SUCCESS);
+      const int posted = windows[r]->post({&peer, 1}, streams[r]);
+      ASSERT_EQ(posted, MPI_SUCCESS) << util::error_string(posted);
       ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
       const rma::Run run{8u * static_cast<uint64_t>(r), 8};
       const OriginPiece piece{reinterpret_cast<char*>(&state[r].src), 8};
       DeferredOp op = put_to(segment, peer);
+      op.region.kind = kind;
       op.bytes = 8;
-      ASSERT_EQ(windows[r]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
+      const int recorded = windows[r]->record(op, {&run, 1}, {&piece, 1});
+      ASSERT_EQ(recorded, MPI_SUCCESS) << util::error_string(recorded) << " epoch " << e;
       ASSERT_EQ(windows[r]->complete(streams[r]), MPI_SUCCESS);
       ASSERT_EQ(windows[r]->wait(streams[r]), MPI_SUCCESS);
       ASSERT_EQ(streams[r]->launch(check, &state[r]), MPI_SUCCESS);
     }
   }
   for (int r = 0; r < kRanks; ++r) ASSERT_EQ(streams[r]->synchronize(), MPI_SUCCESS);
+}
+
+TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
+  constexpr int kEpochs = 300;
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  RankState state[kRanks];
+  exchange_epochs(segment, windows, state, kEpochs, RegionKind::kMapped);
+  if (HasFatalFailure()) return;
   for (int r = 0; r < kRanks; ++r) {
     EXPECT_EQ(state[r].checked, kEpochs);
     EXPECT_EQ(state[r].errors.load(), 0);
@@ -205,6 +221,181 @@ TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
     EXPECT_EQ(s.pending_plans, 0u);  // every plan recycled once the stream ran it
     EXPECT_EQ(windows[r]->drain(), MPI_SUCCESS);
   }
+}
+
+// ---- Between nodes, over a fake TriggeredOps ------------------------------
+
+// Fires by memcpy and plain stores on Region::mapped (the fake "network"
+// reaches the other rank's memory directly); a bounded counter pool.
+class FakeTriggers final : public TriggeredOps {
+ public:
+  explicit FakeTriggers(int counters) : value_(counters, 0), used_(counters, false) {}
+  TriggerMode mode() const override { return TriggerMode::kSoftware; }
+  int acquire_counter(CounterId* out, bool* available) override {
+    std::lock_guard<std::mutex> g(mutex_);
+    *available = false;
+    for (std::size_t i = 0; i < used_.size(); ++i) {
+      if (used_[i]) continue;
+      used_[i] = true;
+      value_[i] = 0;
+      *out = static_cast<CounterId>(i);
+      *available = true;
+      peak_ = std::max(peak_, ++in_use_);
+      break;
+    }
+    return MPI_SUCCESS;
+  }
+  void release_counter(CounterId id) override {
+    std::lock_guard<std::mutex> g(mutex_);
+    used_[id] = false;
+    --in_use_;
+    for (auto it = ops_.begin(); it != ops_.end();) it = it->trigger == id ? ops_.erase(it) : it + 1;
+  }
+  int post_write(const Region& region, std::span<const Run> runs,
+                 std::span<const OriginPiece> origin, CounterId trigger, uint64_t threshold,
+                 CounterId completion) override {
+    EXPECT_EQ(runs.size(), 1u);
+    EXPECT_EQ(origin.size(), 1u);
+    return post({region.mapped + runs[0].offset, origin[0].addr, runs[0].bytes, 0, trigger,
+                 threshold, completion});
+  }
+  int post_accumulate(const Region&, std::span<const Run>, std::span<const OriginPiece>,
+                      const AccumulateOp&, CounterId, uint64_t, CounterId) override {
+    return MPI_ERR_INTERN;
+  }
+  int post_signal(const Region& region, uint64_t offset, uint64_t value, CounterId trigger,
+                  uint64_t threshold, CounterId completion) override {
+    return post({region.mapped + offset, nullptr, 8, value, trigger, threshold, completion});
+  }
+  uint64_t* doorbell(CounterId) override { return nullptr; }
+  int add_counter(CounterId id, uint64_t value) override {
+    std::lock_guard<std::mutex> g(mutex_);
+    value_[id] += value;
+    fire();
+    return MPI_SUCCESS;
+  }
+  uint64_t read_counter(CounterId id) override {
+    std::lock_guard<std::mutex> g(mutex_);
+    return value_[id];
+  }
+  int first_error(CounterId) override { return MPI_SUCCESS; }
+  int peak() const { return peak_; }
+  int in_use() const { return in_use_; }
+
+ private:
+  struct Op {
+    char* dst;
+    const char* src;  // null: a signal storing `value`
+    uint64_t bytes, value;
+    CounterId trigger;
+    uint64_t threshold;
+    CounterId completion;
+  };
+  int post(Op op) {
+    std::lock_guard<std::mutex> g(mutex_);
+    ops_.push_back(op);
+    fire();
+    return MPI_SUCCESS;
+  }
+  void fire() {  // post order, until nothing more is released
+    for (bool again = true; again;) {
+      again = false;
+      for (auto it = ops_.begin(); it != ops_.end();) {
+        if (value_[it->trigger] < it->threshold) {
+          ++it;
+          continue;
+        }
+        const Op op = *it;
+        it = ops_.erase(it);
+        if (op.src != nullptr)
+          std::memcpy(op.dst, op.src, op.bytes);
+        else
+          std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(op.dst))
+              .store(op.value, std::memory_order_release);
+        ++value_[op.completion];
+        again = true;
+        break;
+      }
+    }
+  }
+  std::mutex mutex_;
+  std::vector<uint64_t> value_;
+  std::vector<bool> used_;
+  std::vector<Op> ops_;
+  int in_use_ = 0;
+  int peak_ = 0;
+};
+
+// One per "process": window r gets fakes[r].
+FakeTriggers* g_fakes[kRanks] = {};
+int g_next_fake = 0;
+
+}  // namespace
+
+// The process's TriggeredOps, as the library's trigger_select.cc would pick
+// it: here each rank of the test is a process of its own.
+int process_triggered_ops(TriggeredOps** out) {
+  *out = g_fakes[g_next_fake++ % kRanks];
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// Two ranks on "different nodes": their signal words and data are reached
+// only through the fakes' triggered operations (kNet regions), each with a
+// pool of 3 counters (an exposure epoch takes 1, an access epoch 2), so
+// epochs wait for earlier ones to complete (adaptive throttling).
+TEST(TriggeredOpExecutor, RemoteEpochsThroughTriggeredOps) {
+  constexpr int kEpochs = 200;
+  FakeTriggers fake0(3), fake1(3);
+  g_fakes[0] = &fake0;
+  g_fakes[1] = &fake1;
+  g_next_fake = 0;
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks];
+  for (int r = 0; r < kRanks; ++r) {
+    WindowView view = segment.view(r);
+    view.spans_nodes = true;
+    view.post0 = WindowLayout(std::vector<uint64_t>(kRanks, kDataBytes), false, 0).stream_post_signal(0);
+    view.complete0 = WindowLayout(std::vector<uint64_t>(kRanks, kDataBytes), false, 0).stream_complete_signal(0);
+    for (int t = 0; t < kRanks; ++t) {
+      Region control;
+      control.kind = RegionKind::kNet;
+      control.native_atomics = true;
+      control.target = t;
+      control.mapped = segment.control(t);
+      view.control.push_back(control);
+      view.remote.push_back(t != r);
+    }
+    ASSERT_EQ(StreamWindow::create(std::move(view), &windows[r]), MPI_SUCCESS);
+    ASSERT_NE(windows[r]->remote(), nullptr);
+  }
+  RankState state[kRanks];
+  exchange_epochs(segment, windows, state, kEpochs, RegionKind::kNet);
+  if (HasFatalFailure()) return;
+  uint64_t stalls = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    EXPECT_EQ(state[r].checked, kEpochs);
+    EXPECT_EQ(state[r].errors.load(), 0);
+    EXPECT_EQ(segment.stream_post(r, 1 - r), static_cast<uint64_t>(kEpochs));
+    EXPECT_EQ(segment.stream_complete(r, 1 - r), static_cast<uint64_t>(kEpochs));
+    const StreamStats s = windows[r]->stats();
+    EXPECT_EQ(s.launches.signal, 2u * kEpochs);
+    EXPECT_EQ(s.launches.copy, 1u * kEpochs);  // the trigger host function
+    EXPECT_EQ(s.launches.wait, 2u * kEpochs);
+    // Per epoch: a write, a completion signal, an exposure signal.
+    EXPECT_EQ(s.trigger.posted, 3u * kEpochs);
+    EXPECT_EQ(s.trigger.fired, s.trigger.posted);
+    EXPECT_EQ(s.trigger.counters_in_use, 0u);
+    EXPECT_LE(s.trigger.counters_max_in_use, 3u);
+    stalls += s.trigger.throttle_stalls;
+    EXPECT_EQ(windows[r]->drain(), MPI_SUCCESS);
+  }
+  EXPECT_GT(stalls, 0u);  // 3 counters cannot hold two epochs of a rank
+  EXPECT_EQ(fake0.peak(), 3);
+  EXPECT_EQ(fake1.peak(), 3);
+  windows[0].reset();
+  windows[1].reset();
 }
 
 // On idle host streams a whole epoch runs at enqueue: the post signal, the

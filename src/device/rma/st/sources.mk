@@ -5,6 +5,7 @@ libmpi_la_SOURCES += \
 	src/device/rma/st/merged_kernel_executor.cc \
 	src/device/rma/st/software_triggers.cc \
 	src/device/rma/st/triggered_op_executor.cc \
+	src/device/rma/st/trigger_select.cc \
 	src/device/rma/st/stream_window.cc
 noinst_HEADERS += \
 	src/device/rma/st/settings.h \

@@ -11,9 +11,7 @@
 #include <mpi.h>
 
 #include "device/progress.h"
-#include "device/rma/net_rma.h"
 #include "device/rma/st/settings.h"
-#include "device/rma/st/software_triggers.h"
 #include "stream/host_wait.h"
 #include "util/backoff.h"
 #include "util/error.h"
@@ -26,6 +24,10 @@ using CounterId = TriggeredOps::CounterId;
 // Triggered-op slots of the process (STMPI_ST_TRIGGERED_OPS), shared by
 // every window. Taken and given back by the MPI calls only.
 std::atomic<uint64_t> g_ops_in_use{0};
+
+bool wait_reached(uint64_t word, uint64_t target) {
+  return static_cast<int64_t>(word - target) >= 0;
+}
 std::atomic<uint64_t> g_counters_in_use{0};
 std::atomic<uint64_t> g_counters_max{0};
 
@@ -36,41 +38,6 @@ void counters_taken(TriggerStats& stats, int n) {
   const uint64_t now = g_counters_in_use.fetch_add(static_cast<uint64_t>(n)) + static_cast<uint64_t>(n);
   uint64_t max = g_counters_max.load();
   while (now > max && !g_counters_max.compare_exchange_weak(max, now)) {}
-}
-
-std::once_flag g_choose_once;
-TriggeredOps* g_ops = nullptr;
-int g_choose_error = MPI_SUCCESS;
-std::unique_ptr<SoftwareTriggers> g_software;
-
-bool wait_reached(uint64_t word, uint64_t target) {
-  return static_cast<int64_t>(word - target) >= 0;
-}
-
-void choose() {
-  const std::string& want = settings().trigger;
-  auto from_module = [](TriggerMode mode) {
-    TriggeredOps* ops = nullptr;
-    const int err = net_triggered_ops(mode, &ops);
-    if (err == MPI_SUCCESS) g_ops = ops;
-    return err;
-  };
-  if (want == "native" || want == "deferred") {
-    const int err = from_module(want == "native" ? TriggerMode::kNative : TriggerMode::kDeferred);
-    if (err != MPI_SUCCESS)
-      g_choose_error = util::make_error(
-          MPI_ERR_UNSUPPORTED_OPERATION,
-          "STMPI_ST_TRIGGER=%s: the network provider cannot post %s triggered operations "
-          "(use auto or software)",
-          want.c_str(), want.c_str());
-    return;
-  }
-  if (want == "auto") {
-    if (from_module(TriggerMode::kNative) == MPI_SUCCESS) return;
-    if (from_module(TriggerMode::kDeferred) == MPI_SUCCESS) return;
-  }
-  g_software = std::make_unique<SoftwareTriggers>(settings().counters, settings().fault_inject);
-  g_ops = g_software.get();
 }
 
 }  // namespace
@@ -96,11 +63,6 @@ ThrottlePolicy throttle_policy_setting() {
   return ThrottlePolicy::kAdaptive;
 }
 
-int process_triggered_ops(TriggeredOps** out) {
-  std::call_once(g_choose_once, choose);
-  *out = g_ops;
-  return g_ops != nullptr ? MPI_SUCCESS : g_choose_error;
-}
 
 // What an epoch holds until its operations completed. An exposure epoch
 // has one counter (trigger == completion).

@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "util/backoff.h"
 #include "util/error.h"
 #include "stream/host_wait.h"
 
@@ -134,6 +135,9 @@ int HostStreamExecutor::synchronize() {
   auto reached = [&] { return static_cast<int64_t>(executed() - target) >= 0; };
   if (!caller_runs_) return wait_for_executor();
   callers_waiting_.fetch_add(1, std::memory_order_seq_cst);
+  // Waiting for this stream's own thread to let go of the token (it finishes
+  // the user function it runs): that thread needs a CPU, perhaps this one,
+  // so this polls as the stream's thread does, not as a wait for a peer.
   PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
   while (!reached()) {
     if (try_take_token(kOtherThread)) {
@@ -258,12 +262,27 @@ bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
     case HostOpKind::kWait: {
+      auto satisfied = [&](const SignalWait& wait) {
+        return wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp);
+      };
+      if (!yield_to_callers) {
+        // A synchronizing thread: the thread of the application, blocked
+        // in this call as in MPI_Win_wait, so it waits as the device's waits
+        // do (util::Backoff: spin while every rank has a CPU of its own,
+        // yield every few polls when they share CPUs).
+        util::Backoff backoff;
+        for (const SignalWait& wait : op.entries<SignalWait>())
+          while (!satisfied(wait)) {
+            cpu_relax();
+            backoff.step();
+          }
+        break;
+      }
       PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
       for (const SignalWait& wait : op.entries<SignalWait>()) {
-        while (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp)) {
+        while (!satisfied(wait)) {
           // A wait only polls: a synchronizing thread may take it over.
-          if (yield_to_callers && callers_waiting_.load(std::memory_order_relaxed) != 0)
-            return false;
+          if (callers_waiting_.load(std::memory_order_relaxed) != 0) return false;
           backoff.pause();
         }
       }

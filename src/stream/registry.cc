@@ -1,5 +1,6 @@
 #include "stream/registry.h"
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -21,6 +22,20 @@ struct Registry {
   std::unordered_map<const void*, std::shared_ptr<GpuStream>> gpu;
   HostStreamCounters freed;  // of host streams already freed
 };
+
+// Bumped (under the mutex) whenever a host stream is registered or freed:
+// a thread's cached lookup is valid while the generation it saw is current.
+std::atomic<uint64_t> g_generation{1};
+
+// The last host stream this thread looked up: every MPIX_*_stream call and
+// every launch resolves its stream argument, and a program uses one or two
+// streams, so most lookups take no lock.
+struct LookupCache {
+  const void* handle = nullptr;
+  uint64_t generation = 0;
+  std::shared_ptr<HostStream> stream;
+};
+thread_local LookupCache tl_lookup;
 
 // Never destroyed: streams may be used until the process exits.
 Registry& registry() {
@@ -81,15 +96,22 @@ int create_host_stream(std::shared_ptr<HostStream>* out) {
   Registry& reg = registry();
   std::lock_guard lock(reg.mutex);
   reg.host.emplace(stream->handle(), stream);
+  g_generation.fetch_add(1, std::memory_order_release);
   *out = std::move(stream);
   return MPI_SUCCESS;
 }
 
 std::shared_ptr<HostStream> find_host_stream(const void* handle) {
+  const uint64_t generation = g_generation.load(std::memory_order_acquire);
+  LookupCache& cache = tl_lookup;
+  if (cache.handle == handle && cache.generation == generation && handle != nullptr)
+    return cache.stream;
   Registry& reg = registry();
   std::lock_guard lock(reg.mutex);
   const auto it = reg.host.find(handle);
-  return it == reg.host.end() ? nullptr : it->second;
+  if (it == reg.host.end()) return nullptr;
+  cache = {handle, g_generation.load(std::memory_order_relaxed), it->second};
+  return it->second;
 }
 
 int free_host_stream(const void* handle) {
@@ -107,7 +129,10 @@ int free_host_stream(const void* handle) {
           MPI_ERR_OTHER, "host stream %p freed from an operation running on it", handle);
     stream = std::move(it->second);
     reg.host.erase(it);
+    g_generation.fetch_add(1, std::memory_order_release);
   }
+  // This thread's cache must not keep the freed stream alive.
+  if (tl_lookup.handle == handle) tl_lookup = {};
   // Work enqueued before this point runs; the object itself lives on while
   // a concurrent call still holds it (its enqueues then fail).
   stream->shut_down();

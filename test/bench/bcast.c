@@ -8,7 +8,7 @@
  *       barrier-free loop).
  * The contents of every size are checked on every rank before timing.
  *
- * Usage: bcast [-q] [-t TRIALS] [-m TRIAL_MS] [-s SIZES]   (default sizes 1,64,4K)
+ * Usage: bcast [-q] [-t TRIALS] [-m TRIAL_MS] [-T SECONDS] [-s SIZES]   (default sizes 1,64,4K)
  */
 #include "bench_common.h"
 

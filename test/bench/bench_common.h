@@ -35,6 +35,7 @@ struct bench_opts {
   double trial_ms;  /* target duration of one trial */
   long min_iters;   /* iterations per trial at least ... */
   long max_iters;   /* ... and at most */
+  double duration_s; /* > 0: run for this long instead and report the mean (-T) */
 };
 
 static void bench_fail(const char *fmt, ...) {
@@ -60,15 +61,21 @@ static void bench_default_opts(struct bench_opts *o) {
   o->trial_ms = 20.0;
   o->min_iters = 5;
   o->max_iters = 1000000;
+  o->duration_s = 0;
 }
 
-/* Handles -t TRIALS, -m TRIAL_MS and -q (quick: 3 trials of 5 ms).
+/* Handles -t TRIALS, -m TRIAL_MS, -T SECONDS and -q (quick: 3 trials of 5 ms).
  * Returns 1 if argv[*i] was one of them (advancing *i past its value). */
 static int bench_common_arg(struct bench_opts *o, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   if (strcmp(a, "-q") == 0) {
     o->trials = 3;
     o->trial_ms = 5.0;
+    return 1;
+  }
+  if (strcmp(a, "-T") == 0 && *i + 1 < argc) {
+    o->duration_s = atof(argv[++*i]);
+    if (o->duration_s <= 0) bench_fail("-T wants a positive number of seconds");
     return 1;
   }
   if ((strcmp(a, "-t") == 0 || strcmp(a, "-m") == 0) && *i + 1 < argc) {
@@ -146,8 +153,42 @@ struct bench_result {
   long iters;              /* iterations per trial */
 };
 
+/* Duration mode (-T): runs the kernel in chunks for about `duration_s`
+ * seconds and reports the mean time per iteration (median = min = max).
+ * Under CPU contention per-trial medians are bimodal (a trial either fits
+ * into a stretch where every rank has a CPU or it does not); the mean over a
+ * fixed stretch of wall time is what a program's loop sees. Rank 0 sizes each
+ * chunk to about 1/50 of the duration from the previous chunk and broadcasts
+ * whether to go on; those broadcasts are counted in the mean. */
+static struct bench_result measure_duration(bench_kernel kernel, void *ctx, const struct bench_opts *o) {
+  struct bench_result r;
+  int rank;
+  long plan[2] = {1, 1}; /* chunk iterations, go on */
+  long total = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  (void)kernel(ctx, 1); /* warm-up: connections, pages */
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  while (plan[1]) {
+    const double t = kernel(ctx, plan[0]);
+    total += plan[0];
+    if (rank == 0) {
+      const double per = t > 0 ? t / (double)plan[0] : 1e-7;
+      double want = o->duration_s / 50 / per;
+      if (want > (double)(2 * plan[0])) want = (double)(2 * plan[0]);
+      plan[0] = want < 1 ? 1 : (long)want;
+      plan[1] = MPI_Wtime() - t0 < o->duration_s;
+    }
+    MPI_Bcast(plan, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+  }
+  r.median = r.min = r.max = (MPI_Wtime() - t0) / (double)total;
+  r.iters = total;
+  return r;
+}
+
 static struct bench_result measure(bench_kernel kernel, void *ctx, const struct bench_opts *o) {
   struct bench_result r;
+  if (o->duration_s > 0) return measure_duration(kernel, ctx, o);
   double per_trial[BENCH_MAX_TRIALS];
   int rank;
   long n = 1, iters = 0;
@@ -191,7 +232,10 @@ static void bench_print_header(const char *name, const struct bench_opts *o) {
   char *nl = strchr(version, '\n');
   if (nl) *nl = '\0';
   printf("# %s: library \"%s\"\n", name, version);
-  printf("# %s: %d trials of ~%.1f ms each, median reported\n", name, o->trials, o->trial_ms);
+  if (o->duration_s > 0)
+    printf("# %s: %.1f s of wall time per measurement, mean reported\n", name, o->duration_s);
+  else
+    printf("# %s: %d trials of ~%.1f ms each, median reported\n", name, o->trials, o->trial_ms);
 }
 
 #endif

@@ -9,12 +9,19 @@
 #
 # For each load the busy processes are started, then the runs are
 # interleaved (the order rotates every repeat) and repeated; a cell is the
-# median over the repeats of the run's own median. Ratios are STMPI / MPICH
+# median over the repeats of each run's mean time per operation over
+# --seconds of wall time (the benchmarks' -T mode): what a program's loop
+# sees. Under CPU contention the older per-trial medians are bimodal for
+# every implementation (a short trial either fits into a stretch where both
+# ranks hold a CPU or it does not), so a median of 5 trials of 5 iterations
+# said little; --trials brings that method back. Ratios are STMPI / MPICH
 # (lower is better; the goal is at most 1.5 at every load).
 #
 # Usage: test/bench/load_run.sh [--loads "0 2 4 8"] [--repeats N] [--ranks N]
-#                               [--builddir DIR] [--workdir DIR]
-#   --ranks N   ranks of the broadcast (default 2; ping-pong always uses 2)
+#                               [--seconds S] [--trials] [--builddir DIR] [--workdir DIR]
+#   --ranks N    ranks of the broadcast (default 2; ping-pong always uses 2)
+#   --seconds S  wall time of each measurement (default 2)
+#   --trials     median of 5 trials of ~10 ms instead of the mean over --seconds
 # Environment: CC (default gcc), STMPI_BENCH_TIMEOUT (seconds per run, 120).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,12 +30,16 @@ builddir="$srcdir/build"
 loads="0 2 4 8"
 repeats=3
 ranks=2
+seconds=2
+timing=()
 workdir=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --loads) loads=${2:?}; shift ;;
     --repeats) repeats=${2:?}; shift ;;
     --ranks) ranks=${2:?}; shift ;;
+    --seconds) seconds=${2:?}; shift ;;
+    --trials) timing=(-t 5 -m 10) ;;
     --builddir) builddir=${2:?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -42,6 +53,7 @@ builddir=$(cd "$builddir" && pwd)
 workdir=${workdir:-$(mktemp -d "${TMPDIR:-/tmp}/stmpi-load.XXXXXX")}
 mkdir -p "$workdir"
 timeout_s=${STMPI_BENCH_TIMEOUT:-120}
+[[ ${#timing[@]} -eq 0 ]] && timing=(-T "$seconds")
 busy=()
 stop_busy() {
   local pid
@@ -64,8 +76,8 @@ done
 
 # run IMPL BENCH: prints the benchmark's result lines (empty on failure).
 run() {
-  local impl=$1 bench=$2 n=2 args=(-t 5 -m 10 -s 8)
-  [[ $bench == bcast ]] && { n=$ranks; args=(-t 5 -m 10 -s 1,4K); }
+  local impl=$1 bench=$2 n=2 args=("${timing[@]}" -s 8)
+  [[ $bench == bcast ]] && { n=$ranks; args=("${timing[@]}" -s 1,4K); }
   case $impl in
     stmpi) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
     stmpi_none) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -bind-to none -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;

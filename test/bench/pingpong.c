@@ -12,7 +12,7 @@
  * (count and contents) before timing and the last timed message after each
  * trial; a mismatch aborts with an error.
  *
- * Usage: pingpong [-q] [-t TRIALS] [-m TRIAL_MS] [-s SIZES] [-b SIZES] [-w WINDOW]
+ * Usage: pingpong [-q] [-t TRIALS] [-m TRIAL_MS] [-T SECONDS] [-s SIZES] [-b SIZES] [-w WINDOW]
  *   SIZES: comma list, K/M suffixes allowed, e.g. -s 0,8,4K,1M.
  *   "-s none" or "-b none" skips that part.
  */

@@ -636,6 +636,40 @@ TEST(Registry, ResolvesHostStreamsAndRejectsOtherPointers) {
   }
 }
 
+// Lookups are cached per thread: a stream freed by another thread must not
+// be found again from a thread that looked it up before, and a new stream
+// (whatever its address) must be found.
+TEST(Registry, LookupCacheForgetsFreedStreams) {
+  auto first = make_stream();
+  const void* first_handle = first->handle();
+  std::atomic<int> phase{0};
+  std::shared_ptr<HostStream> seen_before, seen_after;
+  std::thread other([&] {
+    seen_before = find_host_stream(first_handle);  // cached on this thread
+    EXPECT_EQ(find_host_stream(first_handle), seen_before);
+    phase.store(1);
+    while (phase.load() != 2) std::this_thread::yield();
+    seen_after = find_host_stream(first_handle);
+  });
+  while (phase.load() != 1) std::this_thread::yield();
+  EXPECT_EQ(seen_before.get(), first.get());
+  seen_before.reset();
+  free_stream(first);
+  phase.store(2);
+  other.join();
+  EXPECT_EQ(seen_after, nullptr) << "a freed stream was found through another thread's cache";
+  EXPECT_EQ(find_host_stream(first_handle), nullptr);
+
+  auto second = make_stream();
+  EXPECT_EQ(find_host_stream(second->handle()).get(), second.get());
+  EXPECT_EQ(find_host_stream(first_handle == second->handle() ? nullptr : first_handle), nullptr);
+  std::shared_ptr<Stream> resolved;
+  ASSERT_EQ(resolve(second->handle(), &resolved), MPI_SUCCESS);
+  EXPECT_EQ(resolved.get(), second.get());
+  resolved.reset();
+  free_stream(second);
+}
+
 TEST(Backend, Selection) {
   BackendKind kind = BackendKind::kCuda;
   std::unique_ptr<GpuRuntime> gpu;

@@ -14,6 +14,7 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
+#include "mpi/coll/direct.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/ring.h"
 #include "mpi/coll/settings.h"
@@ -125,6 +126,10 @@ using mpi::coll::Mode;
 int allgather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
                   void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
                   Mode mode, MPI_Request* request) {
+  if (int err = MPI_SUCCESS;
+      mode == Mode::kBlocking && mpi::coll::direct_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                                             recvcount, recvtype, comm, &err))
+    return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
     s.hold(&recvtype);

@@ -24,7 +24,9 @@
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
+#include "mpi/coll/direct.h"
 #include "mpi/coll/launch.h"
+#include "mpi/coll/node.h"
 #include "mpi/coll/ring.h"
 #include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
@@ -186,18 +188,25 @@ int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count c
   if (s.comm().is_inter()) return inter_allreduce(s, sendbuf, recvbuf, count, type);
   int algorithm = -1;
   if (int err = choose(settings().allreduce_algorithm, "ALLREDUCE",
-                       {"recursive_doubling", "rabenseifner", "ring", "reduce_bcast"}, &algorithm);
+                       {"recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "node_aware"},
+                       &algorithm);
       err != MPI_SUCCESS)
     return err;
   if (count == 0) return MPI_SUCCESS;
   const bool commutative = s.reduction().commutative;
   if (algorithm < 0 && s.size() > 1) {
     const auto bytes = static_cast<std::size_t>(count * type.size);
-    if (bytes < settings().allreduce_short_bytes || count < s.size()) algorithm = 0;
+    if (node_aware_auto(s.comm(), bytes, commutative)) algorithm = 4;
+    else if (bytes < settings().allreduce_short_bytes || count < s.size()) algorithm = 0;
     else if (commutative && bytes >= settings().allreduce_ring_bytes) algorithm = 2;
     else algorithm = 1;
   }
   if (algorithm == 2 && !commutative) algorithm = 1;
+  if (algorithm == 4 && !commutative) algorithm = 0;
+  if (algorithm == 4 && s.size() > 1) {
+    node_allreduce(s, sendbuf, recvbuf, count, type);
+    return MPI_SUCCESS;
+  }
   // Rabenseifner reads a separate input itself unless this process folds.
   const bool input_apart = sendbuf != MPI_IN_PLACE && algorithm == 1 && s.size() > 1 &&
                            s.rank() >= 2 * Fold(s.size(), s.rank()).rem;
@@ -239,6 +248,10 @@ int allreduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Data
                   mpi::Op& op, mpi::Comm& comm, Mode mode, MPI_Request* request) {
   if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
   if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, count); err != MPI_SUCCESS) return err;
+  if (int err = MPI_SUCCESS;
+      mode == Mode::kBlocking &&
+      mpi::coll::direct_allreduce(sendbuf, recvbuf, count, datatype, op, comm, &err))
+    return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     mpi::coll::hold_reduction(s, op, datatype);
     return mpi::coll::build_allreduce(s, sendbuf, recvbuf, count, datatype);

@@ -7,7 +7,9 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
+#include "mpi/coll/direct.h"
 #include "mpi/coll/launch.h"
+#include "mpi/coll/node.h"
 #include "mpi/coll/settings.h"
 
 namespace stmpi::mpi::coll {
@@ -17,10 +19,14 @@ int build_barrier(Schedule& s) {
   const int n = s.size();
   const int rank = s.rank();
   int algorithm = -1;
-  if (int err = choose(settings().barrier_algorithm, "BARRIER", {"dissemination", "linear"},
-                       &algorithm);
+  if (int err = choose(settings().barrier_algorithm, "BARRIER",
+                       {"dissemination", "linear", "node_aware"}, &algorithm);
       err != MPI_SUCCESS)
     return err;
+  if (algorithm == 2 || (algorithm < 0 && node_aware_auto(s.comm(), 0, true))) {
+    node_barrier(s);
+    return MPI_SUCCESS;
+  }
   Datatype& bytes = byte_type();
   if (algorithm == 1) {
     if (rank == 0) {
@@ -54,7 +60,10 @@ using mpi::coll::launch;
 using mpi::coll::Mode;
 using mpi::coll::Schedule;
 
-int barrier(mpi::Comm& comm) { return mpi::coll::barrier(comm); }
+int barrier(mpi::Comm& comm) {
+  if (int err = MPI_SUCCESS; mpi::coll::direct_barrier(comm, &err)) return err;
+  return mpi::coll::barrier(comm);
+}
 
 int ibarrier(mpi::Comm& comm, MPI_Request* request) {
   return launch(comm, Mode::kNonblocking, request,

@@ -14,7 +14,9 @@
 #include "binding/gen/impl.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
+#include "mpi/coll/direct.h"
 #include "mpi/coll/launch.h"
+#include "mpi/coll/node.h"
 #include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
 
@@ -96,17 +98,21 @@ void scatter_allgather(Schedule& s, void* buf, MPI_Count count, Datatype& type, 
 int build_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, int root) {
   if (s.comm().is_inter()) return inter_bcast(s, buf, count, type, root);
   int algorithm = -1;
-  if (int err = choose(settings().bcast_algorithm, "BCAST", {"binomial", "scatter_allgather"},
-                       &algorithm);
+  if (int err = choose(settings().bcast_algorithm, "BCAST",
+                       {"binomial", "scatter_allgather", "node_aware"}, &algorithm);
       err != MPI_SUCCESS)
     return err;
   if (s.size() == 1 || count == 0 || type.size == 0) return MPI_SUCCESS;
+  if (algorithm < 0 &&
+      node_aware_auto(s.comm(), static_cast<std::size_t>(count * type.size), true))
+    algorithm = 2;
   if (algorithm < 0) {
     const bool long_message =
         static_cast<std::size_t>(count * type.size) >= settings().bcast_long_bytes;
     algorithm = long_message && s.size() >= settings().bcast_long_min_procs ? 1 : 0;
   }
-  if (algorithm == 1) scatter_allgather(s, buf, count, type, root);
+  if (algorithm == 2) node_bcast(s, buf, count, type, root);
+  else if (algorithm == 1) scatter_allgather(s, buf, count, type, root);
   else binomial(s, buf, count, type, root);
   return MPI_SUCCESS;
 }
@@ -123,6 +129,9 @@ namespace {
 
 int bcast_any(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root, mpi::Comm& comm,
               mpi::coll::Mode mode, MPI_Request* request) {
+  if (int err = MPI_SUCCESS; mode == mpi::coll::Mode::kBlocking &&
+                             mpi::coll::direct_bcast(buffer, count, datatype, root, comm, &err))
+    return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     s.hold(&datatype);
     return mpi::coll::build_bcast(s, buffer, count, datatype, root);

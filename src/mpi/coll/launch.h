@@ -21,9 +21,13 @@ enum class Mode { kBlocking, kNonblocking, kPersistent };
 // error code; `request` is significant unless blocking.
 template <class Build>
 [[nodiscard]] int launch(Comm& comm, Mode mode, MPI_Request* request, Build&& build) {
-  auto schedule = std::make_unique<Schedule>(comm, mode != Mode::kBlocking);
+  if (mode == Mode::kBlocking) {  // on the stack: no allocation for the schedule itself
+    Schedule schedule(comm);
+    if (int err = std::forward<Build>(build)(schedule); err != MPI_SUCCESS) return err;
+    return schedule.run();
+  }
+  auto schedule = std::make_unique<Schedule>(comm, true);
   if (int err = std::forward<Build>(build)(*schedule); err != MPI_SUCCESS) return err;
-  if (mode == Mode::kBlocking) return schedule->run();
   Request* req = request_create(mode == Mode::kNonblocking ? Request::Kind::kColl
                                                            : Request::Kind::kPrequestColl);
   req->schedule = schedule.release();

@@ -15,6 +15,7 @@
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
+#include "mpi/coll/node.h"
 #include "mpi/coll/op.h"
 #include "mpi/coll/settings.h"
 #include "mpi/datatype/datatype.h"
@@ -90,7 +91,8 @@ int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count coun
                  Datatype& type, int root) {
   if (s.comm().is_inter()) return inter_reduce(s, sendbuf, recvbuf, count, type, root);
   int algorithm = -1;
-  if (int err = choose(settings().reduce_algorithm, "REDUCE", {"binomial", "linear"}, &algorithm);
+  if (int err = choose(settings().reduce_algorithm, "REDUCE", {"binomial", "linear", "node_aware"},
+                       &algorithm);
       err != MPI_SUCCESS)
     return err;
   const void* contribution = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -100,7 +102,12 @@ int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count coun
     s.fence();
     return MPI_SUCCESS;
   }
-  if (algorithm == 1) linear(s, contribution, recvbuf, count, type, root);
+  const bool commutative = s.reduction().commutative;
+  if (algorithm < 0 &&
+      node_aware_auto(s.comm(), static_cast<std::size_t>(count * type.size), commutative))
+    algorithm = 2;
+  if (algorithm == 2 && commutative) node_reduce(s, sendbuf, recvbuf, count, type, root);
+  else if (algorithm == 1) linear(s, contribution, recvbuf, count, type, root);
   else binomial(s, contribution, recvbuf, count, type, root);
   return MPI_SUCCESS;
 }

@@ -14,11 +14,11 @@ using util::Param;
 
 // The values each algorithm parameter takes: MPI_T shows them as an
 // enumeration; choose() maps them to the algorithms.
-const char* const kBarrierChoices[] = {"auto", "dissemination", "linear"};
-const char* const kBcastChoices[] = {"auto", "binomial", "scatter_allgather"};
-const char* const kReduceChoices[] = {"auto", "binomial", "linear"};
+const char* const kBarrierChoices[] = {"auto", "dissemination", "linear", "node_aware"};
+const char* const kBcastChoices[] = {"auto", "binomial", "scatter_allgather", "node_aware"};
+const char* const kReduceChoices[] = {"auto", "binomial", "linear", "node_aware"};
 const char* const kAllreduceChoices[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
-                                         "reduce_bcast"};
+                                         "reduce_bcast", "node_aware"};
 const char* const kGatherChoices[] = {"auto", "binomial", "linear"};
 const char* const kScatterChoices[] = {"auto", "binomial", "linear"};
 const char* const kAllgatherChoices[] = {"auto", "ring", "recursive_doubling", "bruck"};
@@ -34,19 +34,22 @@ Param algorithm(Param param, std::span<const char* const> choices) {
 
 const Param kParams[] = {
     algorithm({"barrier_algorithm", Param::Type::kString, &g_settings.barrier_algorithm, "auto",
-               "MPI_Barrier and its nonblocking/persistent forms: auto | dissemination | linear"},
+               "MPI_Barrier and its nonblocking/persistent forms: auto | dissemination | linear | "
+               "node_aware (within each node, then among node leaders)"},
               kBarrierChoices),
     algorithm({"bcast_algorithm", Param::Type::kString, &g_settings.bcast_algorithm, "auto",
                "MPI_Bcast: auto | binomial | scatter_allgather (binomial scatter, then ring "
-               "allgather)"},
+               "allgather) | node_aware (among node leaders, then within each node)"},
               kBcastChoices),
     algorithm({"reduce_algorithm", Param::Type::kString, &g_settings.reduce_algorithm, "auto",
-               "MPI_Reduce: auto | binomial | linear (root combines in rank order)"},
+               "MPI_Reduce: auto | binomial | linear (root combines in rank order) | node_aware "
+               "(within each node, then among node leaders; commutative ops, others binomial)"},
               kReduceChoices),
     algorithm({"allreduce_algorithm", Param::Type::kString, &g_settings.allreduce_algorithm, "auto",
                "MPI_Allreduce: auto | recursive_doubling | rabenseifner (reduce-scatter by "
                "recursive halving + allgather) | ring (commutative ops only; others use "
-               "rabenseifner) | reduce_bcast"},
+               "rabenseifner) | reduce_bcast | node_aware (node reduce, leaders' recursive doubling, "
+               "node bcast; commutative ops, others recursive_doubling)"},
               kAllreduceChoices),
     algorithm({"gather_algorithm", Param::Type::kString, &g_settings.gather_algorithm, "auto",
                "MPI_Gather: auto | binomial | linear"},
@@ -76,7 +79,7 @@ const Param kParams[] = {
      "auto bcast: messages of at least this many bytes use scatter_allgather"},
     {"bcast_long_min_procs", Param::Type::kInt, &g_settings.bcast_long_min_procs, "3",
      "auto bcast: scatter_allgather only on at least this many processes"},
-    {"allreduce_short_bytes", Param::Type::kSize, &g_settings.allreduce_short_bytes, "4096",
+    {"allreduce_short_bytes", Param::Type::kSize, &g_settings.allreduce_short_bytes, "8192",
      "auto allreduce: below this many bytes, recursive_doubling; from it, rabenseifner"},
     {"allreduce_ring_bytes", Param::Type::kSize, &g_settings.allreduce_ring_bytes, "4194304",
      "auto allreduce: from this many bytes on, ring (commutative ops)"},
@@ -89,6 +92,9 @@ const Param kParams[] = {
      "auto alltoall: blocks up to this many bytes use linear; larger ones pairwise"},
     {"gather_linear_bytes", Param::Type::kSize, &g_settings.gather_linear_bytes, "65536",
      "auto gather/scatter: blocks of at least this many bytes use linear, smaller ones binomial"},
+    {"node_aware_max_bytes", Param::Type::kSize, &g_settings.node_aware_max_bytes, "65536",
+     "auto barrier/bcast/reduce/allreduce on a communicator spanning several nodes with several "
+     "processes on some node: node_aware below this many bytes (0: never)"},
 };
 // Read at each collective call: a change through MPI_T applies to the
 // next call, and every process must make the same one.

@@ -29,6 +29,7 @@ struct Settings {
   std::size_t alltoall_short_bytes = 0;
   std::size_t alltoall_medium_bytes = 0;
   std::size_t gather_linear_bytes = 0;
+  std::size_t node_aware_max_bytes = 0;
 };
 
 const Settings& settings();

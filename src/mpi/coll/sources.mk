@@ -18,8 +18,10 @@ libmpi_la_SOURCES += \
 	src/mpi/coll/alltoall_calls.cc \
 	src/mpi/coll/reduce_scatter.cc \
 	src/mpi/coll/scan.cc \
-	src/mpi/coll/inter.cc
+	src/mpi/coll/inter.cc \
+	src/mpi/coll/node.cc \
+	src/mpi/coll/direct.cc
 noinst_HEADERS += src/mpi/coll/coll.h src/mpi/coll/settings.h src/mpi/coll/checks.h \
-	src/mpi/coll/ring.h src/mpi/coll/tree.h src/mpi/coll/launch.h src/mpi/coll/inter.h \
+	src/mpi/coll/ring.h src/mpi/coll/tree.h src/mpi/coll/launch.h src/mpi/coll/inter.h src/mpi/coll/node.h src/mpi/coll/direct.h \
 	src/mpi/coll/sched/schedule.h src/mpi/coll/sched/engine.h
 EXTRA_DIST += src/mpi/coll/README.md src/mpi/coll/sched/README.md

@@ -17,6 +17,9 @@ struct Group;
 struct Errhandler;
 struct Keyval;
 struct Topology;
+namespace coll {
+struct NodeLayout;
+}
 
 
 struct Comm {
@@ -44,6 +47,9 @@ struct Comm {
   std::shared_ptr<const Topology> topology;
   // Hints set by MPI_Comm_set_info / the *_with_info constructors.
   std::vector<std::pair<std::string, std::string>> info;
+  // Which node each member runs on, for node-aware collectives
+  // (coll/node.h); computed on first use.
+  std::shared_ptr<const coll::NodeLayout> node_layout;
 
   uint32_t coll_context_id() const { return context_id + 1; }
   bool is_inter() const { return remote_group != nullptr; }

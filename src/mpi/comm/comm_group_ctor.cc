@@ -27,6 +27,7 @@
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
+#include "mpi/comm/intercomm.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
@@ -103,13 +104,6 @@ int check_info(MPI_Info info, const char* arg) {
   if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
     return make_error(MPI_ERR_INFO, "%s (0x%x) is not a valid info object", arg,
                       static_cast<unsigned>(info));
-  return MPI_SUCCESS;
-}
-
-int born_complete(MPI_Request* request) {
-  mpi::Request* req = mpi::request_create(mpi::Request::Kind::kDone);
-  req->dev.done.store(true, std::memory_order_release);
-  *request = req->handle;
   return MPI_SUCCESS;
 }
 
@@ -222,17 +216,20 @@ void drop_duplicate(Comm* dup) {
 // returns; its context id comes from the agreement run as a nonblocking
 // collective on the parent, so the request completes while the caller
 // goes on (point-to-point on the parent, other collectives, more idups).
-// Intercommunicators are duplicated at once (a request born complete).
+// An intercommunicator's duplicate needs two ids (its own and its
+// local_comm's), agreed across both groups by a schedule on the parent
+// intercommunicator (context_id_schedule_n).
 int idup(Comm& comm, const MPI_Info* info, MPI_Comm* newcomm, MPI_Request* request) {
+  Comm* dup;
   if (comm.is_inter()) {
-    if (int err = info != nullptr ? comm_dup_with_info(comm, *info, newcomm)
-                                  : comm_dup(comm, newcomm);
-        err != MPI_SUCCESS)
-      return err;
-    return born_complete(request);
+    mpi::group_retain(comm.group);
+    mpi::group_retain(comm.remote_group);
+    const uint32_t none[2] = {mpi::kNoContextId, mpi::kNoContextId};
+    dup = mpi::intercomm_create_object(comm.group, comm.remote_group, none, comm);
+  } else {
+    mpi::group_retain(comm.group);
+    dup = mpi::comm_create_object(comm.group, mpi::kNoContextId, comm.errhandler);
   }
-  mpi::group_retain(comm.group);
-  Comm* dup = mpi::comm_create_object(comm.group, mpi::kNoContextId, comm.errhandler);
   dup->topology = comm.topology;
   dup->info = comm.info;
   if (info != nullptr) set_info(*dup, *info);
@@ -244,9 +241,14 @@ int idup(Comm& comm, const MPI_Info* info, MPI_Comm* newcomm, MPI_Request* reque
   mpi::comm_retain(dup);  // the agreement's, until it settles
   const int err = mpi::coll::launch(
       comm, mpi::coll::Mode::kNonblocking, request, [dup](mpi::coll::Schedule& s) {
-        return mpi::context_id_schedule(s, [dup](int code, uint32_t id) {
-          if (code == MPI_SUCCESS) dup->context_id = id;
-          else drop_duplicate(dup);
+        const int count = dup->is_inter() ? 2 : 1;
+        return mpi::context_id_schedule_n(s, count, [dup](int code, const uint32_t* ids) {
+          if (code == MPI_SUCCESS) {
+            dup->context_id = ids[0];
+            if (dup->local_comm != nullptr) dup->local_comm->context_id = ids[1];
+          } else {
+            drop_duplicate(dup);
+          }
           mpi::comm_release(dup);
         });
       });

@@ -208,32 +208,59 @@ namespace {
 // same reduced bytes).
 struct ScheduledAgreement {
   Agreement agreement;
-  std::function<void(int err, uint32_t id)> done;
-  ScheduledAgreement(uint64_t key, std::function<void(int, uint32_t)> fn)
-      : agreement(key, 1), done(std::move(fn)) {}
+  std::function<void(int err, const uint32_t* ids)> done;
+  // On an intercommunicator: the AND of the remote group's offers, then
+  // the AND of the local group's (see append_agreement_round).
+  std::array<uint64_t, kWords + 1> remote{}, local{};
+  ScheduledAgreement(uint64_t key, int count, std::function<void(int, const uint32_t*)> fn)
+      : agreement(key, count), done(std::move(fn)) {}
 };
+
+// The AND of every offer into sa->agreement.offer, identically everywhere.
+// Intracommunicator: an allreduce. Intercommunicator (its allreduce gives
+// each group the other group's reduction): one allreduce gives the remote
+// group's AND; a second, of those results, gives back the local group's
+// AND; the two together are the AND over both groups.
+int append_combine(coll::Schedule& s, const std::shared_ptr<ScheduledAgreement>& sa) {
+  const auto bytes = static_cast<MPI_Count>(sizeof sa->agreement.offer);
+  if (!s.comm().is_inter())
+    return coll::build_allreduce(s, MPI_IN_PLACE, sa->agreement.offer.data(), bytes,
+                                 coll::byte_type());
+  if (int err = coll::build_allreduce(s, sa->agreement.offer.data(), sa->remote.data(), bytes,
+                                      coll::byte_type());
+      err != MPI_SUCCESS)
+    return err;
+  s.fence();
+  if (int err = coll::build_allreduce(s, sa->remote.data(), sa->local.data(), bytes,
+                                      coll::byte_type());
+      err != MPI_SUCCESS)
+    return err;
+  s.fence();
+  s.call([sa](coll::Schedule&) {
+    sa->agreement.offer = sa->remote;
+    context_id_and(sa->local.data(), sa->agreement.offer.data(), sizeof sa->agreement.offer);
+    return MPI_SUCCESS;
+  });
+  return MPI_SUCCESS;
+}
 
 int append_agreement_round(coll::Schedule& s, const std::shared_ptr<ScheduledAgreement>& sa) {
   s.call([sa](coll::Schedule&) {
     sa->agreement.make_offer();
     return MPI_SUCCESS;
   });
-  if (int err = coll::build_allreduce(s, MPI_IN_PLACE, sa->agreement.offer.data(),
-                                      static_cast<MPI_Count>(sizeof sa->agreement.offer),
-                                      coll::byte_type());
-      err != MPI_SUCCESS)
-    return err;
+  if (int err = append_combine(s, sa); err != MPI_SUCCESS) return err;
   s.fence();
   s.call([sa](coll::Schedule& sched) {
-    uint32_t id = 0;
+    uint32_t ids[kMaxIdsPerAllocation] = {};
     const int err = sched.error();
-    switch (sa->agreement.settle(err, &id)) {
+    switch (sa->agreement.settle(err, ids)) {
       case Agreement::Outcome::kFound:
-        sa->done(MPI_SUCCESS, id);
+        sa->done(MPI_SUCCESS, ids);
         return MPI_SUCCESS;
       case Agreement::Outcome::kFailed: {
         const int code = err != MPI_SUCCESS ? err : out_of_ids(sched.comm());
-        sa->done(code, 0);
+        sa->done(code, nullptr);
         return code;
       }
       case Agreement::Outcome::kRetry:
@@ -246,7 +273,7 @@ int append_agreement_round(coll::Schedule& s, const std::shared_ptr<ScheduledAgr
     const int code = append_agreement_round(sched, sa);
     if (code != MPI_SUCCESS) {
       sa->agreement.abandon();
-      sa->done(code, 0);
+      sa->done(code, nullptr);
     }
     return code;
   });
@@ -257,9 +284,16 @@ int append_agreement_round(coll::Schedule& s, const std::shared_ptr<ScheduledAgr
 }  // namespace
 
 int context_id_schedule(coll::Schedule& s, std::function<void(int err, uint32_t id)> done) {
+  return context_id_schedule_n(s, 1, [done = std::move(done)](int err, const uint32_t* ids) {
+    done(err, ids != nullptr ? ids[0] : 0);
+  });
+}
+
+int context_id_schedule_n(coll::Schedule& s, int count,
+                          std::function<void(int err, const uint32_t* ids)> done) {
   s.set_reduction(bitwise_and());
   auto sa = std::make_shared<ScheduledAgreement>(
-      agreement_key(s.comm().context_id, s.sequence()), std::move(done));
+      agreement_key(s.comm().context_id, s.sequence()), count, std::move(done));
   const int err = append_agreement_round(s, sa);
   if (err != MPI_SUCCESS) sa->agreement.abandon();
   return err;

@@ -57,6 +57,11 @@ uint32_t bootstrap_context_id(uint64_t hash);
 // schedule.
 [[nodiscard]] int context_id_schedule(coll::Schedule& s,
                                       std::function<void(int err, uint32_t id)> done);
+// `count` (<= kMaxIdsPerAllocation) ids at once; done(MPI_SUCCESS, ids) or
+// done(error, nullptr). On an intercommunicator's schedule the agreement
+// spans both groups (MPI_Comm_idup of an intercommunicator).
+[[nodiscard]] int context_id_schedule_n(coll::Schedule& s, int count,
+                                        std::function<void(int err, const uint32_t* ids)> done);
 // No id: a communicator whose agreement has not finished (or failed).
 inline constexpr uint32_t kNoContextId = ~uint32_t{0};
 // The global step of an agreement: turns this process's offer (a byte

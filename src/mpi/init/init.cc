@@ -80,7 +80,9 @@ int library_stop_if_unused() {
   if (int err = impl::barrier(*comm_world()); err != MPI_SUCCESS) return err;
   rma::finalize();
   io::finalize();
+  request_reap_detached();
   if (int err = dev::finalize(); err != MPI_SUCCESS) return err;
+  request_release_detached();
   comm_finalize_world();
   request_pool_release();
   (void)pmi::client().finalize();

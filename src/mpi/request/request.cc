@@ -4,6 +4,7 @@
 #include <new>
 
 #include "device/device.h"
+#include "device/progress.h"
 #include "mpi/coll/sched/engine.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
@@ -17,6 +18,7 @@ constinit HandleTable<Request, ObjectKind::kRequest> g_request_table;
 namespace {
 
 std::vector<Request*> g_detached;
+int g_reap_hook = -1;  // progress hook reaping g_detached while it is not empty
 // Freed requests are kept for reuse: a send or receive then costs no heap
 // allocation once the pool has warmed up.
 std::vector<Request*> g_pool;
@@ -156,7 +158,29 @@ int request_retire(Request* req, MPI_Status* status) {
   return error;
 }
 
-void request_detach(Request* req) { g_detached.push_back(req); }
+namespace {
+int reap_hook(void*) {
+  const std::size_t before = g_detached.size();
+  request_reap_detached();
+  if (g_detached.empty()) {
+    dev::remove_progress_hook(g_reap_hook);
+    g_reap_hook = -1;
+  }
+  return static_cast<int>(before - g_detached.size());
+}
+}  // namespace
+
+void request_detach(Request* req) {
+  g_detached.push_back(req);
+  if (g_reap_hook < 0) g_reap_hook = dev::add_progress_hook(reap_hook, nullptr);
+}
+
+void request_release_detached() {
+  for (Request* req : g_detached) request_free(req);
+  g_detached.clear();
+  if (g_reap_hook >= 0) dev::remove_progress_hook(g_reap_hook);
+  g_reap_hook = -1;
+}
 
 void request_pool_release() {
   for (Request* req : g_pool) ::operator delete(req);

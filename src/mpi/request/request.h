@@ -111,9 +111,13 @@ void request_wait(Request* req);
 // releases the request unless it is persistent. Returns the operation's
 // error code (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...).
 int request_retire(Request* req, MPI_Status* status);
-// Requests the user freed while active, released once they complete.
+// Requests the user freed while active (MPI_Request_free), released once
+// they complete: a progress hook reaps them while any is left.
 void request_detach(Request* req);
 void request_reap_detached();
+// Releases every detached request, complete or not; MPI_Finalize calls it
+// once the device is down (nothing can complete or touch them any more).
+void request_release_detached();
 
 // MPI_Status fields: counts are bytes split over two ints, as MPICH does.
 void status_set_bytes(MPI_Status* status, MPI_Count bytes);

@@ -19,12 +19,19 @@ namespace stmpi::dev::rma::st {
 namespace {
 
 constexpr std::size_t kRetirePageBytes = kMaxStreamsPerWindow * sizeof(uint64_t);
-constexpr std::size_t kMaxSparePlans = 8;
 
 static_assert(kRetirePageBytes == 4096, "the retire words fill one page");
 
 // Counters only grow; compare the way stream waits do (wrap-around safe).
 bool reached(uint64_t word, uint64_t target) { return static_cast<int64_t>(word - target) >= 0; }
+
+// Retired plans kept for reuse, with their vectors' capacity: as many as may
+// be in flight, so a program that enqueues many epochs per synchronize
+// allocates nothing from its second batch on (the memory is the peak it
+// already had in flight).
+std::size_t max_spare_plans() {
+  return static_cast<std::size_t>(std::max(1, settings().max_pending_epochs));
+}
 
 }  // namespace
 
@@ -88,7 +95,7 @@ int StreamWindow::reclaim() {
     if (const int err = plan->failure.load(std::memory_order_relaxed);
         err != MPI_SUCCESS && failure == MPI_SUCCESS)
       failure = err;
-    if (spare_.size() < kMaxSparePlans) {
+    if (spare_.size() < max_spare_plans()) {
       plan->clear();
       spare_.push_back(std::move(plan));
     }
@@ -206,7 +213,7 @@ int StreamWindow::complete(const std::shared_ptr<stream::Stream>& stream) {
 void StreamWindow::abandon_access() {
   if (access_ == nullptr) return;
   access_->clear();
-  if (spare_.size() < kMaxSparePlans) spare_.push_back(std::move(access_));
+  if (spare_.size() < max_spare_plans()) spare_.push_back(std::move(access_));
   access_.reset();
 }
 

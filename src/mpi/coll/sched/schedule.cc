@@ -26,6 +26,10 @@ uint32_t next_sequence(uint32_t* packed, bool nonblocking) {
 }
 }  // namespace
 
+int take_blocking_tag(Comm& comm) {
+  return static_cast<int>(kSeqBase | next_sequence(&comm.coll_seq, false));
+}
+
 Schedule::Schedule(Comm& comm, bool nonblocking) : comm_(&comm) {
   comm_retain(comm_);
   const uint32_t n = next_sequence(&comm.coll_seq, nonblocking);

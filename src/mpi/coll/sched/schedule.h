@@ -27,6 +27,10 @@ struct Request;
 
 namespace stmpi::mpi::coll {
 
+// The tag of a blocking collective that runs without a Schedule (direct.h):
+// takes the next number of `comm`'s blocking sequence, as a Schedule does.
+[[nodiscard]] int take_blocking_tag(Comm& comm);
+
 class Schedule {
  public:
   // Messages use the communicator's collective context and a tag drawn

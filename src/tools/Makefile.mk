@@ -27,7 +27,7 @@ uninstall-local:
 # stmpi_info: version, build options, runtime parameters
 bin_PROGRAMS += stmpi_info
 stmpi_info_SOURCES = src/tools/info/main.cc
-stmpi_info_LDADD = libmpi.la
+stmpi_info_LDADD = libmpich.la
 EXTRA_DIST += src/tools/mpicc.in src/tools/stmpi.pc.in
 
 # pkg-config files: stmpi.pc, and mpich.pc for builds that ask for MPICH by name

@@ -51,6 +51,7 @@ impls=()
 if wanted stmpi; then
   cp -L "$builddir/.libs/libmpi.so.12" "$workdir/stmpi/libmpi.so.12" || exit 2
   ln -sf libmpi.so.12 "$workdir/stmpi/libmpi.so"
+  ln -sf libmpi.so.12 "$workdir/stmpi/libmpich.so.12"  # the soname programs need
   cp -L "$builddir/mpiexec" "$workdir/stmpi/mpiexec" || exit 2
   impls+=(stmpi)
 fi

@@ -104,6 +104,7 @@ newer=$(find "$srcdir/src" "$srcdir/include" -newer "$lib" -type f \( -name '*.c
 [[ -n "$newer" ]] && echo "faces_run.sh: warning: sources newer than $lib, e.g. $(echo $newer)" >&2
 cp -L "$lib" "$workdir/stmpi/lib/libmpi.so.12" || die "cannot copy $lib"
 ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpi.so"
+ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpich.so.12"  # the soname programs need
 cp -L "$builddir/mpiexec" "$workdir/stmpi/bin/mpiexec" || die "cannot copy $builddir/mpiexec"
 rm -rf "$workdir/stmpi/include"
 cp -rL "$srcdir/include" "$workdir/stmpi/include" || die "cannot copy $srcdir/include"

@@ -119,6 +119,7 @@ if wanted stmpi; then
   mkdir -p "$workdir/stmpi/lib" "$workdir/stmpi/bin"
   cp -L "$lib" "$workdir/stmpi/lib/libmpi.so.12" || die "cannot copy $lib"
   ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpi.so"
+  ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpich.so.12"  # the soname programs need
   cp -L "$builddir/mpiexec" "$workdir/stmpi/bin/mpiexec" || die "cannot copy $builddir/mpiexec"
   stmpi_desc="build tree $builddir (libmpi.so.12 of $(date -r "$lib" '+%F %T'), sha1 $(sha1sum "$lib" | cut -c1-12), copied)"
   impls+=(stmpi)

@@ -122,6 +122,7 @@ if wanted stmpi; then
     mkdir -p "$workdir/stmpi/lib" "$workdir/stmpi/bin"
     cp -L "$lib" "$workdir/stmpi/lib/libmpi.so.12" || die "cannot copy $lib"
     ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpi.so"
+    ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpich.so.12"  # the soname programs need
     cp -L "$builddir/mpiexec" "$workdir/stmpi/bin/mpiexec" || die "cannot copy $builddir/mpiexec"
     stmpi_mpiexec="$workdir/stmpi/bin/mpiexec"
     stmpi_desc="build tree $builddir (libmpi.so.12 of $(date -r "$lib" '+%F %T'), sha1 $(sha1sum "$lib" | cut -c1-12), copied)"
@@ -166,8 +167,8 @@ for b in "${bench_list[@]}"; do
   for impl in "${impls[@]}"; do build "$impl" "$b"; done
 done
 if [[ " ${impls[*]} " == *" stmpi "* && -z "$prefix" ]]; then
-  resolved=$(ldd "$workdir/bin/${bench_list[0]}.stmpi" | awk '/libmpi\.so/ {print $3}')
-  [[ "$resolved" == "$workdir/stmpi/lib/libmpi.so.12" ]] ||
+  resolved=$(ldd "$workdir/bin/${bench_list[0]}.stmpi" | awk '/libmpi(ch)?\.so/ {print $3}')
+  [[ "$(readlink -f "$resolved")" == "$workdir/stmpi/lib/libmpi.so.12" ]] ||
     die "the STMPI binaries load '$resolved' instead of the copied library"
 fi
 

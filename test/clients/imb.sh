@@ -39,8 +39,7 @@ check=0
 msglog=0:20
 iter=20
 suites=IMB-MPI1,IMB-NBC
-usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
-die() { echo "imb.sh: $*" >&2; exit 2; }
+. "$here/lib.sh"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) prefix=${2:?}; shift ;;
@@ -59,25 +58,11 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 timeout_s=${STMPI_CLIENT_TIMEOUT:-600}
-[[ -x "$prefix/bin/mpicc" && -x "$prefix/bin/mpiexec" ]] ||
-  die "no STMPI installation in $prefix (run maint/build.sh, or pass --prefix)"
-[[ -z "$workdir" ]] && workdir=$(mktemp -d "${TMPDIR:-/tmp}/stmpi-imb.XXXXXX")
-mkdir -p "$workdir" || die "cannot create $workdir"
-workdir=$(cd "$workdir" && pwd)
+client_prepare imb
 src="$workdir/mpi-benchmarks"
 
 # ---- source ----
-rm -rf "$src"
-if [[ -n "$source_dir" ]]; then
-  # A git repository (bare or not) is cloned, a plain source tree copied.
-  if git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1; then
-    git clone -q "$source_dir" "$src" || die "cannot clone $source_dir"
-  else
-    cp -a "$source_dir" "$src" || die "cannot copy $source_dir"
-  fi
-else
-  git clone -q "$repo" "$src" || die "git clone $repo failed (no network? use --source DIR)"
-fi
+client_fetch "$src" "$source_dir" clone git "$repo"
 if [[ -n "$ref" ]]; then
   git -C "$src" checkout -q "$ref" || die "no ref $ref in the checkout"
 fi
@@ -85,50 +70,34 @@ rev=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "# IMB source $rev, STMPI $prefix, work directory $workdir"
 
 # ---- build (unchanged sources; IMB's own makefile, our wrappers) ----
-export PATH="$prefix/bin:$PATH"
 flags=()
 [[ $check -eq 1 ]] && flags=(CPPFLAGS=-DCHECK)
 IFS=, read -r -a suite_list <<<"$suites"
 for suite in "${suite_list[@]}"; do
   case "$suite" in IMB-MPI1|IMB-NBC) ;; *) die "unknown suite $suite" ;; esac
 done
-if ! (cd "$src" && make -j2 CC=mpicc CXX=mpicxx "${flags[@]}" "${suite_list[@]}") \
-     >"$workdir/build.log" 2>&1; then
-  tail -20 "$workdir/build.log" >&2
-  die "building ${suite_list[*]} failed (log: $workdir/build.log)"
-fi
+client_build "$workdir/build.log" "${suite_list[*]}" \
+  make -C "$src" -j2 CC=mpicc CXX=mpicxx "${flags[@]}" "${suite_list[@]}"
 
 # ---- runs ----
-failed=()
 IFS=, read -r -a rank_list <<<"$ranks"
 for suite in "${suite_list[@]}"; do
   for np in "${rank_list[@]}"; do
     log="$workdir/$suite.np$np.log"
     start=$SECONDS
-    timeout -k 10 "$timeout_s" "$prefix/bin/mpiexec" -n "$np" "$src/$suite" -npmin "$np" \
-      -iter "$iter" -msglog "$msglog" -time 10 >"$log" 2>&1
-    rc=$?
+    client_run "$log" "$np" "$src/$suite" -npmin "$np" -iter "$iter" -msglog "$msglog" -time 10
     benches=$(grep -c '^# Benchmarking' "$log")
-    why=""
-    if [[ $rc -eq 124 || $rc -eq 137 ]]; then why="timed out after ${timeout_s}s"
-    elif [[ $rc -ne 0 ]]; then why="exit status $rc"
-    elif ! grep -q 'All processes entering MPI_Finalize' "$log"; then why="did not reach MPI_Finalize"
-    elif [[ $benches -eq 0 ]]; then why="ran no benchmark"
+    if [[ -n "$client_why" ]]; then :
+    elif ! grep -q 'All processes entering MPI_Finalize' "$log"; then client_why="did not reach MPI_Finalize"
+    elif [[ $benches -eq 0 ]]; then client_why="ran no benchmark"
     fi
     # With -DCHECK every result row ends with its defect count.
-    if [[ -z "$why" && $check -eq 1 ]]; then
+    if [[ -z "$client_why" && $check -eq 1 ]]; then
       defects=$(awk '/^# Benchmarking/ {chk = 0} /defects/ {chk = 1; next}
                      chk && $1 ~ /^[0-9]+$/ && $NF + 0 > 0 {n++} END {print n + 0}' "$log")
-      [[ $defects -ne 0 ]] && why="$defects result rows with defects"
+      [[ $defects -ne 0 ]] && client_why="$defects result rows with defects"
     fi
-    if [[ -z "$why" ]]; then
-      echo "PASS: $suite on $np ranks ($benches benchmarks, $((SECONDS - start)) s)"
-    else
-      echo "FAIL: $suite on $np ranks: $why; log: $log"
-      tail -5 "$log" | sed 's/^/    | /'
-      failed+=("$suite/$np")
-    fi
+    client_result "$suite on $np ranks" "$log" "$benches benchmarks, $((SECONDS - start)) s"
   done
 done
-echo "# ${#failed[@]} failed${failed[*]:+: ${failed[*]}}"
-[[ ${#failed[@]} -eq 0 ]]
+client_summary

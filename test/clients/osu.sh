@@ -34,8 +34,7 @@ ranks=2,4
 max_bytes=1048576
 iter=20
 validate=()
-usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
-die() { echo "osu.sh: $*" >&2; exit 2; }
+. "$here/lib.sh"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) prefix=${2:?}; shift ;;
@@ -52,34 +51,13 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 timeout_s=${STMPI_CLIENT_TIMEOUT:-300}
-[[ -x "$prefix/bin/mpicc" && -x "$prefix/bin/mpiexec" ]] ||
-  die "no STMPI installation in $prefix (run maint/build.sh, or pass --prefix)"
-[[ -z "$workdir" ]] && workdir=$(mktemp -d "${TMPDIR:-/tmp}/stmpi-osu.XXXXXX")
-mkdir -p "$workdir" || die "cannot create $workdir"
-workdir=$(cd "$workdir" && pwd)
+client_prepare osu
 src="$workdir/osu"
-rm -rf "$src"
-if [[ -n "$source_dir" ]]; then
-  # A git repository: its files as committed (one time stamp for all, so that
-  # make does not try to regenerate the autotools output); a tree: a copy.
-  if git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1; then
-    mkdir -p "$src" && git -C "$source_dir" archive HEAD | tar x -C "$src" ||
-      die "cannot export $source_dir"
-  else
-    cp -a "$source_dir" "$src" || die "cannot copy $source_dir"
-  fi
-else
-  mkdir -p "$src" && curl -fsSL "$url" | tar xz -C "$src" --strip-components=1 ||
-    die "downloading $url failed (no network? use --source DIR)"
-fi
+client_fetch "$src" "$source_dir" archive tarball "$url"
 echo "# OSU source ${source_dir:-$url}, STMPI $prefix, work directory $workdir"
 
-export PATH="$prefix/bin:$PATH"
-if ! (cd "$src" && ./configure CC=mpicc CXX=mpicxx && make -j2 -C mpi/collective) \
-     >"$workdir/build.log" 2>&1; then
-  tail -20 "$workdir/build.log" >&2
-  die "building the collective tests failed (log: $workdir/build.log)"
-fi
+client_build "$workdir/build.log" "the collective tests" \
+  sh -c "cd '$src' && ./configure CC=mpicc CXX=mpicxx && make -j2 -C mpi/collective"
 coll="$src/mpi/collective"
 [[ -d "$coll/blocking" ]] && coll_dirs=("$coll/blocking" "$coll/non_blocking") || coll_dirs=("$coll")
 programs=()
@@ -90,30 +68,18 @@ for d in "${coll_dirs[@]}"; do
 done
 [[ ${#programs[@]} -gt 0 ]] || die "no collective test was built (log: $workdir/build.log)"
 
-failed=()
 IFS=, read -r -a rank_list <<<"$ranks"
 for np in "${rank_list[@]}"; do
   for p in "${programs[@]}"; do
     name=$(basename "$p")
     log="$workdir/$name.np$np.log"
-    timeout -k 10 "$timeout_s" "$prefix/bin/mpiexec" -n "$np" "$p" -m "1:$max_bytes" -i "$iter" \
-      -x 5 -f "${validate[@]}" >"$log" 2>&1
-    rc=$?
+    client_run "$log" "$np" "$p" -m "1:$max_bytes" -i "$iter" -x 5 -f "${validate[@]}"
     rows=$(grep -cE '^ *[0-9]' "$log")
-    why=""
-    if [[ $rc -eq 124 || $rc -eq 137 ]]; then why="timed out after ${timeout_s}s"
-    elif [[ $rc -ne 0 ]]; then why="exit status $rc"
-    elif [[ $rows -eq 0 ]]; then why="no result rows"
-    elif grep -qi 'fail' "$log"; then why="validation failed"
+    if [[ -n "$client_why" ]]; then :
+    elif [[ $rows -eq 0 ]]; then client_why="no result rows"
+    elif grep -qi 'fail' "$log"; then client_why="validation failed"
     fi
-    if [[ -z "$why" ]]; then
-      echo "PASS: $name on $np ranks ($rows rows)"
-    else
-      echo "FAIL: $name on $np ranks: $why; log: $log"
-      tail -5 "$log" | sed 's/^/    | /'
-      failed+=("$name/$np")
-    fi
+    client_result "$name on $np ranks" "$log" "$rows rows"
   done
 done
-echo "# ${#failed[@]} failed${failed[*]:+: ${failed[*]}}"
-[[ ${#failed[@]} -eq 0 ]]
+client_summary

@@ -81,7 +81,7 @@ void comm_release(Comm* comm) {
   if (comm->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   part::forget_context(comm->context_id);
   context_id_release(comm->context_id);
-  for (Attribute& attribute : comm->attributes) keyval_release(attribute.keyval);
+  comm->attributes.release_all();
   group_release(comm->group);
   if (comm->remote_group != nullptr) group_release(comm->remote_group);
   if (comm->local_comm != nullptr) comm_release(comm->local_comm);

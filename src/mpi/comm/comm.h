@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "mpi/comm/attr_table.h"
 #include "mpi/handle.h"
 
 namespace stmpi::mpi {
@@ -20,11 +21,6 @@ namespace coll {
 struct NodeLayout;
 }
 
-// One cached attribute; the attribute holds a reference on its keyval.
-struct Attribute {
-  Keyval* keyval = nullptr;
-  void* value = nullptr;
-};
 
 struct Comm {
   int handle = 0;
@@ -36,7 +32,7 @@ struct Comm {
   uint32_t context_id = 0;
   Errhandler* errhandler = nullptr;
   std::string name;
-  std::vector<Attribute> attributes;  // in the order they were first set
+  AttributeTable<CommAttrs> attributes;
   std::atomic<int> refs{1};
   bool predefined = false;
   // Collectives started on this communicator so far (the same count on

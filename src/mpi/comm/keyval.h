@@ -39,6 +39,9 @@ Keyval* keyval_in_use(int handle, Keyval::Kind kind);
 // Freeing again while attributes keep it alive does nothing (as MPICH does:
 // delete callbacks that free their keyval run once per attribute).
 int keyval_free(int* handle, Keyval::Kind kind, const char* function);
+// MPI_ERR_KEYVAL for `handle` used with an object of `kind`, saying why
+// (invalid, predefined and read-only, made for another kind, or freed).
+int keyval_error(int handle, Keyval::Kind kind, const char* function);
 Keyval* keyval_create(Keyval::Kind kind);
 void keyval_retain(Keyval* keyval);
 void keyval_release(Keyval* keyval);

@@ -173,7 +173,7 @@ void datatype_release(Datatype* type) {
   }
   for (Datatype* component : type->contents.types) datatype_release(component);
   // Attributes left by internal copies (the user's MPI_Type_free deletes its own first).
-  for (const TypeAttribute& attribute : type->attributes) keyval_release(attribute.keyval);
+  type->attributes.release_all();
   delete type;
 }
 

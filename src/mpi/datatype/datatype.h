@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "mpi/comm/attr_table.h"
 #include "mpi/handle.h"
 #include "util/element_kind.h"
 
@@ -67,14 +68,6 @@ struct TypeLayout {
 };
 
 struct Datatype;
-struct Keyval;  // mpi/comm/keyval.h
-
-// A user attribute cached on a datatype (MPI_Type_set_attr); the datatype
-// holds one reference on the keyval.
-struct TypeAttribute {
-  Keyval* keyval = nullptr;
-  void* value = nullptr;
-};
 
 // How the type was built, for MPI_Type_get_envelope/MPI_Type_get_contents.
 // The component types are retained for as long as this type lives.
@@ -100,7 +93,7 @@ struct Datatype {
 
   TypeLayout layout;
   TypeContents contents;
-  std::vector<TypeAttribute> attributes;  // in the order they were first set
+  AttributeTable<TypeAttrs> attributes;  // user attributes (MPI_Type_set_attr)
   ElementKind element_kind = ElementKind::kNone;  // predefined types only
   TypeClass type_class = TypeClass::kNone;        // predefined types only
 

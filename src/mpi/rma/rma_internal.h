@@ -20,9 +20,8 @@ struct Win;
 
 namespace stmpi::mpi::rma {
 
-// win_attr.cc: info hints; attribute delete callbacks (MPI_Win_free).
+// win_attr.cc: info hints.
 void apply_hints(Win& win, int info);
-[[nodiscard]] int delete_attributes(Win& win);
 
 // epoch.cc: may an RMA call by this process reach `target` now? Opens the
 // fence epoch for use and waits for the target's post in a PSCW epoch.

@@ -12,6 +12,7 @@
 
 #include "device/rma/region.h"
 #include "device/rma/window.h"
+#include "mpi/comm/attr_table.h"
 #include "mpi/handle.h"
 
 namespace stmpi::dev::rma::st {
@@ -23,12 +24,6 @@ namespace stmpi::mpi {
 struct Comm;
 struct Errhandler;
 struct Group;
-struct Keyval;
-
-struct WinAttribute {
-  Keyval* keyval = nullptr;
-  void* value = nullptr;
-};
 
 // One target (a rank of the window's communicator), as the device reaches it.
 using WinTarget = dev::rma::WindowTarget;
@@ -93,7 +88,7 @@ struct Win {
   int disp_unit = 1;
   Errhandler* errhandler = nullptr;
   std::string name;
-  std::vector<WinAttribute> attributes;
+  AttributeTable<WinAttrs> attributes;
   WinHints hints;
   // The device's window: regions by comm rank, segment, passive locks,
   // fence/PSCW words. src/mpi/rma never picks how a target is reached.

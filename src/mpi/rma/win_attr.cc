@@ -1,7 +1,6 @@
 // Window objects as MPI objects: the handle table, error handlers,
 // attributes (predefined MPI_WIN_* and user keyvals), names, the group and
 // info hints (MPI 4.1 sections 12.2.6-12.2.7, 7.7.3, 9.3.2).
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -19,39 +18,6 @@
 
 namespace stmpi::mpi {
 namespace {
-
-using errhan::make_error;
-
-std::vector<WinAttribute>::iterator find_attribute(Win& win, const Keyval* keyval) {
-  return std::find_if(win.attributes.begin(), win.attributes.end(),
-                      [keyval](const WinAttribute& a) { return a.keyval == keyval; });
-}
-
-int call_delete(Win& win, const WinAttribute& attribute) {
-  Keyval* keyval = attribute.keyval;
-  if (keyval->win_delete_fn == nullptr) return MPI_SUCCESS;
-  const int err =
-      keyval->win_delete_fn(win.handle, keyval->handle, attribute.value, keyval->extra_state);
-  if (err == MPI_SUCCESS) return err;
-  return make_error(errhan::error_class_of(err) == MPI_SUCCESS ? MPI_ERR_OTHER
-                                                               : errhan::error_class_of(err),
-                    "the delete callback of window keyval 0x%x returned %d", keyval->handle, err);
-}
-
-bool is_predefined_keyval(int keyval) {
-  return keyval == MPI_WIN_BASE || keyval == MPI_WIN_SIZE || keyval == MPI_WIN_DISP_UNIT ||
-         keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL;
-}
-
-int bad_keyval(int keyval, const char* function) {
-  if (is_predefined_keyval(keyval))
-    return make_error(MPI_ERR_KEYVAL, "%s: keyval 0x%x is a predefined window attribute and read-only",
-                      function, keyval);
-  return make_error(MPI_ERR_KEYVAL,
-                    "%s: keyval 0x%x is not a valid window keyval (freed, never created, or made "
-                    "for another kind of object)",
-                    function, keyval);
-}
 
 bool info_bool(std::string_view value) { return value == "true" || value == "1" || value == "yes"; }
 
@@ -90,18 +56,6 @@ void apply_hints(Win& win, int info_handle) {
   if (auto v = info->find("alloc_shared_noncontig")) win.hints.alloc_shared_noncontig = info_bool(*v);
   if (auto v = info->find("accumulate_ordering")) win.hints.accumulate_ordering = *v;
   if (auto v = info->find("accumulate_ops")) win.hints.accumulate_ops = *v;
-}
-
-int delete_attributes(Win& win) {
-  while (!win.attributes.empty()) {
-    const WinAttribute attribute = win.attributes.back();
-    if (int err = call_delete(win, attribute); err != MPI_SUCCESS) return err;
-    if (auto it = find_attribute(win, attribute.keyval); it != win.attributes.end()) {
-      win.attributes.erase(it);
-      keyval_release(attribute.keyval);
-    }
-  }
-  return MPI_SUCCESS;
 }
 
 }  // namespace rma
@@ -163,18 +117,7 @@ int win_free_keyval(int* win_keyval) {
 }
 
 int win_set_attr(mpi::Win& win, int win_keyval, void* attribute_val) {
-  Keyval* keyval = mpi::keyval_get(win_keyval, Keyval::Kind::kWin);
-  if (keyval == nullptr) return mpi::bad_keyval(win_keyval, "MPI_Win_set_attr");
-  if (auto it = mpi::find_attribute(win, keyval); it != win.attributes.end()) {
-    if (int err = mpi::call_delete(win, *it); err != MPI_SUCCESS) return err;
-    if (it = mpi::find_attribute(win, keyval); it != win.attributes.end()) {
-      it->value = attribute_val;
-      return MPI_SUCCESS;
-    }
-  }
-  mpi::keyval_retain(keyval);
-  win.attributes.push_back(mpi::WinAttribute{keyval, attribute_val});
-  return MPI_SUCCESS;
+  return win.attributes.set(win.handle, win_keyval, attribute_val, "MPI_Win_set_attr");
 }
 
 int win_get_attr(mpi::Win& win, int win_keyval, void* attribute_val, int* flag) {
@@ -189,24 +132,11 @@ int win_get_attr(mpi::Win& win, int win_keyval, void* attribute_val, int* flag) 
     default: break;
   }
   *flag = 0;
-  Keyval* keyval = mpi::keyval_in_use(win_keyval, Keyval::Kind::kWin);
-  if (keyval == nullptr) return mpi::bad_keyval(win_keyval, "MPI_Win_get_attr");
-  auto it = mpi::find_attribute(win, keyval);
-  *flag = it != win.attributes.end();
-  if (*flag) *out = it->value;
-  return MPI_SUCCESS;
+  return win.attributes.get(win_keyval, attribute_val, flag, "MPI_Win_get_attr");
 }
 
 int win_delete_attr(mpi::Win& win, int win_keyval) {
-  Keyval* keyval = mpi::keyval_in_use(win_keyval, Keyval::Kind::kWin);
-  if (keyval == nullptr) return mpi::bad_keyval(win_keyval, "MPI_Win_delete_attr");
-  auto it = mpi::find_attribute(win, keyval);
-  if (it == win.attributes.end()) return MPI_SUCCESS;
-  if (int err = mpi::call_delete(win, *it); err != MPI_SUCCESS) return err;
-  if (it = mpi::find_attribute(win, keyval); it == win.attributes.end()) return MPI_SUCCESS;
-  win.attributes.erase(it);
-  mpi::keyval_release(keyval);
-  return MPI_SUCCESS;
+  return win.attributes.remove(win.handle, win_keyval, "MPI_Win_delete_attr");
 }
 
 int win_set_name(mpi::Win& win, const char* win_name) {

@@ -285,11 +285,11 @@ int win_free(MPI_Win* handle) {
                       mpi::rma::epoch_description(*win));
   if (int err = dev::rma::flush_all()) return err;
   if (int err = mpi::mpix::stream_free(*win)) return err;
-  const int callback_error = mpi::rma::delete_attributes(*win);
+  const int callback_error = win->attributes.delete_all(win->handle);
   // Every process is done with the window before its memory goes away.
   mpi::rma::stats_add_freed(win->device.locks().stats());
   win->device.free();
-  for (const mpi::WinAttribute& attribute : win->attributes) mpi::keyval_release(attribute.keyval);
+  win->attributes.release_all();
   mpi::win_table().remove(win->handle);
   mpi::rma::discard(win);
   *handle = MPI_WIN_NULL;

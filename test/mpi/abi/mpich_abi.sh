@@ -1,7 +1,8 @@
 #!/bin/bash
 # Binary compatibility with MPICH: a program compiled and linked by Debian's
 # MPICH compiler wrapper (mpicc.mpich, against libmpich.so.12) runs under our
-# mpiexec with libmpich.so.12 resolved to our libmpi.so.12.
+# mpiexec with libmpich.so.12 resolved to our library, whose soname is libmpich.so.12
+# too (libmpi.so.12 is an alias).
 n=${1:-2}
 set -u
 : "${STMPI_SRCDIR:?}" "${STMPI_BUILDDIR:?}" "${STMPI_MPIEXEC:?}"
@@ -28,6 +29,21 @@ fi
 if ! readelf -d "$work/abi_prog" | grep -q 'NEEDED.*libmpich\.so\.12'; then
   fail "abi_prog does not link libmpich.so.12: $(readelf -d "$work/abi_prog" | grep NEEDED | tr '\n' ' ')"
 fi
+# Our library carries MPICH's soname, so a program linked against it (-lmpich, as
+# our wrappers link, or the alias -lmpi) needs libmpich.so.12 exactly as abi_prog does.
+soname=$(readelf -d "$ourlib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+echo "our soname: $soname"
+[ "$soname" = libmpich.so.12 ] || fail "our library's soname is '$soname', not libmpich.so.12"
+for lib in mpich mpi; do
+  if ${STMPI_TEST_CC:-gcc} -O1 -I"$STMPI_SRCDIR/include" -o "$work/own_$lib" \
+    "$STMPI_SRCDIR/test/mpi/abi/abi_prog.c" -L"$STMPI_BUILDDIR/.libs" -l$lib; then
+    needed=$(readelf -d "$work/own_$lib" | sed -n 's/.*NEEDED.*\[\(libmpi[a-z]*\.so[.0-9]*\)\].*/\1/p')
+    echo "linked with -l$lib: NEEDED $needed"
+    [ "$needed" = libmpich.so.12 ] || fail "a program linked with -l$lib needs '$needed', not libmpich.so.12"
+  else
+    fail "abi_prog.c does not build against our library with -l$lib"
+  fi
+done
 
 mkdir "$work/lib"
 ln -s "$(cd "$(dirname "$ourlib")" && pwd)/libmpi.so.12" "$work/lib/libmpich.so.12"

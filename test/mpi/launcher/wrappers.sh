@@ -77,10 +77,10 @@ if [ ! -e "$libdir/libmpich.so" ]; then
 else
   "$mpicc" -L"$triplet_dir" "$out/wrapper_hello.c" -o "$out/wrapper_hello_installed"
   check "mpicc builds with a user -L$triplet_dir" $?
-  # The library's soname is libmpi.so.12 (libmpich.so.12 is an alias), so
-  # that is what the binary needs; it must resolve into our libdir.
-  needed=$(readelf -d "$out/wrapper_hello_installed" | sed -n 's/.*NEEDED.*\[\(libmpi[a-z]*\.so\.12\)\].*/\1/p')
-  [ -n "$needed" ]; check "the binary needs our library ($needed)" $?
+  # The library's soname is libmpich.so.12 (libmpi.so.12 is an alias), so the
+  # binary needs libmpich.so.12 as MPICH-built ones do; it must resolve into our libdir.
+  needed=$(readelf -d "$out/wrapper_hello_installed" | sed -n 's/.*NEEDED.*\[\(libmpi[a-z]*\.so[.0-9]*\)\].*/\1/p')
+  [ "$needed" = libmpich.so.12 ]; check "the binary needs libmpich.so.12 ($needed)" $?
   resolved=$(ldd "$out/wrapper_hello_installed" | awk -v lib="$needed" '$1 == lib {print $3}')
   [ -n "$resolved" ] && [ "$(readlink -f "$resolved")" = "$(readlink -f "$libdir/$needed")" ]
   check "$needed resolves to ours ($resolved), not another MPI's" $?

@@ -451,9 +451,11 @@ void Job::print_report() {
   report_.clear();
 }
 
+// Each rank leads its own process group (launcher.cc): the signal reaches the
+// processes the rank started as well.
 void Job::signal_ranks(int signal) {
   for (const Rank& r : ranks_) {
-    if (r.alive) ::kill(r.pid, signal);
+    if (r.alive && ::kill(-r.pid, signal) != 0) ::kill(r.pid, signal);
   }
 }
 
@@ -472,6 +474,10 @@ void Job::finish() {
   }
   stdin_.close_sink();
   print_report();
+  // A job that was stopped leaves nothing running: processes a rank started
+  // may outlive it (its group survives it) and still create segments.
+  if (terminating_)
+    for (const Rank& r : ranks_) ::kill(-r.pid, SIGKILL);
   int removed = remove_shm_segments(kvsname_);
   if (removed > 0 && !terminating_) {
     std::fprintf(stderr, "mpiexec: removed %s left behind by the job\n",

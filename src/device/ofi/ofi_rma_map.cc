@@ -1,6 +1,5 @@
 // OfiRma's cold parts: the window-memory hook, error codes, op and type
 // names, accumulates under the target's accumulate lock.
-#if __has_include("device/rma/net_rma.h")
 #include <sched.h>
 
 #include <cstring>
@@ -106,4 +105,3 @@ int OfiRma::locked_compare_swap(const rma::Region& region, uint64_t offset,
 }
 
 }  // namespace stmpi::dev::ofi
-#endif  // __has_include("device/rma/net_rma.h")

@@ -12,6 +12,7 @@ test_unit_datatype_test_SOURCES = \
 	src/mpi/datatype/type_query.cc \
 	src/mpi/datatype/type_attr.cc \
 	src/mpi/comm/attr.cc \
+	src/mpi/comm/attr_table.cc \
 	src/mpi/coll/op.cc
 test_unit_datatype_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_datatype_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread

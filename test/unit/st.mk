@@ -23,6 +23,7 @@ test_unit_st_test_SOURCES = \
 	src/mpi/datatype/type_query.cc \
 	src/mpi/datatype/type_attr.cc \
 	src/mpi/comm/attr.cc \
+	src/mpi/comm/attr_table.cc \
 	src/mpi/coll/op.cc \
 	$(STREAM_CORE_SOURCES)
 test_unit_st_test_CPPFLAGS = $(AM_CPPFLAGS)

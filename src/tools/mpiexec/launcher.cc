@@ -277,8 +277,13 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     // A rank must not outlive mpiexec, even when mpiexec is killed with SIGKILL.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != mpiexec_pid_) ::_exit(127);
-    // Its own process group, so that ending the job reaches what the rank started too.
-    ::setpgid(0, 0);
+    // Its own session and process group, as Hydra's ranks have: ending the job
+    // reaches what the rank started too (job.cc signals the group), and with
+    // the scheduler's autogroups the rank competes for CPU time as one group
+    // of its own, not as one task among everything started from the user's
+    // shell (under background load the ranks would get a share each
+    // of the shell's group instead).
+    ::setsid();
     if (::dup2(in[0], 0) < 0 || ::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(127);
     ::fcntl(pmi[1], F_SETFD, 0);  // the only descriptor besides 0-2 that survives exec
     ::sigaction(SIGPIPE, &child_signals_.pipe_action, nullptr);
@@ -296,7 +301,6 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     ::_exit(127);
   }
 
-  ::setpgid(pid, pid);  // also here: whichever runs first, the group exists before any signal
   spawned->pid = pid;
   spawned->pmi_fd = pmi[0];
   spawned->stdout_fd = out[0];

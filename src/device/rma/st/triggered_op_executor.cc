@@ -31,6 +31,29 @@ bool wait_reached(uint64_t word, uint64_t target) {
 std::atomic<uint64_t> g_counters_in_use{0};
 std::atomic<uint64_t> g_counters_max{0};
 
+// A throttle stall: counted once when it starts, timed until it ends; each
+// step progresses and yields so the epochs holding the resources can finish.
+class Stall {
+ public:
+  explicit Stall(TriggerStats& stats) : stats_(stats) {}
+  ~Stall() {
+    if (started_ != 0) stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started_);
+  }
+  void step() {
+    if (started_ == 0) {
+      started_ = stream::monotonic_ns();
+      ++stats_.throttle_stalls;
+    }
+    progress();
+    util::yield_now();
+  }
+  int64_t elapsed_ns() const { return started_ == 0 ? 0 : stream::monotonic_ns() - started_; }
+
+ private:
+  TriggerStats& stats_;
+  int64_t started_ = 0;
+};
+
 void counters_taken(TriggerStats& stats, int n) {
   stats.counters_in_use += static_cast<uint64_t>(n);
   if (stats.counters_in_use > stats.counters_max_in_use)
@@ -163,7 +186,7 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
   auto fits = [&] {
     return g_ops_in_use.load(std::memory_order_relaxed) + ops <= budget;
   };
-  int64_t started = 0;
+  Stall stall(stats_);
   for (;;) {
     reclaim();
     if (broken_.load(std::memory_order_acquire)) {
@@ -182,37 +205,27 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
           what, ops, static_cast<unsigned long long>(g_ops_in_use.load()), s.triggered_ops,
           outstanding_.empty() ? "and no earlier epoch of this window holds any " : "",
           throttle_policy_name(policy_));
-    if (started == 0) {
-      started = stream::monotonic_ns();
-      ++stats_.throttle_stalls;
-    }
-    progress();
-    util::yield_now();
+    stall.step();
     if (s.wait_timeout_s > 0 &&
-        stream::monotonic_ns() - started > static_cast<int64_t>(s.wait_timeout_s) * 1000000000ll)
+        stall.elapsed_ns() > static_cast<int64_t>(s.wait_timeout_s) * 1000000000ll)
       return util::make_error(MPI_ERR_OTHER,
                               "%s waited %d s (STMPI_ST_WAIT_TIMEOUT) for triggered-operation "
                               "slots held by %zu earlier epochs that did not complete",
                               what, s.wait_timeout_s, outstanding_.size());
   }
-  if (started != 0) stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started);
   g_ops_in_use.fetch_add(ops, std::memory_order_relaxed);
   return MPI_SUCCESS;
-}
-
-// A counter from the pool, throttled the same way.
-static int acquire_one(TriggeredOps& nic, CounterId* out, bool* got) {
-  return nic.acquire_counter(out, got);
 }
 
 int TriggeredOpExecutor::open_access() {
   auto e = std::make_unique<Epoch>();
   CounterId ids[2];
   int taken = 0;
-  int64_t started = 0;
+  {
+  Stall stall(stats_);
   while (taken < 2) {
     bool got = false;
-    if (int err = acquire_one(nic_, &ids[taken], &got); err != MPI_SUCCESS) break;
+    if (int err = nic_.acquire_counter(&ids[taken], &got); err != MPI_SUCCESS) break;
     if (got) {
       ++taken;
       continue;
@@ -231,14 +244,9 @@ int TriggeredOpExecutor::open_access() {
                               outstanding_.empty() ? "by other windows or epochs " : "",
                               throttle_policy_name(policy_));
     }
-    if (started == 0) {
-      started = stream::monotonic_ns();
-      ++stats_.throttle_stalls;
-    }
-    progress();
-    util::yield_now();
+    stall.step();
   }
-  if (started != 0) stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started);
+  }
   e->trigger = ids[0];
   e->completion = ids[1];
   e->counters = 2;
@@ -369,7 +377,8 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
   e->exposure = true;
   if (remote != 0) {
     bool got = false;
-    int64_t started = 0;
+    {
+    Stall stall(stats_);
     for (;;) {
       if (int err = nic_.acquire_counter(&e->trigger, &got); err != MPI_SUCCESS) return err;
       if (got) break;
@@ -382,14 +391,9 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
                                 "a stream exposure epoch between nodes needs a trigger counter "
                                 "and STMPI_ST_COUNTERS=%d are all in use (STMPI_ST_THROTTLE=%s)",
                                 settings().counters, throttle_policy_name(policy_));
-      if (started == 0) {
-        started = stream::monotonic_ns();
-        ++stats_.throttle_stalls;
-      }
-      progress();
-      util::yield_now();
+      stall.step();
     }
-    if (started != 0) stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started);
+    }
     e->completion = e->trigger;
     e->counters = 1;
     if (int err = reserve(remote, "a stream exposure epoch"); err != MPI_SUCCESS) {

@@ -20,8 +20,9 @@ src/binding/README.md for what the wrappers check.
 
 import argparse
 import os
-import shlex
 import sys
+
+from binding_spec import read_spec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -135,122 +136,6 @@ NULL_HANDLES = {'WINDOW': 'MPI_WIN_NULL'}
 RAW_CHAPTERS = {'tools'}
 
 MAX_LINE = 100
-
-
-class Param:
-    def __init__(self, name, fields):
-        self.name = name
-        self.kind = fields['kind']
-        self.direction = fields['dir']
-        self.type = fields['type']
-        self.array = fields['array'].split(',') if 'array' in fields else None
-        self.const = 'const' in fields
-        self.root_only = 'root_only' in fields
-        # Extensions (maint/mpix.spec): an input handle that may be its null
-        # handle, an output that may be NULL.
-        self.null_ok = 'null_ok' in fields
-        self.nullable = 'nullable' in fields
-
-    @property
-    def stars(self):
-        return len(self.type) - len(self.type.rstrip('*'))
-
-    @property
-    def base_type(self):
-        return self.type.rstrip('*')
-
-    @property
-    def is_value(self):
-        """Passed by value: neither pointer nor array."""
-        return self.stars == 0 and self.array is None
-
-    def c_decl(self):
-        """C spelling for the public header: `const void *buf`."""
-        if self.is_status_array():
-            # Same type as `MPI_Status name[]`, but compilers then do not warn
-            # when the argument is the MPI_STATUSES_IGNORE sentinel.
-            return ('const ' if self.const else '') + self.base_type + ' *' + self.name
-        text = ('const ' if self.const else '') + self.base_type + ' ' + '*' * self.stars + self.name
-        return text + self.array_suffix()
-
-    def is_status_array(self):
-        return self.base_type == 'MPI_Status' and self.stars == 0 and self.array is not None \
-            and len(self.array) == 1
-
-    def cxx_decl(self):
-        """C++ spelling for the generated sources: `const void* buf`."""
-        text = ('const ' if self.const else '') + self.base_type + '*' * self.stars + ' ' + self.name
-        return text + self.array_suffix()
-
-    def array_suffix(self):
-        if self.array is None:
-            return ''
-        return '[]' + ''.join(f'[{d}]' for d in self.array[1:])
-
-
-class Function:
-    def __init__(self, name, fields, flags):
-        self.name = name
-        self.returns = fields['returns']
-        self.chapter = fields['chapter']
-        self.large_count = 'large_count' in flags
-        self.before_init = 'before_init' in flags
-        self.no_lock = 'no_lock' in flags
-        # Outside MPI_Init..MPI_Finalize errors are returned, not fatal.
-        self.returns_outside_init = 'returns_outside_init' in flags
-        # A function of a feature this build does not provide: the wrapper
-        # checks its arguments, then fails with MPI_ERR_UNSUPPORTED_OPERATION.
-        self.unsupported = 'unsupported' in flags
-        self.params = []
-
-    @property
-    def impl_name(self):
-        """MPI_Comm_rank -> comm_rank; MPIX_Win_post_stream -> mpix_win_post_stream."""
-        if self.name.startswith('MPIX_'):
-            return self.name.lower()
-        return self.name[len('MPI_'):].lower()
-
-    @property
-    def pmpi_name(self):
-        return 'P' + self.name
-
-    def param(self, name):
-        return next((p for p in self.params if p.name == name), None)
-
-    def has_kind(self, kind):
-        return any(p.kind == kind for p in self.params)
-
-
-def split_fields(words):
-    fields, flags = {}, set()
-    for w in words:
-        if '=' in w:
-            key, value = w.split('=', 1)
-            fields[key] = value
-        else:
-            flags.add(w)
-    return fields, flags
-
-
-def read_spec(path):
-    functions = []
-    with open(path) as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.split('#', 1)[0].strip()
-            if not line:
-                continue
-            # shlex: a C type with a space is quoted (type='long long*').
-            words = shlex.split(line)
-            if words[0] == 'function':
-                fields, flags = split_fields(words[2:])
-                functions.append(Function(words[1], fields, flags))
-            elif words[0] == 'param' and functions:
-                fields, flags = split_fields(words[2:])
-                fields.update({flag: True for flag in flags})
-                functions[-1].params.append(Param(words[1], fields))
-            else:
-                raise SystemExit(f'{path}:{lineno}: cannot parse: {line}')
-    return functions
 
 
 def chapters_of(functions):

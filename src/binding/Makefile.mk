@@ -28,7 +28,8 @@ EXTRA_DIST += \
 	maint/api.spec \
 	maint/mpix.spec \
 	maint/make_spec.py \
-	maint/gen_bindings.py
+	maint/gen_bindings.py \
+	maint/binding_spec.py
 
 # The MPI Forum's API data; only needed to regenerate maint/api.spec.
 STMPI_MPI_API_JSON = $(top_srcdir)/../shared/mpi-standard/apis.json

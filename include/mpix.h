@@ -10,12 +10,13 @@
  * fn) or MPI_ERR_OTHER, raised on MPI_COMM_SELF's error handler between
  * MPI_Init and MPI_Finalize and returned otherwise. */
 typedef struct MPIX_Host_stream_s *MPIX_Host_stream;
+typedef void MPIX_Host_stream_function(void *arg); /* user work run by a host stream */
 int MPIX_Host_stream_create(MPIX_Host_stream *stream);
-int MPIX_Host_stream_launch(MPIX_Host_stream stream, void (*fn)(void *arg), void *arg); /* enqueue user work */
+int MPIX_Host_stream_launch(MPIX_Host_stream stream, MPIX_Host_stream_function *fn, void *arg); /* enqueue user work */
 int MPIX_Host_stream_synchronize(MPIX_Host_stream stream);
 int MPIX_Host_stream_free(MPIX_Host_stream *stream);
 int PMPIX_Host_stream_create(MPIX_Host_stream *stream);
-int PMPIX_Host_stream_launch(MPIX_Host_stream stream, void (*fn)(void *arg), void *arg);
+int PMPIX_Host_stream_launch(MPIX_Host_stream stream, MPIX_Host_stream_function *fn, void *arg);
 int PMPIX_Host_stream_synchronize(MPIX_Host_stream stream);
 int PMPIX_Host_stream_free(MPIX_Host_stream *stream);
 /* Who ran a host stream's operations so far: operations queued, run by the

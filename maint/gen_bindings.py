@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Generates the C bindings from maint/api.spec.
 
-    maint/gen_bindings.py [--spec maint/api.spec] [--out TOP]
+    maint/gen_bindings.py [--spec maint/api.spec] [--mpix-spec maint/mpix.spec] [--out TOP]
+
+The MPIX_ extensions (maint/mpix.spec, written by hand in the same format)
+get wrappers and implementation declarations like every MPI function; their
+prototypes are in include/mpix.h.
 
 Writes, under TOP (default: the source tree):
   include/mpi_proto.h, pmpi_proto.h    MPI_ and PMPI_ prototypes
@@ -17,6 +21,8 @@ src/binding/README.md for what the wrappers check.
 import argparse
 import os
 import sys
+
+from binding_spec import read_spec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -114,7 +120,15 @@ CHAPTER_TITLES = {
     'part': 'Partitioned communication',
     'dynamic': 'Process creation and management',
     'tools': 'The tools information interface (MPI_T)',
+    'mpix': 'STMPI extensions (MPIX_, maint/mpix.spec)',
 }
+
+# Chapters whose prototypes are written by hand, next to their documentation
+# (include/mpix.h): not in mpi_proto.h and pmpi_proto.h.
+OWN_HEADER_CHAPTERS = {'mpix'}
+
+# The null handle an input handle flagged null_ok may be.
+NULL_HANDLES = {'WINDOW': 'MPI_WIN_NULL'}
 
 # Chapters whose functions return their error codes as they are: the MPI_T
 # functions never invoke an error handler, work before MPI_Init and after
@@ -122,112 +136,6 @@ CHAPTER_TITLES = {
 RAW_CHAPTERS = {'tools'}
 
 MAX_LINE = 100
-
-
-class Param:
-    def __init__(self, name, fields):
-        self.name = name
-        self.kind = fields['kind']
-        self.direction = fields['dir']
-        self.type = fields['type']
-        self.array = fields['array'].split(',') if 'array' in fields else None
-        self.const = 'const' in fields
-        self.root_only = 'root_only' in fields
-
-    @property
-    def stars(self):
-        return len(self.type) - len(self.type.rstrip('*'))
-
-    @property
-    def base_type(self):
-        return self.type.rstrip('*')
-
-    @property
-    def is_value(self):
-        """Passed by value: neither pointer nor array."""
-        return self.stars == 0 and self.array is None
-
-    def c_decl(self):
-        """C spelling for the public header: `const void *buf`."""
-        if self.is_status_array():
-            # Same type as `MPI_Status name[]`, but compilers then do not warn
-            # when the argument is the MPI_STATUSES_IGNORE sentinel.
-            return ('const ' if self.const else '') + self.base_type + ' *' + self.name
-        text = ('const ' if self.const else '') + self.base_type + ' ' + '*' * self.stars + self.name
-        return text + self.array_suffix()
-
-    def is_status_array(self):
-        return self.base_type == 'MPI_Status' and self.stars == 0 and self.array is not None \
-            and len(self.array) == 1
-
-    def cxx_decl(self):
-        """C++ spelling for the generated sources: `const void* buf`."""
-        text = ('const ' if self.const else '') + self.base_type + '*' * self.stars + ' ' + self.name
-        return text + self.array_suffix()
-
-    def array_suffix(self):
-        if self.array is None:
-            return ''
-        return '[]' + ''.join(f'[{d}]' for d in self.array[1:])
-
-
-class Function:
-    def __init__(self, name, fields, flags):
-        self.name = name
-        self.returns = fields['returns']
-        self.chapter = fields['chapter']
-        self.large_count = 'large_count' in flags
-        self.before_init = 'before_init' in flags
-        self.no_lock = 'no_lock' in flags
-        # A function of a feature this build does not provide: the wrapper
-        # checks its arguments, then fails with MPI_ERR_UNSUPPORTED_OPERATION.
-        self.unsupported = 'unsupported' in flags
-        self.params = []
-
-    @property
-    def impl_name(self):
-        return self.name[len('MPI_'):].lower()
-
-    @property
-    def pmpi_name(self):
-        return 'P' + self.name
-
-    def param(self, name):
-        return next((p for p in self.params if p.name == name), None)
-
-    def has_kind(self, kind):
-        return any(p.kind == kind for p in self.params)
-
-
-def split_fields(words):
-    fields, flags = {}, set()
-    for w in words:
-        if '=' in w:
-            key, value = w.split('=', 1)
-            fields[key] = value
-        else:
-            flags.add(w)
-    return fields, flags
-
-
-def read_spec(path):
-    functions = []
-    with open(path) as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.split('#', 1)[0].strip()
-            if not line:
-                continue
-            words = line.split()
-            if words[0] == 'function':
-                fields, flags = split_fields(words[2:])
-                functions.append(Function(words[1], fields, flags))
-            elif words[0] == 'param' and functions:
-                fields, flags = split_fields(words[2:])
-                fields.update({flag: True for flag in flags})
-                functions[-1].params.append(Param(words[1], fields))
-            else:
-                raise SystemExit(f'{path}:{lineno}: cannot parse: {line}')
-    return functions
 
 
 def chapters_of(functions):
@@ -425,12 +333,21 @@ def object_var(p):
 
 
 def object_lookup(f, p):
-    """The call that checks input handle `p` and returns its object."""
+    """The call that checks input handle `p` and returns its object (nullptr
+    for the null handle of a handle flagged null_ok)."""
     check = HANDLE_OBJECTS[p.kind][1]
     if p.kind == 'DATATYPE':
         needs_commit = 'true' if f.has_kind('BUFFER') else 'false'
         return f'call.datatype({p.name}, "{p.name}", /*needs_commit=*/{needs_commit})'
+    if p.null_ok:
+        return f'{p.name} == {NULL_HANDLES[p.kind]} ? nullptr : call.{check}({p.name}, "{p.name}")'
     return f'call.{check}({p.name}, "{p.name}")'
+
+
+def object_by_pointer(f, p, conditions):
+    """Does the implementation receive input handle `p`'s object as a pointer
+    (nullptr where it is not significant, or for a null_ok null handle)?"""
+    return p.name in conditions or p.null_ok
 
 
 def object_decl(p):
@@ -450,8 +367,10 @@ def scalar_checks(f, p, comm):
         if p.kind == 'TAG':
             return [f'call.tag({name}, "{name}", TagKind::{tag_kind(f, p)});']
         return []
-    if p.kind in NO_POINTER_CHECK_KINDS:
+    if p.kind in NO_POINTER_CHECK_KINDS or p.nullable:
         return []
+    if p.kind == 'STREAM' and p.direction == 'in':
+        return []  # a stream handle: the implementation checks it (NULL may be valid)
     if p.kind in ('ATTRIBUTE_VAL', 'ATTRIBUTE_VAL_10') and p.direction == 'in':
         return []  # an attribute value is any pointer-sized value, NULL included
     if p.array is not None:
@@ -624,7 +543,8 @@ def impl_args(f):
     args = []
     for p in f.params:
         if object_param(f, p):
-            args.append(object_var(p) if p.name in conditions else '*' + object_var(p))
+            args.append(object_var(p) if object_by_pointer(f, p, conditions)
+                        else '*' + object_var(p))
         else:
             args.append(p.name)
     return args
@@ -636,7 +556,7 @@ def impl_params(f):
     for p in f.params:
         if object_param(f, p):
             type_name = HANDLE_OBJECTS[p.kind][0]
-            sep = '* ' if p.name in conditions else '& '
+            sep = '* ' if object_by_pointer(f, p, conditions) else '& '
             params.append(f'mpi::{type_name}{sep}{p.name}')
         else:
             params.append(p.cxx_decl())
@@ -667,6 +587,8 @@ def gen_proto(functions, prefix):
            'extern "C" {',
            '#endif']
     for chapter in chapters_of(functions):
+        if chapter in OWN_HEADER_CHAPTERS:
+            continue
         out.append('')
         out.append(f'/* {CHAPTER_TITLES.get(chapter, chapter)} */')
         for f in functions:
@@ -685,9 +607,11 @@ def gen_proto(functions, prefix):
 def gen_impl_header(functions):
     out = ['// The hand-written implementations behind the generated MPI_ wrappers:',
            '// the mpi layer\'s interface to the binding layer above it (src/binding).',
-           '// Generated by maint/gen_bindings.py from maint/api.spec; do not edit.',
+           '// Generated by maint/gen_bindings.py from maint/api.spec and',
+           '// maint/mpix.spec; do not edit.',
            '//',
-           '// stmpi::impl::<name> implements MPI_<Name>. Its parameters are those of',
+           '// stmpi::impl::<name> implements MPI_<Name>, stmpi::impl::mpix_<name>',
+           '// MPIX_<Name>. Its parameters are those of',
            '// the C function, except that input communicators, datatypes, groups and',
            '// operations arrive as objects the wrapper has looked up and checked.',
            '// A datatype that is significant only at the root or only without',
@@ -724,13 +648,24 @@ def call_flags(f):
         flags.append('Call::kBeforeInit')
     if f.no_lock:
         flags.append('Call::kNoLock')
+    if f.returns_outside_init:
+        flags.append('Call::kReturnOutsideInit')
     return ', ' + ' | '.join(flags) if flags else ''
+
+
+def call_lines(f):
+    """The wrapper's `Call call(...)`, its flags on a line of their own when
+    the whole does not fit."""
+    line = f'  Call call("{f.name}"{call_flags(f)});'
+    if len(line) <= MAX_LINE:
+        return [line]
+    return [f'  Call call("{f.name}",', f'            {call_flags(f)[2:]});']
 
 
 def gen_raw_wrapper(f):
     params = [p.cxx_decl() for p in f.params]
     out = wrap(f'extern "C" STMPI_API {f.returns} {f.pmpi_name}', params, ' {')
-    out.append(f'  Call call("{f.name}"{call_flags(f)});')
+    out.extend(call_lines(f))
     out.extend(wrap(f'  return impl::{f.impl_name}', impl_args(f), ';', indent='      '))
     out.append('}')
     return out
@@ -746,7 +681,7 @@ def gen_wrapper(f):
         params = ['[[maybe_unused]] ' + p for p in params]
         checks = ['[[maybe_unused]] ' + c if c.startswith('mpi::') else c for c in checks]
     out = wrap(f'extern "C" STMPI_API {f.returns} {f.pmpi_name}', params, ' {')
-    out.append(f'  Call call("{f.name}"{call_flags(f)});')
+    out.extend(call_lines(f))
     out.extend('  ' + line for line in checks)
     call_impl = f'impl::{f.impl_name}'
     args = impl_args(f)
@@ -774,8 +709,9 @@ def alias_lines(f):
 
 
 def gen_bindings(functions, chapter):
+    spec = 'maint/mpix.spec' if chapter == 'mpix' else 'maint/api.spec'
     out = [f'// C bindings: {CHAPTER_TITLES.get(chapter, chapter)}.',
-           '// Generated by maint/gen_bindings.py from maint/api.spec; do not edit.',
+           f'// Generated by maint/gen_bindings.py from {spec}; do not edit.',
            '// Each PMPI_ function checks its arguments and calls stmpi::impl; the MPI_',
            '// name is a weak alias, so a profiling library can define MPI_X and call',
            '// PMPI_X.',
@@ -810,9 +746,11 @@ def outputs(functions):
 def main(argv):
     parser = argparse.ArgumentParser(description='Generate the C bindings from maint/api.spec.')
     parser.add_argument('--spec', default=os.path.join(HERE, 'api.spec'))
+    parser.add_argument('--mpix-spec', default=os.path.join(HERE, 'mpix.spec'),
+                        help='the extensions (MPIX_), read after --spec')
     parser.add_argument('--out', default=TOP, help='top of the tree to write into')
     args = parser.parse_args(argv[1:])
-    functions = read_spec(args.spec)
+    functions = read_spec(args.spec) + read_spec(args.mpix_spec)
     for path, text in outputs(functions).items():
         full = os.path.join(args.out, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)

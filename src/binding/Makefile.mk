@@ -18,15 +18,18 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_session.cc \
 	src/binding/gen/bindings_part.cc \
 	src/binding/gen/bindings_dynamic.cc \
-	src/binding/gen/bindings_tools.cc
+	src/binding/gen/bindings_tools.cc \
+	src/binding/gen/bindings_mpix.cc
 noinst_HEADERS += \
 	src/binding/call.h
 EXTRA_DIST += \
 	src/binding/README.md \
 	maint/functions.txt \
 	maint/api.spec \
+	maint/mpix.spec \
 	maint/make_spec.py \
-	maint/gen_bindings.py
+	maint/gen_bindings.py \
+	maint/binding_spec.py
 
 # The MPI Forum's API data; only needed to regenerate maint/api.spec.
 STMPI_MPI_API_JSON = $(top_srcdir)/../shared/mpi-standard/apis.json
@@ -47,9 +50,11 @@ check-bindings:
 	else \
 	  echo "check-bindings: $(STMPI_MPI_API_JSON) not found; maint/api.spec not checked"; \
 	fi; \
-	$(PYTHON3) $(top_srcdir)/maint/gen_bindings.py --spec $(top_srcdir)/maint/api.spec --out "$$tmp"; \
+	$(PYTHON3) $(top_srcdir)/maint/gen_bindings.py --spec $(top_srcdir)/maint/api.spec \
+	  --mpix-spec $(top_srcdir)/maint/mpix.spec --out "$$tmp"; \
 	diff -u $(top_srcdir)/include/mpi_proto.h "$$tmp/include/mpi_proto.h"; \
 	diff -u $(top_srcdir)/include/pmpi_proto.h "$$tmp/include/pmpi_proto.h"; \
+	diff -u $(top_srcdir)/src/mpi/impl.h "$$tmp/src/mpi/impl.h"; \
 	diff -ru -x '.*' -x '*.o' -x '*.lo' $(top_srcdir)/src/binding/gen "$$tmp/src/binding/gen"; \
 	echo "check-bindings: generated files are up to date"; \
 	echo '#include <mpi.h>' | $(CC) -x c -std=c99 -Wall -Wextra -pedantic -fsyntax-only \

@@ -22,15 +22,9 @@ thread_local bool t_holds_lock = false;
 
 }  // namespace
 
-std::mutex& global_mutex() {
-  // Never destroyed: a thread may still be inside MPI while the process exits.
-  static std::mutex* const mutex = new std::mutex;
-  return *mutex;
-}
-
 void Call::lock() {
   if (t_holds_lock) return;
-  lock_ = std::unique_lock(global_mutex());
+  lock_ = std::unique_lock(mpi::global_mutex());
   t_holds_lock = true;
 }
 
@@ -41,6 +35,7 @@ void Call::unlock() {
 
 int Call::raise(int code) {
   if (!mpi::is_initialized() || mpi::is_finalized()) {
+    if (flags_ & kReturnOutsideInit) return code;
     // No error handler exists outside MPI_Init..MPI_Finalize: errors are fatal.
     const std::string text = mpi::errhan::error_string(code);
     std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", function_, text.c_str());

@@ -31,10 +31,6 @@
 
 namespace stmpi::binding {
 
-// The lock serializing MPI calls under MPI_THREAD_MULTIPLE. A thread inside
-// an MPI call holds it; blocking waits release it while they yield.
-std::mutex& global_mutex();
-
 // Largest valid tag: the tag field of the match key (MPI_TAG_UB).
 inline constexpr int kTagUb = dev::match::kTagUb;
 
@@ -46,9 +42,12 @@ class Call {
   enum Flags : unsigned {
     kBeforeInit = 1u << 0,  // allowed before MPI_Init and after MPI_Finalize
     kNoLock = 1u << 1,      // never takes the global lock
+    // Outside MPI_Init..MPI_Finalize errors are returned instead of being
+    // fatal (the host streams, usable at any time).
+    kReturnOutsideInit = 1u << 2,
   };
 
-  explicit Call(const char* function, unsigned flags = 0) : function_(function) {
+  explicit Call(const char* function, unsigned flags = 0) : function_(function), flags_(flags) {
     if (!(flags & kBeforeInit) && (!mpi::is_initialized() || mpi::is_finalized())) [[unlikely]]
       fail_outside_init();
     if (!(flags & kNoLock) && mpi::thread_level() == MPI_THREAD_MULTIPLE) [[unlikely]]
@@ -306,6 +305,7 @@ class Call {
   void fail_array(MPI_Count length, const char* arg) __attribute__((cold));
 
   const char* function_;
+  unsigned flags_;
   int code_ = MPI_SUCCESS;
   // Handle, not object: MPI_Comm_free may destroy the object before an error
   // is raised; a handle that no longer resolves reports on MPI_COMM_SELF.

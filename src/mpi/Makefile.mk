@@ -1,5 +1,5 @@
 # src/mpi: MPI objects and semantics, one folder per chapter
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/errhan/errhandler.cc \
 	src/mpi/init/init.cc \
 	src/mpi/request/request.cc \

@@ -8,7 +8,7 @@ STREAM_CORE_SOURCES = \
 	src/stream/gpu_stream.cc \
 	src/stream/backend.cc \
 	src/stream/registry.cc
-libmpi_la_SOURCES += $(STREAM_CORE_SOURCES)
+libstmpi_stream_la_SOURCES += $(STREAM_CORE_SOURCES)
 noinst_HEADERS += \
 	src/stream/stream.h \
 	src/stream/settings.h \
@@ -30,11 +30,11 @@ EXTRA_DIST += src/stream/gpu_kernels.cu src/stream/embed_image.sh
 # that is compiled into libmpi. The backends' host code includes the vendor
 # headers (CUDA_CPPFLAGS / HIP_CPPFLAGS, for that object only) but loads the
 # runtimes with dlopen: libmpi links no GPU library.
-nodist_libmpi_la_SOURCES =
+nodist_libstmpi_stream_la_SOURCES =
 noinst_HEADERS += src/stream/dynamic_library.h
 if STMPI_CUDA_BACKEND
-libmpi_la_SOURCES += src/stream/cuda/cuda_runtime.cc
-nodist_libmpi_la_SOURCES += src/stream/cuda/cuda_kernel_image.cc
+libstmpi_stream_la_SOURCES += src/stream/cuda/cuda_runtime.cc
+nodist_libstmpi_stream_la_SOURCES += src/stream/cuda/cuda_kernel_image.cc
 noinst_HEADERS += src/stream/cuda/cuda_runtime.h
 src/stream/cuda/cuda_runtime.lo: AM_CPPFLAGS += $(CUDA_CPPFLAGS)
 src/stream/cuda/gpu_kernels.fatbin: $(srcdir)/src/stream/gpu_kernels.cu $(srcdir)/src/stream/kernel_params.h
@@ -47,8 +47,8 @@ src/stream/cuda/cuda_kernel_image.cc: src/stream/cuda/gpu_kernels.fatbin $(srcdi
 CLEANFILES += src/stream/cuda/gpu_kernels.fatbin src/stream/cuda/cuda_kernel_image.cc
 endif
 if STMPI_HIP_BACKEND
-libmpi_la_SOURCES += src/stream/hip/hip_runtime.cc
-nodist_libmpi_la_SOURCES += src/stream/hip/hip_kernel_image.cc
+libstmpi_stream_la_SOURCES += src/stream/hip/hip_runtime.cc
+nodist_libstmpi_stream_la_SOURCES += src/stream/hip/hip_kernel_image.cc
 noinst_HEADERS += src/stream/hip/hip_runtime.h
 src/stream/hip/hip_runtime.lo: AM_CPPFLAGS += $(HIP_CPPFLAGS)
 src/stream/hip/gpu_kernels.hsaco: $(srcdir)/src/stream/gpu_kernels.cu $(srcdir)/src/stream/kernel_params.h

@@ -7,12 +7,12 @@ test_unit_match_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_match_test_LDADD = -lgtest -lgtest_main -lpthread
 endif
 include test/unit/st.mk
-# util::ShmSegment, built from its source
+# util::ShmSegment, linked from the util layer's library
 if HAVE_GTEST
 check_PROGRAMS += test/unit/shm_segment_test
 TESTS += test/unit/shm_segment_test
-test_unit_shm_segment_test_SOURCES = test/unit/shm_segment_test.cc src/util/shm_segment.cc
+test_unit_shm_segment_test_SOURCES = test/unit/shm_segment_test.cc
 test_unit_shm_segment_test_CPPFLAGS = $(AM_CPPFLAGS)
-test_unit_shm_segment_test_LDADD = -lgtest -lgtest_main -lpthread
+test_unit_shm_segment_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread
 endif
 include test/unit/param.mk

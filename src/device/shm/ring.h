@@ -1,9 +1,9 @@
 // A single-producer single-consumer ring of fixed-size cells in shared
 // memory: one per ordered pair of local ranks. Each cell starts with the
 // ring's own ready flag (kFlagBytes, in front of the message): the producer
-// sets it last, the consumer polls it and clears it. The message (wire
-// header + payload) follows the flag; a small message costs the receiver
-// the first cache lines of its cell. The consumer's `tail` is read by the
+// sets it last, the consumer polls it and clears it. The message follows
+// the flag (the shm transport fits its header into the rest of the cell's
+// first cache line, see shm.h). The consumer's `tail` is read by the
 // producer only when its cached copy says the ring is full.
 #pragma once
 

@@ -28,7 +28,7 @@ struct Settings {
 
 const util::Param kParams[] = {
     {"cell_size", util::Param::Type::kSize, &g_settings.cell_size, "16K",
-     "bytes per ring cell (a multiple of 64); messages up to this size minus 72 bytes (ready flag "
+     "bytes per ring cell (a multiple of 64); messages up to this size minus 64 bytes (ready flag "
      "and header) go eagerly",
      256, 1 << 20},
     {"cells", util::Param::Type::kInt, &g_settings.cells, "32",
@@ -67,7 +67,7 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
                                    g_settings.cell_size);
   const uint32_t cell_size = static_cast<uint32_t>(g_settings.cell_size);
   single_copy_ = g_settings.single_copy;
-  max_payload_ = cell_size - kFlagBytes - sizeof(WireHeader);
+  max_payload_ = cell_size - kFlagBytes - kCellHeaderBytes;
 
   const std::size_t header_bytes = round_up(sizeof(SegmentHeader) + nlocal * sizeof(pid_t), 4096);
   const std::size_t ring_bytes = sizeof(RingControl) + std::size_t{cells} * cell_size;

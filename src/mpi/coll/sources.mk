@@ -1,6 +1,6 @@
 # src/mpi/coll: collective algorithms (one file per family), the schedule
 # engine (sched/) and the reduction operations.
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/coll/util.cc \
 	src/mpi/coll/settings.cc \
 	src/mpi/coll/checks.cc \

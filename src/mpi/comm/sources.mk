@@ -1,5 +1,5 @@
 # src/mpi/comm: communicators, context ids, keyvals and attributes
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/comm/comm.cc \
 	src/mpi/comm/comm_ops.cc \
 	src/mpi/comm/context_id.cc \

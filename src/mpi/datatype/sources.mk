@@ -1,6 +1,6 @@
 # src/mpi/datatype: datatype objects, constructors, pack/unpack; and the
 # reduction operations of src/mpi/coll that apply to them (op*.cc)
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/datatype/datatype.cc \
 	src/mpi/datatype/layout_builder.cc \
 	src/mpi/datatype/predefined.cc \

@@ -1,3 +1,3 @@
 # src/mpi/dynamic: process creation and management (calls that report "not provided")
-libmpi_la_SOURCES += src/mpi/dynamic/dynamic.cc
+libstmpi_mpi_la_SOURCES += src/mpi/dynamic/dynamic.cc
 EXTRA_DIST += src/mpi/dynamic/README.md

@@ -11,7 +11,6 @@
 #include <thread>
 #include <unordered_set>
 
-#include "binding/call.h"
 #include "mpi/impl.h"
 #include "config.h"
 #include "device/device.h"
@@ -90,11 +89,17 @@ int library_stop_if_unused() {
   return MPI_SUCCESS;
 }
 
+std::mutex& global_mutex() {
+  // Never destroyed: a thread may still be inside MPI while the process exits.
+  static std::mutex* const mutex = new std::mutex;
+  return *mutex;
+}
+
 void wait_yield() {
   // Calls hold the lock under MPI_THREAD_MULTIPLE, in the World and the
   // Sessions Model alike.
   if (g_process_state.library_up && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {
-    std::mutex& lock = binding::global_mutex();
+    std::mutex& lock = global_mutex();
     lock.unlock();
     sched_yield();
     lock.lock();

@@ -2,6 +2,8 @@
 // every MPI call's entry check, so the accessors are inline.
 #pragma once
 
+#include <mutex>
+
 #include "util/backoff.h"
 
 namespace stmpi::mpi {
@@ -30,6 +32,11 @@ inline bool is_finalized() { return g_process_state.finalized && g_process_state
 [[nodiscard]] int library_start(int required_thread_level);
 [[nodiscard]] int library_stop_if_unused();
 inline int thread_level() { return g_process_state.thread_level; }
+
+// The lock serializing MPI calls under MPI_THREAD_MULTIPLE. A thread inside
+// an MPI call holds it (the bindings take it for the whole call);
+// blocking waits release it while they yield (wait_yield).
+std::mutex& global_mutex();
 
 // Gives the CPU (and, with MPI_THREAD_MULTIPLE, the global lock) to
 // others for a moment.

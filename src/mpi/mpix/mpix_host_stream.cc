@@ -1,102 +1,63 @@
-// The MPIX_Host_stream C API (include/mpix.h). These are extensions, not in
-// the MPI Forum's API data, so they are written here rather than generated.
-//
-// Host streams depend on nothing MPI_Init sets up, so the calls work at any
-// time. They never take MPI's global lock: an enqueued function may call MPI
-// while another thread synchronizes the stream. Between MPI_Init and
-// MPI_Finalize errors are raised on MPI_COMM_SELF's error handler (no
-// communicator is involved); outside, they are only returned.
+// The MPIX_Host_stream calls (include/mpix.h) over src/stream's host streams.
+// Their wrappers are generated (maint/mpix.spec): they work at any time,
+// never take MPI's global lock (an enqueued function may call MPI while
+// another thread synchronizes the stream), check the pointers the calls
+// write through, and raise errors on MPI_COMM_SELF's error handler between
+// MPI_Init and MPI_Finalize (returned outside).
 #include <mpi.h>
 
-#include "mpi/errhan/errhandler.h"
-#include "util/error.h"
-#include "mpi/init/state.h"
-#include "stream/registry.h"
+#include <memory>
 
-namespace stmpi::stream {
+#include "mpi/impl.h"
+#include "stream/registry.h"
+#include "util/error.h"
+
+namespace stmpi::impl {
 namespace {
 
-int report(int code, const char* function) {
-  if (code == MPI_SUCCESS) [[likely]] return code;
-  if (!mpi::is_initialized() || mpi::is_finalized()) return code;
-  return mpi::errhan::raise_on_comm(nullptr, code, function);
-}
-
-int bad_stream(const void* handle, const char* function) {
-  const int code =
-      handle == nullptr
-          ? util::make_error(MPI_ERR_ARG, "stream is NULL (not an MPIX_Host_stream)")
-          : util::make_error(
-                MPI_ERR_ARG,
-                "stream=%p is not a live MPIX_Host_stream (never created, or already freed)",
-                handle);
-  return report(code, function);
-}
-
-MPIX_Host_stream to_handle(const HostStream& stream) {
-  return static_cast<MPIX_Host_stream>(stream.handle());
+int bad_stream(const void* handle) {
+  if (handle == nullptr)
+    return util::make_error(MPI_ERR_ARG, "stream is NULL (not an MPIX_Host_stream)");
+  return util::make_error(
+      MPI_ERR_ARG, "stream=%p is not a live MPIX_Host_stream (never created, or already freed)",
+      handle);
 }
 
 }  // namespace
-}  // namespace stmpi::stream
 
-using stmpi::stream::bad_stream;
-using stmpi::stream::report;
-
-extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_create(
-    MPIX_Host_stream* stream) {
-  constexpr const char* kFunction = "MPIX_Host_stream_create";
-  if (stream == nullptr)
-    return report(stmpi::util::make_error(
-                     MPI_ERR_ARG, "stream is NULL (it must point to an MPIX_Host_stream to set)"),
-                 kFunction);
-  std::shared_ptr<stmpi::stream::HostStream> created;
-  if (int err = stmpi::stream::create_host_stream(&created); err != MPI_SUCCESS)
-    return report(err, kFunction);
-  *stream = stmpi::stream::to_handle(*created);
+int mpix_host_stream_create(MPIX_Host_stream* stream) {
+  std::shared_ptr<stream::HostStream> created;
+  if (int err = stream::create_host_stream(&created); err != MPI_SUCCESS) return err;
+  *stream = static_cast<MPIX_Host_stream>(created->handle());
   return MPI_SUCCESS;
 }
 
-extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_launch(
-    MPIX_Host_stream stream, void (*fn)(void* arg), void* arg) {
-  constexpr const char* kFunction = "MPIX_Host_stream_launch";
-  const std::shared_ptr<stmpi::stream::HostStream> host = stmpi::stream::find_host_stream(stream);
-  if (host == nullptr) [[unlikely]] return bad_stream(stream, kFunction);
-  return report(host->launch(fn, arg), kFunction);
+int mpix_host_stream_launch(MPIX_Host_stream stream, MPIX_Host_stream_function* fn, void* arg) {
+  const std::shared_ptr<stream::HostStream> host = stream::find_host_stream(stream);
+  if (host == nullptr) [[unlikely]] return bad_stream(stream);
+  return host->launch(fn, arg);
 }
 
-extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_synchronize(
-    MPIX_Host_stream stream) {
-  constexpr const char* kFunction = "MPIX_Host_stream_synchronize";
-  const std::shared_ptr<stmpi::stream::HostStream> host = stmpi::stream::find_host_stream(stream);
-  if (host == nullptr) [[unlikely]] return bad_stream(stream, kFunction);
-  return report(host->synchronize(), kFunction);
+int mpix_host_stream_synchronize(MPIX_Host_stream stream) {
+  const std::shared_ptr<stream::HostStream> host = stream::find_host_stream(stream);
+  if (host == nullptr) [[unlikely]] return bad_stream(stream);
+  return host->synchronize();
 }
 
-extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_free(
-    MPIX_Host_stream* stream) {
-  constexpr const char* kFunction = "MPIX_Host_stream_free";
-  if (stream == nullptr)
-    return report(stmpi::util::make_error(
-                     MPI_ERR_ARG, "stream is NULL (it must point to the MPIX_Host_stream to free)"),
-                 kFunction);
+int mpix_host_stream_free(MPIX_Host_stream* stream) {
   if (*stream == nullptr)
-    return report(stmpi::util::make_error(
-                     MPI_ERR_ARG, "*stream is NULL (not a host stream: already freed?)"),
-                 kFunction);
-  if (int err = stmpi::stream::free_host_stream(*stream); err != MPI_SUCCESS)
-    return report(err, kFunction);
+    return util::make_error(MPI_ERR_ARG, "*stream is NULL (not a host stream: already freed?)");
+  if (int err = stream::free_host_stream(*stream); err != MPI_SUCCESS) return err;
   *stream = nullptr;
   return MPI_SUCCESS;
 }
 
-extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_get_stats(
-    MPIX_Host_stream stream, long long* queued, long long* thread_ops, long long* caller_ops,
-    long long* inline_ops, long long* handoffs, long long* wakeups) {
-  constexpr const char* kFunction = "MPIX_Host_stream_get_stats";
-  const std::shared_ptr<stmpi::stream::HostStream> host = stmpi::stream::find_host_stream(stream);
-  if (host == nullptr) [[unlikely]] return bad_stream(stream, kFunction);
-  const stmpi::stream::HostStreamCounters c = host->executor().counters();
+int mpix_host_stream_get_stats(MPIX_Host_stream stream, long long* queued, long long* thread_ops,
+                               long long* caller_ops, long long* inline_ops, long long* handoffs,
+                               long long* wakeups) {
+  const std::shared_ptr<stream::HostStream> host = stream::find_host_stream(stream);
+  if (host == nullptr) [[unlikely]] return bad_stream(stream);
+  const stream::HostStreamCounters c = host->executor().counters();
   auto set = [](long long* out, uint64_t value) {
     if (out != nullptr) *out = static_cast<long long>(value);
   };
@@ -109,14 +70,4 @@ extern "C" __attribute__((visibility("default"))) int PMPIX_Host_stream_get_stat
   return MPI_SUCCESS;
 }
 
-// MPIX_X is a weak alias of PMPIX_X, as MPI_X is of PMPI_X.
-extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_create)
-    MPIX_Host_stream_create __attribute__((weak, alias("PMPIX_Host_stream_create")));
-extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_launch)
-    MPIX_Host_stream_launch __attribute__((weak, alias("PMPIX_Host_stream_launch")));
-extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_synchronize)
-    MPIX_Host_stream_synchronize __attribute__((weak, alias("PMPIX_Host_stream_synchronize")));
-extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_free)
-    MPIX_Host_stream_free __attribute__((weak, alias("PMPIX_Host_stream_free")));
-extern "C" __attribute__((visibility("default"))) decltype(PMPIX_Host_stream_get_stats)
-    MPIX_Host_stream_get_stats __attribute__((weak, alias("PMPIX_Host_stream_get_stats")));
+}  // namespace stmpi::impl

@@ -1,4 +1,4 @@
 # src/mpi/part: partitioned communication
-libmpi_la_SOURCES += src/mpi/part/part.cc
+libstmpi_mpi_la_SOURCES += src/mpi/part/part.cc
 noinst_HEADERS += src/mpi/part/part.h
 EXTRA_DIST += src/mpi/part/README.md

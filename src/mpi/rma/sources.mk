@@ -1,5 +1,5 @@
 # src/mpi/rma: windows, RMA communication and synchronization calls
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/rma/win_create.cc \
 	src/mpi/rma/win_attr.cc \
 	src/mpi/rma/epoch.cc \

@@ -8,8 +8,8 @@
 
 #include <mpi.h>
 
-#include "binding/call.h"
 #include "device/device.h"
+#include "mpi/impl.h"
 #include "mpi/init/state.h"
 #include "mpi/rma/rma.h"
 #include "mpi/rma/rma_internal.h"
@@ -101,34 +101,22 @@ void finalize() {
 
 }  // namespace stmpi::mpi::rma
 
-using stmpi::binding::Call;
+namespace stmpi::impl {
 
-extern "C" STMPI_API int PMPIX_Win_get_lock_stats(MPI_Win win, long long* acquisitions,
-                                                  long long* remote_atomics) {
-  Call call("MPIX_Win_get_lock_stats");
-  stmpi::mpi::Win* win_obj = call.win(win, "win");
-  call.not_null(acquisitions, "acquisitions");
-  call.not_null(remote_atomics, "remote_atomics");
-  if (call.failed()) return call.result();
-  const stmpi::dev::rma::lock::LockStats& s = win_obj->device.locks().stats();
+// MPIX_Win_get_lock_stats(_max): the wrappers (maint/mpix.spec) have checked
+// the window and the output pointers.
+int mpix_win_get_lock_stats(mpi::Win& win, long long* acquisitions, long long* remote_atomics) {
+  const dev::rma::lock::LockStats& s = win.device.locks().stats();
   *acquisitions = s.acquisitions;
   *remote_atomics = s.remote_ops;
   return MPI_SUCCESS;
 }
-extern "C" STMPI_API decltype(PMPIX_Win_get_lock_stats) MPIX_Win_get_lock_stats
-    __attribute__((weak, alias("PMPIX_Win_get_lock_stats")));
 
-extern "C" STMPI_API int PMPIX_Win_get_lock_stats_max(MPI_Win win, long long* max_remote_atomics,
-                                                      long long* waited) {
-  Call call("MPIX_Win_get_lock_stats_max");
-  stmpi::mpi::Win* win_obj = call.win(win, "win");
-  call.not_null(max_remote_atomics, "max_remote_atomics");
-  call.not_null(waited, "waited");
-  if (call.failed()) return call.result();
-  const stmpi::dev::rma::lock::LockStats& s = win_obj->device.locks().stats();
+int mpix_win_get_lock_stats_max(mpi::Win& win, long long* max_remote_atomics, long long* waited) {
+  const dev::rma::lock::LockStats& s = win.device.locks().stats();
   *max_remote_atomics = s.max_remote_ops;
   *waited = s.waited;
   return MPI_SUCCESS;
 }
-extern "C" STMPI_API decltype(PMPIX_Win_get_lock_stats_max) MPIX_Win_get_lock_stats_max
-    __attribute__((weak, alias("PMPIX_Win_get_lock_stats_max")));
+
+}  // namespace stmpi::impl

@@ -1,4 +1,4 @@
 # src/mpi/session: the Sessions Model
-libmpi_la_SOURCES += src/mpi/session/session.cc
+libstmpi_mpi_la_SOURCES += src/mpi/session/session.cc
 noinst_HEADERS += src/mpi/session/session.h
 EXTRA_DIST += src/mpi/session/README.md

@@ -1,5 +1,5 @@
 # src/mpi/tools: the tool information interface (MPI_T)
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/tools/state.cc \
 	src/mpi/tools/cvar.cc \
 	src/mpi/tools/pvar.cc

@@ -1,5 +1,5 @@
 # src/mpi/topo: process topologies and neighborhood collectives
-libmpi_la_SOURCES += \
+libstmpi_mpi_la_SOURCES += \
 	src/mpi/topo/cart.cc \
 	src/mpi/topo/dims.cc \
 	src/mpi/topo/graph.cc \

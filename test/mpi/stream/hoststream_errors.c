@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 
     rc = MPIX_Host_stream_create(NULL);
     CHECK_ERR_CLASS(rc, MPI_ERR_ARG);
-    CHECK_ERR_STRING(rc, "stream is NULL");
+    CHECK_ERR_STRING(rc, "stream pointer is NULL");
 
     rc = MPIX_Host_stream_launch(NULL, nothing, NULL);
     CHECK_ERR_CLASS(rc, MPI_ERR_ARG);
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     CHECK_ERR_CLASS(rc, MPI_ERR_ARG);
     rc = MPIX_Host_stream_free(NULL);
     CHECK_ERR_CLASS(rc, MPI_ERR_ARG);
-    CHECK_ERR_STRING(rc, "stream is NULL");
+    CHECK_ERR_STRING(rc, "stream pointer is NULL");
 
     /* A pointer that was never a stream. */
     int not_a_stream = 0;

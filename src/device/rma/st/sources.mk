@@ -1,5 +1,5 @@
 # src/device/rma/st: stream-triggered epochs: plans, executors, per-window state
-libmpi_la_SOURCES += \
+libstmpi_device_la_SOURCES += \
 	src/device/rma/st/settings.cc \
 	src/device/rma/st/epoch_plan.cc \
 	src/device/rma/st/merged_kernel_executor.cc \

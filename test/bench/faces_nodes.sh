@@ -9,11 +9,14 @@
 # (interleaved); a cell is the median over the repeats of the run's ratio (itself from
 # medians over faces' own repeats). Prints, per layout and provider:
 #   NODESxRANKS PROVIDER PATH POLICY  face B  st_us  rma_us  p2p_us  ST/RMA  ST/P2P
-# then a summary per path and policy (geometric mean of ST/RMA and ST/P2P over the sizes).
+# then a summary per path and policy (geometric mean of ST/RMA and ST/P2P over the sizes), and
+# where the st time goes on rank 0 (faces' own breakdown, medians): CPU us per step in all the
+# ST calls and in the MPI_Put calls (which post the triggered operations), the stream's
+# execution per step, and the delay until the first kernel of an inner loop runs.
 #
 # Usage: test/bench/faces_nodes.sh [options]
 #   --quick              faces -q -m 1 -i 10 (10 timed steps, 3 repeats inside a run),
-#                        1 repeat, sizes 8,4K,64K (about 15 minutes on a busy 2-core machine)
+#                        1 repeat, sizes 8,4K,64K (2x4 and 4x2: about 30 minutes at load 20 on 2 cores)
 #   --repeats N          repeats of the whole set (default 3; --quick 1)
 #   --layouts LIST       NODESxRANKS, comma separated (default 2x4,4x2)
 #   --providers LIST     '|'-separated STMPI_OFI_PROVIDER values (default "sockets|tcp;ofi_rxm")
@@ -25,6 +28,7 @@
 #   --env NAME=VALUE     passed to every rank (repeatable), e.g. --env STMPI_ST_COUNTERS=16
 #   --workdir DIR        where the binary and raw outputs go (default: a new directory
 #                        under ${TMPDIR:-/tmp}); it is kept
+#   --report DIR         only print the tables of an earlier run's workdir DIR
 # Environment: BUILDDIR (default <source>/build), CC (default gcc), STMPI_NETNS_PREFIX
 #   (default f<pid>), STMPI_BENCH_TIMEOUT (seconds per run, default 240). Needs root.
 # Exit status: 0 when every run succeeded, 1 when some run failed (listed at the end),
@@ -44,6 +48,7 @@ extra_args=""
 extra_env=()
 workdir=""
 orig_args="$*"
+report=""
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "faces_nodes.sh: $*" >&2; exit 2; }
@@ -59,11 +64,85 @@ while [[ $# -gt 0 ]]; do
     --args) extra_args=${2?}; shift ;;
     --env) [[ "${2:-}" == *=* ]] || die "--env wants NAME=VALUE"; extra_env+=("$2"); shift ;;
     --workdir) workdir=${2:?}; shift ;;
+    --report) report=${2:?}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
   esac
   shift
 done
+tables() {  # WORKDIR
+# Tables: one file per run; its name says layout, provider, path, policy, repeat.
+for f in "$1"/out/[0-9]*.out; do
+  [[ -e "$f" ]] || continue
+  b=$(basename "$f" .out)
+  IFS=. read -r layout prov path policy rep <<<"$b"
+  awk -v key="$layout ${prov//+/;} $path $policy" '$1 == "faces" { print key, $2, $3, $4 }
+    $1 == "st" { print key, "bd", $2, $9, $5, $12, $11 }' "$f"
+done | awk '
+function median(list,   v, m, i, j, t) {
+  m = split(list, v, " ")
+  for (i = 2; i <= m; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+  return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+}
+function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : (x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)) }
+$5 == "bd" {
+  key = $1 " " $2 " " $3 " " $4; s = $6
+  for (i = 7; i <= 10; i++) bd[key, s, i] = bd[key, s, i] " " $i
+  next
+}
+{
+  key = $1 " " $2 " " $3 " " $4; v = $5; s = $6
+  if (!(key in seenk)) { seenk[key] = 1; keys[++nk] = key }
+  if (!(s in seens)) { seens[s] = 1; sizes[++ns] = s }
+  run[key, s, v, ++cnt[key, s, v]] = $7
+}
+END {
+  for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > x + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
+  printf "\n== Faces across nodes: us per step (slowest rank), ratios per run, medians over repeats ==\n"
+  printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %7s %7s\n", "layout", "provider", "path", "policy", "face B", "st", "rma", "p2p", "ST/RMA", "ST/P2P"
+  for (k = 1; k <= nk; k++) {
+    key = keys[k]; split(key, kk, " ")
+    lr = 0; lp = 0; nr = 0
+    for (i = 1; i <= ns; i++) {
+      s = sizes[i]; n = cnt[key, s, "st"]
+      if (n == 0) continue
+      ts = tr = tp = rr = rp = ""
+      for (r = 1; r <= n; r++) {
+        a = run[key, s, "st", r]; b = run[key, s, "rma", r]; c = run[key, s, "p2p", r]
+        ts = ts " " a; tr = tr " " b; tp = tp " " c
+        if (b > 0) rr = rr " " a / b
+        if (c > 0) rp = rp " " a / c
+      }
+      mr = median(rr); mp = median(rp)
+      printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %7.2f %7.2f\n", kk[1], kk[2], kk[3], kk[4], s, fmt(median(ts)), fmt(median(tr)), fmt(median(tp)), mr, mp
+      lr += log(mr); lp += log(mp); nr++
+      sum[kk[1] " " kk[2] " " kk[3] " " kk[4]] = sprintf("%.2f %.2f", exp(lr / nr), exp(lp / nr))
+    }
+  }
+  printf "\n== Summary: geometric mean over face sizes of ST/RMA and ST/P2P (below 1: ST faster) ==\n"
+  printf "%-6s %-12s %-9s %-12s %7s %7s\n", "layout", "provider", "path", "policy", "ST/RMA", "ST/P2P"
+  for (k = 1; k <= nk; k++) {
+    key = keys[k]; split(key, kk, " "); split(sum[key], g, " ")
+    printf "%-6s %-12s %-9s %-12s %7s %7s\n", kk[1], kk[2], kk[3], kk[4], g[1], g[2]
+  }
+  printf "\n== st on rank 0, us per step (medians): CPU in the ST calls (enq) and in MPI_Put (post), stream execution (exec); first = start of an inner loop -> its first kernel ==\n"
+  printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %9s\n", "layout", "provider", "path", "policy", "face B", "enq", "post", "exec", "first"
+  for (k = 1; k <= nk; k++) {
+    key = keys[k]; split(key, kk, " ")
+    for (i = 1; i <= ns; i++) {
+      s = sizes[i]
+      if (bd[key, s, 7] == "") continue
+      printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %9s\n", kk[1], kk[2], kk[3], kk[4], s, fmt(median(bd[key, s, 7])), fmt(median(bd[key, s, 8])), fmt(median(bd[key, s, 9])), fmt(median(bd[key, s, 10]))
+    }
+  }
+}'
+}
+
+if [[ -n "$report" ]]; then
+  [[ -d "$report/out" ]] || die "--report: no $report/out"
+  tables "$report"
+  exit 0
+fi
 [[ -z "$repeats" ]] && repeats=$((quick ? 1 : 3))
 [[ -z "$sizes" ]] && sizes=$([[ $quick -eq 1 ]] && echo 8,4K,64K || echo 8,64,512,4K,16K,64K)
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || die "--repeats wants a positive number"
@@ -185,55 +264,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
 done
 echo "# load after: $(uptime)"
 
-# Tables: one file per run; its name says layout, provider, path, policy, repeat.
-for f in "$workdir"/out/[0-9]*.out; do
-  [[ -e "$f" ]] || continue
-  b=$(basename "$f" .out)
-  IFS=. read -r layout prov path policy rep <<<"$b"
-  awk -v key="$layout ${prov//+/;} $path $policy" '$1 == "faces" { print key, $2, $3, $4 }' "$f"
-done | awk '
-function median(list,   v, m, i, j, t) {
-  m = split(list, v, " ")
-  for (i = 2; i <= m; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-  return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-}
-function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : (x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)) }
-{
-  key = $1 " " $2 " " $3 " " $4; v = $5; s = $6
-  if (!(key in seenk)) { seenk[key] = 1; keys[++nk] = key }
-  if (!(s in seens)) { seens[s] = 1; sizes[++ns] = s }
-  run[key, s, v, ++cnt[key, s, v]] = $7
-}
-END {
-  for (i = 2; i <= ns; i++) { x = sizes[i]; for (j = i - 1; j >= 1 && sizes[j] + 0 > x + 0; j--) sizes[j + 1] = sizes[j]; sizes[j + 1] = x }
-  printf "\n== Faces across nodes: us per step (slowest rank), ratios per run, medians over repeats ==\n"
-  printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %7s %7s\n", "layout", "provider", "path", "policy", "face B", "st", "rma", "p2p", "ST/RMA", "ST/P2P"
-  for (k = 1; k <= nk; k++) {
-    key = keys[k]; split(key, kk, " ")
-    lr = 0; lp = 0; nr = 0
-    for (i = 1; i <= ns; i++) {
-      s = sizes[i]; n = cnt[key, s, "st"]
-      if (n == 0) continue
-      ts = tr = tp = rr = rp = ""
-      for (r = 1; r <= n; r++) {
-        a = run[key, s, "st", r]; b = run[key, s, "rma", r]; c = run[key, s, "p2p", r]
-        ts = ts " " a; tr = tr " " b; tp = tp " " c
-        if (b > 0) rr = rr " " a / b
-        if (c > 0) rp = rp " " a / c
-      }
-      mr = median(rr); mp = median(rp)
-      printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %7.2f %7.2f\n", kk[1], kk[2], kk[3], kk[4], s, fmt(median(ts)), fmt(median(tr)), fmt(median(tp)), mr, mp
-      lr += log(mr); lp += log(mp); nr++
-      sum[kk[1] " " kk[2] " " kk[3] " " kk[4]] = sprintf("%.2f %.2f", exp(lr / nr), exp(lp / nr))
-    }
-  }
-  printf "\n== Summary: geometric mean over face sizes of ST/RMA and ST/P2P (below 1: ST faster) ==\n"
-  printf "%-6s %-12s %-9s %-12s %7s %7s\n", "layout", "provider", "path", "policy", "ST/RMA", "ST/P2P"
-  for (k = 1; k <= nk; k++) {
-    key = keys[k]; split(key, kk, " "); split(sum[key], g, " ")
-    printf "%-6s %-12s %-9s %-12s %7s %7s\n", kk[1], kk[2], kk[3], kk[4], g[1], g[2]
-  }
-}'
+tables "$workdir"
 
 if [[ ${#failures[@]} -gt 0 ]]; then
   echo ""

@@ -30,6 +30,8 @@ namespace stmpi::dev::ofi {
 namespace {
 
 constexpr uint32_t kApiVersion = FI_VERSION(1, 9);
+// How long a raised error count may wait for its completion-queue entry.
+constexpr auto kErrorEntryGrace = std::chrono::milliseconds(200);
 
 // fi_getinfo for the module's provider and attributes with FI_TRIGGER added:
 // the provider's answer, or null when it has no such endpoint.
@@ -311,6 +313,7 @@ void TriggeredNic::recycle_locked(CounterId id) {
   (void)fi_cntr_set(c.cntr, 0);
   (void)fi_cntr_seterr(c.cntr, 0);
   c.base = c.max_threshold = c.added = c.completions_owed = c.errors_seen = 0;
+  c.unexplained_since = {};
   c.doorbell_used = false;
   free_counters_.push_back(id);
 }
@@ -702,26 +705,45 @@ void TriggeredNic::collect_errors_locked() {
     for (CounterId id : {s->completion, s->trigger})
       if (counters_[id].error == MPI_SUCCESS) counters_[id].error = code;
   }
+  // A raised error count whose completion-queue entry has not been read yet
+  // is held for kErrorEntryGrace: the provider bumps the count before it
+  // queues the entry (sockets), and the entry names the op, its peer and
+  // the provider's reason. Only after the grace does a bare count break the
+  // counters with what is known.
+  const auto now = std::chrono::steady_clock::now();
+  const auto overdue = [&](std::chrono::steady_clock::time_point* since) {
+    if (*since == std::chrono::steady_clock::time_point{}) *since = now;
+    return now - *since >= kErrorEntryGrace;
+  };
   const std::string text = last_error_.empty() ? "error count raised" : last_error_;
   // Native: failures also count on the op's completion counter.
   for (std::size_t id = 0; id < counters_.size(); ++id) {
     Counter& c = counters_[id];
     if (c.cntr == nullptr) continue;
     const uint64_t errors = fi_cntr_readerr(c.cntr);
-    if (errors == c.errors_seen) continue;
+    if (errors == c.errors_seen || c.error != MPI_SUCCESS) {
+      c.errors_seen = errors;
+      c.unexplained_since = {};
+      continue;
+    }
+    if (!overdue(&c.unexplained_since)) continue;
     c.errors_seen = errors;
-    if (c.error == MPI_SUCCESS)
-      c.error = util::make_error(MPI_ERR_OTHER,
-                                 "a triggered operation completing on counter %zu failed: %s", id,
-                                 text.c_str());
+    c.unexplained_since = {};
+    c.error = util::make_error(MPI_ERR_OTHER,
+                               "a triggered operation completing on counter %zu failed: %s", id,
+                               text.c_str());
   }
   // Deferred: failures count on the endpoint's counter; one the CQ did not
   // name breaks every counter still owed completions.
   if (deferred_errors_ != nullptr) {
     const uint64_t errors = fi_cntr_readerr(deferred_errors_);
-    if (errors != deferred_errors_seen_) {
+    if (errors == deferred_errors_seen_ || attributed) {
       deferred_errors_seen_ = errors;
-      for (std::size_t id = 0; id < counters_.size() && !attributed; ++id) {
+      deferred_unexplained_since_ = {};
+    } else if (overdue(&deferred_unexplained_since_)) {
+      deferred_errors_seen_ = errors;
+      deferred_unexplained_since_ = {};
+      for (std::size_t id = 0; id < counters_.size(); ++id) {
         Counter& c = counters_[id];
         if (c.in_use && c.completions_owed > 0 && c.error == MPI_SUCCESS && !idle_locked(c))
           c.error = util::make_error(MPI_ERR_OTHER,

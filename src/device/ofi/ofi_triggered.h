@@ -44,6 +44,7 @@
 #include <sys/uio.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -178,6 +179,9 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     uint64_t added = 0;              // by add_counter
     uint64_t completions_owed = 0;   // ops posted to complete on it
     uint64_t errors_seen = 0;        // provider error count already attributed
+    // When its error count rose with no completion-queue entry naming the op
+    // yet (the provider raises the count first); epoch when none is pending.
+    std::chrono::steady_clock::time_point unexplained_since{};
     uint32_t units = 0;              // post_* calls completing on it (the budget)
     std::vector<Slot*> slots;        // slots completing on it
     std::vector<CounterId> joins;    // private counters released with it
@@ -236,6 +240,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   fid_ep* deferred_ep_ = nullptr; // deferred: every op is posted on it
   fid_cntr* deferred_errors_ = nullptr;  // deferred: its error count
   uint64_t deferred_errors_seen_ = 0;
+  std::chrono::steady_clock::time_point deferred_unexplained_since_{};
   std::vector<Counter> counters_;
   std::vector<CounterId> free_counters_;
   int opened_counters_ = 0;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -26,6 +27,7 @@
 #include "stream/host_stream.h"
 #include "stream/kernel_params.h"
 #include "util/error.h"
+#include "util/param.h"
 
 // The device's progress engine is not part of this test; the waits of
 // the device rma code only need something to call.
@@ -341,18 +343,14 @@ int process_triggered_ops(TriggeredOps** out) {
 
 namespace {
 
-// Two ranks on "different nodes": their signal words and data are reached
-// only through the fakes' triggered operations (kNet regions), each with a
-// pool of 3 counters (an exposure epoch takes 1, an access epoch 2), so
-// epochs wait for earlier ones to complete (adaptive throttling).
-TEST(TriggeredOpExecutor, RemoteEpochsThroughTriggeredOps) {
-  constexpr int kEpochs = 200;
-  FakeTriggers fake0(3), fake1(3);
+// Windows of two ranks on "different nodes": signal words and data are
+// reached only through the "processes'" TriggeredOps (kNet regions), fake0
+// and fake1.
+void make_remote_windows(const FakeSegment& segment, std::unique_ptr<StreamWindow> (&windows)[kRanks],
+                         FakeTriggers& fake0, FakeTriggers& fake1) {
   g_fakes[0] = &fake0;
   g_fakes[1] = &fake1;
   g_next_fake = 0;
-  FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks];
   for (int r = 0; r < kRanks; ++r) {
     WindowView view = segment.view(r);
     view.spans_nodes = true;
@@ -370,6 +368,19 @@ TEST(TriggeredOpExecutor, RemoteEpochsThroughTriggeredOps) {
     ASSERT_EQ(StreamWindow::create(std::move(view), &windows[r]), MPI_SUCCESS);
     ASSERT_NE(windows[r]->remote(), nullptr);
   }
+}
+
+// Two ranks on "different nodes": their signal words and data are reached
+// only through the fakes' triggered operations (kNet regions), each with a
+// pool of 3 counters (an exposure epoch takes 1, an access epoch 2), so
+// epochs wait for earlier ones to complete (adaptive throttling).
+TEST(TriggeredOpExecutor, RemoteEpochsThroughTriggeredOps) {
+  constexpr int kEpochs = 200;
+  FakeTriggers fake0(3), fake1(3);
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks];
+  make_remote_windows(segment, windows, fake0, fake1);
+  if (HasFatalFailure()) return;
   RankState state[kRanks];
   exchange_epochs(segment, windows, state, kEpochs, RegionKind::kNet);
   if (HasFatalFailure()) return;
@@ -394,6 +405,108 @@ TEST(TriggeredOpExecutor, RemoteEpochsThroughTriggeredOps) {
   EXPECT_GT(stalls, 0u);  // 3 counters cannot hold two epochs of a rank
   EXPECT_EQ(fake0.peak(), 3);
   EXPECT_EQ(fake1.peak(), 3);
+  windows[0].reset();
+  windows[1].reset();
+}
+
+// Sets STMPI_ST_<name> as the environment would (settings.cc's table).
+void set_st_param(const char* name, const char* text) {
+  for (const util::ParamTable* table : util::tables()) {
+    if (std::strcmp(table->module, "st") != 0) continue;
+    for (const util::Param& param : table->params)
+      if (std::strcmp(param.name, name) == 0) {
+        ASSERT_TRUE(util::set_from_text(param, text)) << name << "=" << text;
+        return;
+      }
+  }
+  FAIL() << "no parameter STMPI_ST_" << name;
+}
+
+// Runs `call` and returns its result and the seconds it took.
+template <class Fn>
+std::pair<int, double> timed(Fn&& call) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int err = call();
+  return {err, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+// The throttle's counter waits are bounded by STMPI_ST_WAIT_TIMEOUT as its
+// slot wait and the stream's waits are: an access epoch (2 counters) and an
+// exposure epoch (1) queued behind a closed gate hold their whole pools, so
+// the next epoch of each rank can never get a counter; after 1 s each call
+// gives up with MPI_ERR_OTHER naming the parameter instead of waiting
+// forever. Once the gate opens, the queued epochs complete exactly.
+TEST(TriggeredOpExecutor, CounterWaitsGiveUpAfterWaitTimeout) {
+  FakeTriggers fake0(2), fake1(1);
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks];
+  make_remote_windows(segment, windows, fake0, fake1);
+  if (HasFatalFailure()) return;
+  std::shared_ptr<stream::HostStream> host[kRanks];
+  std::shared_ptr<stream::Stream> streams[kRanks];
+  alignas(8) uint64_t gate = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
+    streams[r] = host[r];
+    ASSERT_EQ(streams[r]->wait_value(&gate, 1), MPI_SUCCESS);
+  }
+  set_st_param("wait_timeout", "1");
+  const int origin = 0, target = 1;
+  const uint64_t src = 0x5eed;
+  const rma::Run run{16, 8};
+  const OriginPiece piece{reinterpret_cast<char*>(const_cast<uint64_t*>(&src)), 8};
+  DeferredOp op = put_to(segment, target);
+  op.region.kind = RegionKind::kNet;
+  op.bytes = 8;
+  ASSERT_EQ(windows[origin]->start({&target, 1}), MPI_SUCCESS);
+  ASSERT_EQ(windows[origin]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
+  ASSERT_EQ(windows[origin]->complete(streams[origin]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->post({&origin, 1}, streams[target]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->wait(streams[target]), MPI_SUCCESS);
+  EXPECT_EQ(fake0.in_use(), 2);
+  EXPECT_EQ(fake1.in_use(), 1);
+
+  ASSERT_EQ(windows[origin]->start({&target, 1}), MPI_SUCCESS);
+  const auto [access_err, access_s] =
+      timed([&] { return windows[origin]->record(op, {&run, 1}, {&piece, 1}); });
+  EXPECT_EQ(util::error_class_of(access_err), MPI_ERR_OTHER) << util::error_string(access_err);
+  EXPECT_NE(util::error_string(access_err).find("STMPI_ST_WAIT_TIMEOUT"), std::string::npos)
+      << util::error_string(access_err);
+  EXPECT_NE(util::error_string(access_err).find("2 trigger counters"), std::string::npos);
+  EXPECT_GE(access_s, 1.0);
+  EXPECT_LT(access_s, 30.0);
+  windows[origin]->abandon_access();
+  EXPECT_EQ(fake0.in_use(), 2);  // the failed epoch took nothing
+
+  const auto [exposure_err, exposure_s] =
+      timed([&] { return windows[target]->post({&origin, 1}, streams[target]); });
+  EXPECT_EQ(util::error_class_of(exposure_err), MPI_ERR_OTHER) << util::error_string(exposure_err);
+  EXPECT_NE(util::error_string(exposure_err).find("STMPI_ST_WAIT_TIMEOUT"), std::string::npos)
+      << util::error_string(exposure_err);
+  EXPECT_NE(util::error_string(exposure_err).find("exposure epoch"), std::string::npos);
+  EXPECT_GE(exposure_s, 1.0);
+  EXPECT_LT(exposure_s, 30.0);
+  EXPECT_FALSE(windows[target]->exposure_open());
+
+  // Unbounded again before the stream waits start: the load of a test
+  // machine must not turn the queued epochs into stalls.
+  set_st_param("wait_timeout", "0");
+  __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+  for (int r = 0; r < kRanks; ++r) ASSERT_EQ(streams[r]->synchronize(), MPI_SUCCESS);
+  uint64_t got = 0;
+  std::memcpy(&got, segment.data(target) + 16, 8);
+  EXPECT_EQ(got, src);
+  EXPECT_EQ(segment.stream_post(origin, target), 1u);
+  EXPECT_EQ(segment.stream_complete(target, origin), 1u);
+  for (int r = 0; r < kRanks; ++r) {
+    const StreamStats s = windows[r]->stats();
+    EXPECT_EQ(s.trigger.counters_in_use, 0u) << "rank " << r;
+    EXPECT_GE(s.trigger.throttle_stalls, 1u) << "rank " << r;
+    EXPECT_GE(s.trigger.throttle_ns, 1000000000u) << "rank " << r;
+    EXPECT_EQ(windows[r]->drain(), MPI_SUCCESS);
+  }
+  EXPECT_EQ(fake0.in_use(), 0);
+  EXPECT_EQ(fake1.in_use(), 0);
   windows[0].reset();
   windows[1].reset();
 }

@@ -19,7 +19,14 @@
  *                STMPI_ST_COUNTERS, and nothing hangs (STMPI_ST_WAIT_TIMEOUT).
  *   fault        STMPI_ST_FAULT_INJECT=n and STMPI_ST_WAIT_TIMEOUT: a call
  *                on the window reports MPI_ERR_OTHER (the injected failure,
- *                or the stalled wait naming the epoch and peer), no hang. */
+ *                or the stalled wait naming the epoch and peer), no hang.
+ *   stall        STMPI_ST_COUNTERS=2, adaptive, STMPI_ST_WAIT_TIMEOUT=S: the
+ *                stream is held by a closed gate while an exposure epoch
+ *                holds a counter, so a put to another node can never get the
+ *                2 counters of its access epoch; after S seconds MPI_Put
+ *                fails with MPI_ERR_OTHER naming STMPI_ST_WAIT_TIMEOUT
+ *                instead of waiting forever. Then the gate opens, the epochs
+ *                close, and a full exchange epoch on the window is exact. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +78,16 @@ static int env_is(const char *name, const char *value)
 {
     const char *v = getenv(name);
     return v && strcmp(v, value) == 0;
+}
+
+static int gate_open;
+
+/* Holds the stream until the main thread opens the gate. */
+static void gate(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&gate_open, __ATOMIC_ACQUIRE))
+        usleep(1000);
 }
 
 /* One epoch; returns the first error (the epochs it opened are closed). */
@@ -212,6 +229,41 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPIX_Win_complete_stream(win, stream));
             CHECK_SUCCESS(MPIX_Win_wait_stream(win, stream));
             CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+        }
+    } else if (strcmp(mode, "stall") == 0) {
+        const long long limit_s = env_int("STMPI_ST_WAIT_TIMEOUT");
+        CHECK(limit_s > 0, "stall wants STMPI_ST_WAIT_TIMEOUT > 0");
+        CHECK_SUCCESS(MPIX_Host_stream_launch(stream, gate, NULL));
+        CHECK_SUCCESS(MPIX_Win_post_stream(group, win, stream));
+        CHECK_SUCCESS(MPI_Win_start(group, MPIX_MODE_STREAM, win));
+        if (remote >= 0) {
+            const double t0 = MPI_Wtime();
+            int rc = MPI_Put(s.src, M, MPI_DOUBLE, remote, (MPI_Aint)s.rank * M * sizeof(double), M,
+                             MPI_DOUBLE, win);
+            const double waited = MPI_Wtime() - t0;
+            CHECK_ERR_CLASS(rc, MPI_ERR_OTHER);
+            CHECK_ERR_STRING(rc, "STMPI_ST_WAIT_TIMEOUT");
+            CHECK_ERR_STRING(rc, "trigger counters");
+            CHECK(waited >= limit_s - 0.05 && waited < limit_s + 30.0,
+                  "MPI_Put gave up after %.2f s, STMPI_ST_WAIT_TIMEOUT=%lld", waited, limit_s);
+        }
+        __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+        CHECK_SUCCESS(MPIX_Win_complete_stream(win, stream));
+        CHECK_SUCCESS(MPIX_Win_wait_stream(win, stream));
+        CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* The window still works: one exchange epoch, checked on the stream. */
+        memset(s.win_mem, 0, bytes);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_SUCCESS(epoch(&s, group, win, stream));
+        CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
+        CHECK_INT(s.iter, 1);
+        CHECK_INT(s.bad, 0);
+        if (remote >= 0) {
+            MPIX_Stream_trigger_stats t;
+            CHECK_SUCCESS(MPIX_Win_get_stream_trigger_stats(win, &t, (int)sizeof t));
+            CHECK(t.throttle_stalls > 0 && t.throttle_ns >= (long long)((limit_s - 0.05) * 1e9),
+                  "the stall is counted: %lld stalls, %lld ns", t.throttle_stalls, t.throttle_ns);
         }
     } else {
         /* application / fault: run until a call fails, then close cleanly. */

@@ -19,7 +19,8 @@ SoftwareTriggers::SoftwareTriggers(int counters, int fault_inject)
 SoftwareTriggers::~SoftwareTriggers() = default;
 
 int SoftwareTriggers::check_id(CounterId id, const char* what) const {
-  if (id < static_cast<CounterId>(count_) && counters_[id].in_use) return MPI_SUCCESS;
+  if (id < static_cast<CounterId>(count_) && counters_[id].in_use.load(std::memory_order_acquire))
+    return MPI_SUCCESS;
   return util::make_error(MPI_ERR_INTERN, "software trigger engine: %s on counter %u, which is "
                           "not in use (pool of %d)", what, id, count_);
 }
@@ -28,8 +29,8 @@ int SoftwareTriggers::acquire_counter(CounterId* out, bool* available) {
   std::lock_guard<std::mutex> guard(mutex_);
   for (int i = 0; i < count_; ++i) {
     Counter& c = counters_[i];
-    if (c.in_use) continue;
-    c.in_use = true;
+    if (c.in_use.load(std::memory_order_relaxed)) continue;
+    c.in_use.store(true, std::memory_order_release);
     c.value.store(0, std::memory_order_relaxed);
     c.error.store(0, std::memory_order_relaxed);
     *out = static_cast<CounterId>(i);
@@ -43,23 +44,43 @@ int SoftwareTriggers::acquire_counter(CounterId* out, bool* available) {
 
 void SoftwareTriggers::release_counter(CounterId id) {
   std::lock_guard<std::mutex> guard(mutex_);
-  if (id >= static_cast<CounterId>(count_) || !counters_[id].in_use) return;
+  if (id >= static_cast<CounterId>(count_) || !counters_[id].in_use.load()) return;
+  take_incoming();
   Counter& c = counters_[id];
   c.waiting.clear();  // operations of a broken chain never fire
-  c.in_use = false;
+  c.in_use.store(false, std::memory_order_release);
   --stats_.counters_in_use;
 }
 
+// Counters are acquired and released by the thread that posts on them, so
+// check_id needs no lock here. The threshold is checked after the op is
+// queued: a round that took the queue before it either saw the counter
+// below the threshold (and a later round takes the op) or moved the
+// counter before this load, which then sees it and fires here.
 int SoftwareTriggers::post(std::unique_ptr<Op> op, CounterId trigger) {
-  std::unique_lock<std::mutex> guard(mutex_);
   if (int err = check_id(trigger, "post (trigger)")) return err;
   if (int err = check_id(op->completion, "post (completion)")) return err;
-  ++stats_.posted;
-  Counter& c = counters_[trigger];
-  const bool now = static_cast<int64_t>(c.value.load(std::memory_order_relaxed) - op->threshold) >= 0;
-  c.waiting.push_back(std::move(op));
-  if (now) fire_from(trigger);  // threshold already reached: fires at once
+  posted_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t threshold = op->threshold;
+  {
+    std::lock_guard<std::mutex> guard(incoming_mutex_);
+    incoming_.emplace_back(trigger, std::move(op));
+    has_incoming_.store(true, std::memory_order_release);
+  }
+  const uint64_t value = counters_[trigger].value.load(std::memory_order_acquire);
+  if (static_cast<int64_t>(value - threshold) >= 0) {  // already reached: fires at once
+    std::lock_guard<std::mutex> guard(mutex_);
+    fire_from(trigger);
+  }
   return MPI_SUCCESS;
+}
+
+void SoftwareTriggers::take_incoming() {
+  if (!has_incoming_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> guard(incoming_mutex_);
+  for (auto& [trigger, op] : incoming_) counters_[trigger].waiting.push_back(std::move(op));
+  incoming_.clear();
+  has_incoming_.store(false, std::memory_order_relaxed);
 }
 
 int SoftwareTriggers::post_write(const Region& region, std::span<const Run> runs,
@@ -126,7 +147,9 @@ int SoftwareTriggers::first_error(CounterId id) {
 
 SoftwareTriggerStats SoftwareTriggers::stats() {
   std::lock_guard<std::mutex> guard(mutex_);
-  return stats_;
+  SoftwareTriggerStats s = stats_;
+  s.posted = posted_.load(std::memory_order_relaxed);
+  return s;
 }
 
 void SoftwareTriggers::fail(const Op& op, CounterId trigger, int err) {
@@ -180,6 +203,7 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
 void SoftwareTriggers::fire_from(CounterId id) {
   work_.assign(1, id);
   while (!work_.empty()) {
+    take_incoming();
     ready_.clear();
     ready_trigger_.clear();
     for (CounterId cid : work_) {

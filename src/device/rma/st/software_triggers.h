@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "device/rma/st/triggered_ops.h"
@@ -78,7 +79,7 @@ class SoftwareTriggers final : public TriggeredOps {
   struct Counter {
     std::atomic<uint64_t> value{0};
     std::atomic<int> error{0};
-    bool in_use = false;
+    std::atomic<bool> in_use{false};
     std::vector<std::unique_ptr<Op>> waiting;  // post order
   };
 
@@ -86,11 +87,21 @@ class SoftwareTriggers final : public TriggeredOps {
   [[nodiscard]] int check_id(CounterId id, const char* what) const;
   // Fires what `id` released and what their completions release in turn.
   void fire_from(CounterId id);
+  // Moves the operations posted meanwhile into their counters' lists
+  // (mutex_ held).
+  void take_incoming();
   // One operation; its error, or MPI_SUCCESS.
   int issue(Op& op, bool* network);
   void fail(const Op& op, CounterId trigger, int err);
 
   std::mutex mutex_;  // the lists, the pool; firing runs under it
+  // Posts do not wait for a firing round (which issues blocking network
+  // operations under mutex_): they queue here, and the next round, or the
+  // poster itself when its threshold is already reached, takes them over.
+  std::mutex incoming_mutex_;
+  std::vector<std::pair<CounterId, std::unique_ptr<Op>>> incoming_;
+  std::atomic<bool> has_incoming_{false};
+  std::atomic<uint64_t> posted_{0};
   std::unique_ptr<Counter[]> counters_;
   int count_;
   int fault_inject_;

@@ -48,6 +48,12 @@ class Stall {
     util::yield_now();
   }
   int64_t elapsed_ns() const { return started_ == 0 ? 0 : stream::monotonic_ns() - started_; }
+  // STMPI_ST_WAIT_TIMEOUT bounds every throttle wait as it bounds the
+  // stream's waits: true once the stall lasted that long.
+  bool expired() const {
+    const int limit_s = settings().wait_timeout_s;
+    return limit_s > 0 && elapsed_ns() > static_cast<int64_t>(limit_s) * 1000000000ll;
+  }
 
  private:
   TriggerStats& stats_;
@@ -206,8 +212,7 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
           outstanding_.empty() ? "and no earlier epoch of this window holds any " : "",
           throttle_policy_name(policy_));
     stall.step();
-    if (s.wait_timeout_s > 0 &&
-        stall.elapsed_ns() > static_cast<int64_t>(s.wait_timeout_s) * 1000000000ll)
+    if (stall.expired())
       return util::make_error(MPI_ERR_OTHER,
                               "%s waited %d s (STMPI_ST_WAIT_TIMEOUT) for triggered-operation "
                               "slots held by %zu earlier epochs that did not complete",
@@ -215,6 +220,15 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
   }
   g_ops_in_use.fetch_add(ops, std::memory_order_relaxed);
   return MPI_SUCCESS;
+}
+
+int TriggeredOpExecutor::counter_wait_expired(const char* epoch, const char* wanted) const {
+  return util::make_error(MPI_ERR_OTHER,
+                          "a stream %s epoch between nodes waited %d s (STMPI_ST_WAIT_TIMEOUT) "
+                          "for %s (STMPI_ST_COUNTERS=%d, STMPI_ST_THROTTLE=%s) held by %zu "
+                          "earlier epochs of this window that did not complete",
+                          epoch, settings().wait_timeout_s, wanted, settings().counters,
+                          throttle_policy_name(policy_), outstanding_.size());
 }
 
 int TriggeredOpExecutor::open_access() {
@@ -245,6 +259,10 @@ int TriggeredOpExecutor::open_access() {
                               throttle_policy_name(policy_));
     }
     stall.step();
+    if (stall.expired()) {
+      for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
+      return counter_wait_expired("access", "2 trigger counters");
+    }
   }
   }
   e->trigger = ids[0];
@@ -392,6 +410,8 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
                                 "and STMPI_ST_COUNTERS=%d are all in use (STMPI_ST_THROTTLE=%s)",
                                 settings().counters, throttle_policy_name(policy_));
       stall.step();
+      if (stall.expired())
+        return counter_wait_expired("exposure", "a trigger counter");
     }
     }
     e->completion = e->trigger;

@@ -126,6 +126,8 @@ class TriggeredOpExecutor final : public EpochExecutor {
 
   [[nodiscard]] int reserve(uint32_t ops, const char* what);
   [[nodiscard]] int open_access();
+  // MPI_ERR_OTHER: a throttle wait for counters passed STMPI_ST_WAIT_TIMEOUT.
+  [[nodiscard]] int counter_wait_expired(const char* epoch, const char* wanted) const;
   bool epoch_done(const Epoch& e);
   void release(Epoch& e);
   HostCall* new_call();

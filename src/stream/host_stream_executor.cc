@@ -120,9 +120,11 @@ uint64_t HostStreamExecutor::run_queued(More&& more, bool yield_to_callers,
     queue_.pop();
     // Counted before the operation is published as executed, so a thread
     // that synchronized sees every count of what it waited for.
-    ops->fetch_add(1, std::memory_order_relaxed);
-    if (ran == 0 && batches != nullptr) batches->fetch_add(1, std::memory_order_relaxed);
-    executed_.store(queue_.popped(), std::memory_order_seq_cst);
+    bump_under_token(*ops);
+    if (ran == 0 && batches != nullptr) bump_under_token(*batches);
+    // Release: the token's seq_cst release orders it for the next holder,
+    // and a stale value read elsewhere only looks like more pending work.
+    executed_.store(queue_.popped(), std::memory_order_release);
     ++ran;
   }
   return ran;
@@ -142,7 +144,7 @@ int HostStreamExecutor::synchronize() {
   while (!reached()) {
     if (try_take_token(kOtherThread)) {
       if (!reached()) {
-        takeovers_.fetch_add(1, std::memory_order_relaxed);
+        bump_under_token(takeovers_);
         (void)run_queued([&] { return !reached(); }, /*yield_to_callers=*/false, &caller_ops_,
                          nullptr);
       }

@@ -107,6 +107,12 @@ class HostStreamExecutor {
   bool pending() const {
     return queue_.published() != executed_.load(std::memory_order_seq_cst);
   }
+  // Counters written only by the token holder: one writer at a time (the
+  // token's seq_cst hand-over orders them), so a plain load and store, not
+  // a locked read-modify-write per operation; readers load them relaxed.
+  static void bump_under_token(std::atomic<uint64_t>& counter) {
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   bool try_take_token(Token who) {
     uint32_t expected = kFree;
     return token_.compare_exchange_strong(expected, who, std::memory_order_seq_cst);
@@ -126,6 +132,8 @@ class HostStreamExecutor {
   alignas(64) std::atomic<uint32_t> token_{kFree};
   std::atomic<uint32_t> callers_waiting_{0};
   alignas(64) std::atomic<uint64_t> executed_{0};  // written by the token holder per operation
+  // Written only by the token holder (bump_under_token), except sync_waits_
+  // and wakeups_.
   alignas(64) std::atomic<uint64_t> wakeups_{0};
   std::atomic<uint64_t> executor_ops_{0};
   std::atomic<uint64_t> caller_ops_{0};
@@ -160,8 +168,8 @@ bool HostStreamExecutor::run_inline_if_idle(Work&& work, bool is_wait) {
   if (!pending() && !stop_.load(std::memory_order_relaxed)) {
     done = work();
     if (done) {
-      inline_ops_.fetch_add(1, std::memory_order_relaxed);
-      if (is_wait) inline_waits_.fetch_add(1, std::memory_order_relaxed);
+      bump_under_token(inline_ops_);
+      if (is_wait) bump_under_token(inline_waits_);
     }
   }
   release_other_token();

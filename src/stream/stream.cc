@@ -1,11 +1,33 @@
 #include "stream/stream.h"
 
+#include <mutex>
+
 namespace stmpi::stream {
 namespace {
 
-std::array<std::atomic<uint64_t>, kOpKinds> g_process_launches{};
+// Live streams and the launches of freed ones, under one mutex: taken when a
+// stream is created or freed and when the totals are read, never per launch.
+std::mutex g_live_mutex;
+Stream* g_live_head = nullptr;
+std::array<uint64_t, kOpKinds> g_freed_launches{};
 
 }  // namespace
+
+Stream::Stream() {
+  std::lock_guard lock(g_live_mutex);
+  next_live_ = g_live_head;
+  if (g_live_head != nullptr) g_live_head->prev_live_ = this;
+  g_live_head = this;
+}
+
+Stream::~Stream() {
+  std::lock_guard lock(g_live_mutex);
+  for (std::size_t i = 0; i < kOpKinds; ++i)
+    g_freed_launches[i] += launches_[i].load(std::memory_order_relaxed);
+  if (prev_live_ != nullptr) prev_live_->next_live_ = next_live_;
+  else g_live_head = next_live_;
+  if (next_live_ != nullptr) next_live_->prev_live_ = prev_live_;
+}
 
 const char* backend_name(BackendKind kind) {
   switch (kind) {
@@ -36,13 +58,15 @@ LaunchCounts Stream::launch_counts() const {
 void Stream::count_launch(OpKind kind) {
   const auto index = static_cast<std::size_t>(kind);
   launches_[index].fetch_add(1, std::memory_order_relaxed);
-  g_process_launches[index].fetch_add(1, std::memory_order_relaxed);
 }
 
 LaunchCounts process_launch_counts() {
+  std::lock_guard lock(g_live_mutex);
   LaunchCounts counts;
-  for (std::size_t i = 0; i < kOpKinds; ++i)
-    counts.by_kind[i] = g_process_launches[i].load(std::memory_order_relaxed);
+  counts.by_kind = g_freed_launches;
+  for (const Stream* s = g_live_head; s != nullptr; s = s->next_live_)
+    for (std::size_t i = 0; i < kOpKinds; ++i)
+      counts.by_kind[i] += s->launches_[i].load(std::memory_order_relaxed);
   return counts;
 }
 

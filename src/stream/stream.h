@@ -71,7 +71,8 @@ struct LaunchCounts {
 
 class Stream {
  public:
-  virtual ~Stream() = default;
+  // Adds this stream's launches to the process totals of freed streams.
+  virtual ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
@@ -104,15 +105,22 @@ class Stream {
   LaunchCounts launch_counts() const;
 
  protected:
-  Stream() = default;
-  // Backends call this once per launch they enqueue.
+  // Joins the list of live streams that process_launch_counts() sums.
+  Stream();
+  // Backends call this once per launch they enqueue: one relaxed atomic add
+  // on this stream's counter (the process totals are summed when asked for,
+  // not bumped per launch).
   void count_launch(OpKind kind);
 
  private:
   std::array<std::atomic<uint64_t>, kOpKinds> launches_{};
+  Stream* prev_live_ = nullptr;  // the list of live streams (stream.cc)
+  Stream* next_live_ = nullptr;
+  friend LaunchCounts process_launch_counts();
 };
 
-// Launches of every stream of the process, freed ones included.
+// Launches of every stream of the process, freed ones included (the live
+// streams' counters plus what freed streams left).
 LaunchCounts process_launch_counts();
 
 }  // namespace stmpi::stream

@@ -28,11 +28,15 @@
  *
  * Output (rank 0): one line per repeat, then
  *   exchange NP OVERLAP BYTES st_us pscw_us ratio_of_medians median_ratio
+ *   stenqueue NP OVERLAP cpu_us wall_us   rank 0's enqueue loop of the st
+ *       variant: CPU time of the enqueuing thread and wall time, per step
+ *       (the rest of the st time is the synchronize that runs the steps)
  *   stcpu NP OVERLAP st_cpu_us pscw_cpu_us   CPU time of all ranks' processes
  *       (every thread) per step: what the step costs the node
  *   ststream NP OVERLAP queued thread caller inline handoffs wakeups
  * (times per step of the slowest rank, medians over repeats; stream counts
  * per step of rank 0's communication stream in its st runs).
+ * -V st or -V pscw runs one variant only (for profilers; no ratio then).
  */
 #include <mpi.h>
 
@@ -61,6 +65,12 @@ static void fail(const char *what) {
 static double cpu_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double thread_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -158,14 +168,15 @@ static void put_edges(struct state *s, MPI_Win win) {
 /* Returns the time of this rank's loop and sets *cpu to the CPU time its
  * process used meanwhile (every thread); `sums` gets the checksums. */
 static double run_variant(const struct run *r, int st, MPI_Win win, double *ghost,
-                          double sums[2], double *cpu) {
+                          double sums[2], double *cpu, double *enq, double *enq_cpu) {
   struct state s = {r->n, NULL, ghost, 0, 0, 0, 0};
   s.send = malloc(2 * (size_t)r->n * sizeof(double));
   for (long k = 0; k < 2 * r->n; ++k) ghost[k] = -1, s.send[k] = -1;
   struct compute c = {r->iters, 1.0};
   CHECK(MPI_Barrier(MPI_COMM_WORLD));
   double c0 = cpu_now();
-  double t0 = now();
+  double t0 = now(), tc0 = thread_cpu_now();
+  *enq_cpu = 0;
   if (st) {
     void *stream = (void *)r->stream;
     for (long i = 0; i < r->steps; ++i) {
@@ -180,8 +191,11 @@ static double run_variant(const struct run *r, int st, MPI_Win win, double *ghos
       CHECK(MPIX_Host_stream_launch(r->stream, verify_kernel, &s));
       if (r->overlap == O_CPU) compute(&c);
     }
+    *enq = now() - t0;
+    *enq_cpu = thread_cpu_now() - tc0;
     CHECK(MPIX_Host_stream_synchronize(r->stream));
   } else {
+    *enq = 0;
     for (long i = 0; i < r->steps; ++i) {
       if (r->overlap == O_KERNEL)
         CHECK(MPIX_Host_stream_launch(r->compute_stream, compute_kernel, &c));
@@ -215,18 +229,19 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   struct run r = {2000, 1, O_NONE, 0, MPI_GROUP_NULL, NULL, NULL};
-  int repeats = 5, warmup = 1;
+  int repeats = 5, warmup = 1, only = -1; /* -V: run one variant only (profiling) */
   double compute_us = 5;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) fail("usage: st_exchange [-n STEPS] [-s BYTES] [-r REPEATS] [-w WARMUP] "
-                 "[-O none|kernel|cpu] [-c COMPUTE_US]");
+                 "[-O none|kernel|cpu] [-c COMPUTE_US] [-V st|pscw]");
     ++i;
     if (!strcmp(a, "-n")) r.steps = atol(v);
     else if (!strcmp(a, "-s")) r.n = (atol(v) + 7) / 8;
     else if (!strcmp(a, "-r")) repeats = atoi(v);
     else if (!strcmp(a, "-w")) warmup = atoi(v);
     else if (!strcmp(a, "-c")) compute_us = atof(v);
+    else if (!strcmp(a, "-V")) only = !strcmp(v, "st") ? 1 : !strcmp(v, "pscw") ? 0 : -1;
     else if (!strcmp(a, "-O")) {
       r.overlap = !strcmp(v, "kernel") ? O_KERNEL : !strcmp(v, "cpu") ? O_CPU : O_NONE;
       if (r.overlap == O_NONE && strcmp(v, "none")) fail("-O wants none, kernel or cpu");
@@ -255,16 +270,20 @@ int main(int argc, char **argv) {
 
   static const char *overlap_name[] = {"none", "kernel", "cpu"};
   double t_st[MAX_REPEATS], t_pscw[MAX_REPEATS], ratio[MAX_REPEATS];
-  double c_st[MAX_REPEATS], c_pscw[MAX_REPEATS];
+  double c_st[MAX_REPEATS], c_pscw[MAX_REPEATS], e_st[MAX_REPEATS], ec_st[MAX_REPEATS];
   long long before[6] = {0}, after[6], sum_counts[6] = {0};
   for (int rep = -warmup; rep < repeats; ++rep) {
-    double mine[2], slowest[2], sums[2][2], cpu[2], cpu_all[2];
+    double mine[2], slowest[2], sums[2][2], cpu[2], cpu_all[2], enq[2], enq_cpu[2];
     for (int k = 0; k < 2; ++k) {
       int st = (k + rep) % 2 == 0; /* alternate which goes first */
+      if (only >= 0 && st != only) { /* profiling one variant: the other is not run */
+        mine[st] = 1, cpu[st] = 0, enq[st] = enq_cpu[st] = 0, sums[st][0] = sums[st][1] = 0;
+        continue;
+      }
       if (st)
         CHECK(MPIX_Host_stream_get_stats(r.stream, &before[0], &before[1], &before[2], &before[3],
                                          &before[4], &before[5]));
-      mine[st] = run_variant(&r, st, win[st], ghost[st], sums[st], &cpu[st]);
+      mine[st] = run_variant(&r, st, win[st], ghost[st], sums[st], &cpu[st], &enq[st], &enq_cpu[st]);
       if (st) {
         CHECK(MPIX_Host_stream_get_stats(r.stream, &after[0], &after[1], &after[2], &after[3],
                                          &after[4], &after[5]));
@@ -272,7 +291,7 @@ int main(int argc, char **argv) {
           for (int j = 0; j < 6; ++j) sum_counts[j] += after[j] - before[j];
       }
     }
-    if (sums[0][0] != sums[1][0] || sums[0][1] != sums[1][1])
+    if (only < 0 && (sums[0][0] != sums[1][0] || sums[0][1] != sums[1][1]))
       fail("st and pscw results differ");
     CHECK(MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     CHECK(MPI_Allreduce(cpu, cpu_all, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
@@ -282,15 +301,23 @@ int main(int argc, char **argv) {
     ratio[rep] = t_st[rep] / t_pscw[rep];
     c_st[rep] = cpu_all[1] / (double)r.steps;
     c_pscw[rep] = cpu_all[0] / (double)r.steps;
+    e_st[rep] = enq[1] / (double)r.steps;
+    ec_st[rep] = enq_cpu[1] / (double)r.steps;
     if (rank == 0)
       printf("# repeat %d: st %.2f us, pscw %.2f us, st/pscw %.3f; CPU of all ranks per step: "
              "st %.2f us, pscw %.2f us\n", rep, 1e6 * t_st[rep], 1e6 * t_pscw[rep], ratio[rep],
              1e6 * c_st[rep], 1e6 * c_pscw[rep]);
+    if (rank == 0)
+      printf("# repeat %d: st on rank 0: enqueue loop %.2f us (thread CPU %.3f us), synchronize "
+             "%.2f us per step\n", rep, 1e6 * e_st[rep], 1e6 * ec_st[rep],
+             1e6 * (mine[1] / (double)r.steps - e_st[rep]));
   }
   if (rank == 0) {
     double st = bench_median(t_st, repeats), pscw = bench_median(t_pscw, repeats);
     printf("exchange %d %s %ld %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap], 8 * r.n,
            1e6 * st, 1e6 * pscw, st / pscw, bench_median(ratio, repeats));
+    printf("stenqueue %d %s %.3f %.2f\n", size, overlap_name[r.overlap],
+           1e6 * bench_median(ec_st, repeats), 1e6 * bench_median(e_st, repeats));
     printf("stcpu %d %s %.2f %.2f\n", size, overlap_name[r.overlap], 1e6 * bench_median(c_st, repeats),
            1e6 * bench_median(c_pscw, repeats));
     double per = (double)repeats * (double)r.steps;

@@ -297,6 +297,34 @@ TEST(HostStream, LaunchCounters) {
   free_stream(stream);
 }
 
+// The process totals are summed from the live streams and what freed ones
+// left: freeing a stream neither loses nor double-counts its launches, and
+// two live streams both count.
+TEST(HostStream, ProcessLaunchTotalsKeepFreedStreams) {
+  const LaunchCounts before = process_launch_counts();
+  auto first = make_stream();
+  auto second = make_stream();
+  alignas(8) uint64_t word = 0;
+  std::atomic<int> counter{0};
+  ASSERT_EQ(first->launch(increment, &counter), MPI_SUCCESS);
+  ASSERT_EQ(first->write_value(&word, 1), MPI_SUCCESS);
+  ASSERT_EQ(second->wait_value(&word, 1), MPI_SUCCESS);
+  ASSERT_EQ(second->launch(increment, &counter), MPI_SUCCESS);
+  ASSERT_EQ(second->launch(increment, &counter), MPI_SUCCESS);
+  LaunchCounts now = process_launch_counts();
+  EXPECT_EQ(now.total() - before.total(), 5u);
+  EXPECT_EQ(now[OpKind::kUser] - before[OpKind::kUser], 3u);
+  free_stream(first);  // drops the last references: the stream object is destroyed
+  now = process_launch_counts();
+  EXPECT_EQ(now.total() - before.total(), 5u);
+  EXPECT_EQ(now[OpKind::kSignal] - before[OpKind::kSignal], 1u);
+  EXPECT_EQ(now[OpKind::kWait] - before[OpKind::kWait], 1u);
+  ASSERT_EQ(second->synchronize(), MPI_SUCCESS);
+  EXPECT_EQ(counter.load(), 3);
+  free_stream(second);
+  EXPECT_EQ(process_launch_counts().total() - before.total(), 5u);
+}
+
 TEST(HostStream, BadArguments) {
   auto stream = make_stream();
   int code = stream->launch(nullptr, nullptr);

@@ -179,15 +179,21 @@ int win_post_stream(Group& group, Win& win, void* stream_handle) {
                       kFunction);
   std::shared_ptr<stream::Stream> stream;
   if (int err = resolve_stream(stream_handle, &stream)) return err;
-  std::vector<int> origins;
-  if (int err = rma::ranks_of(win, group, kFunction, &origins)) return err;
+  // No exposure epoch is open, so post_ranks is unused: the ranks go there
+  // directly and the vector keeps its capacity from epoch to epoch (no
+  // allocation per post).
+  std::vector<int>& origins = e.post_ranks;
+  int err = rma::ranks_of(win, group, kFunction, &origins);
   StreamWindow* sw = nullptr;
-  if (int err = stream_window(win, &sw)) return err;
-  if (int err = sw->post(origins, stream)) return err;
+  if (err == MPI_SUCCESS) err = stream_window(win, &sw);
+  if (err == MPI_SUCCESS) err = sw->post(origins, stream);
+  if (err != MPI_SUCCESS) {
+    origins.clear();
+    return err;
+  }
   e.fence = false;
   e.posted = true;
   e.stream_exposure = true;
-  e.post_ranks = std::move(origins);
   return MPI_SUCCESS;
 }
 

@@ -159,7 +159,8 @@ int StreamWindow::post(std::span<const int> origins,
                        const std::shared_ptr<stream::Stream>& stream) {
   int slot = 0;
   if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
-  if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  // Plans are access-side: start and complete recycle them (and report
+  // their failures); a post has none to look at.
   if (int err = remote_error(); err != MPI_SUCCESS) return err;
   exposure_.origins.assign(origins.begin(), origins.end());
   exposure_.epochs.clear();

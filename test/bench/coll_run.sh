@@ -8,11 +8,15 @@
 #
 # Usage: test/bench/coll_run.sh [--quick] [--repeats N] [--ranks 2,4,8]
 #        [--impls stmpi,mpich,openmpi] [--builddir DIR] [--workdir DIR]
-#        [--no-overlap] [--overlap-only] [--overlap-args "ARGS"]
+#        [--no-overlap] [--overlap-only] [--overlap-args "ARGS"] [--bench-args "ARGS"]
 #   --overlap-only        only coll_overlap (MPI_Iallreduce of 1 MiB by default), for
 #                         the overlap % of each implementation side by side
 #   --overlap-args "A"    extra arguments for coll_overlap (-b bytes, -c coll, -i iters,
 #                         -s us between MPI_Test calls)
+#   --bench-args "A"      extra arguments for coll_bench (-c colls, -s sizes)
+# Each cell prints the median over repeats; the last two columns are the ratio
+# STMPI / best peer of the medians and of the fastest repeats (the run least
+# disturbed by other load), since the repeats' spread is wide on a loaded machine.
 # Environment: STMPI_BENCH_TIMEOUT (seconds per run, default 300).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +30,7 @@ qflag=""
 overlap=1
 bench=1
 overlap_args="-i 10"
+bench_args=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) qflag=-q ;;
@@ -37,6 +42,7 @@ while [[ $# -gt 0 ]]; do
     --no-overlap) overlap=0 ;;
     --overlap-only) bench=0 ;;
     --overlap-args) overlap_args=${2?}; shift ;;
+    --bench-args) bench_args=${2?}; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "coll_run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -85,7 +91,9 @@ for ((rep = 0; rep < repeats; rep++)); do
     for ((k = 0; k < ${#impls[@]}; k++)); do
       impl=${impls[$(((k + rep) % ${#impls[@]}))]}
       if [[ $bench -eq 1 ]]; then
-        launch "$impl" "$np" "$workdir/bin/coll_bench.$impl" $qflag 2>"$workdir/err.$impl.$np.$rep" |
+        # shellcheck disable=SC2086  # word splitting of the extra arguments is wanted
+        launch "$impl" "$np" "$workdir/bin/coll_bench.$impl" $qflag $bench_args \
+          2>"$workdir/err.$impl.$np.$rep" |
           sed "s/^/$impl $np /" >>"$data" || echo "# coll_bench $impl np=$np failed" >&2
       fi
       if [[ $overlap -eq 1 ]]; then
@@ -108,14 +116,20 @@ for line in open(path):
     if len(f) == 5:
         vals[(f[0], int(f[1]), f[2], int(f[3]))].append(float(f[4]))
 keys = sorted({k[1:] for k in vals}, key=lambda k: (k[1], k[0], k[2]))
-print('%-24s %3s %8s ' % ('collective', 'np', 'bytes') + ' '.join('%10s' % i for i in impls) + '  stmpi/best-peer')
+print('%-24s %3s %8s ' % ('collective', 'np', 'bytes') + ' '.join('%10s' % i for i in impls)
+      + '  ratio(median) ratio(fastest)')
+def ratio(stat, pct):
+    peers = [stat[i] for i in stat if i != 'stmpi']
+    if 'stmpi' not in stat or not peers:
+        return '-'
+    best = max(peers) if pct else min(peers)
+    return '%.2f' % (stat['stmpi'] / best) if best > 0 else '-'
 for np, coll, size in keys:
-    med = {i: statistics.median(vals[(i, np, coll, size)]) for i in impls if vals.get((i, np, coll, size))}
-    peers = [med[i] for i in med if i != 'stmpi']
-    ratio = ''
-    if 'stmpi' in med and peers:
-        best = max(peers) if coll.endswith('_pct') else min(peers)
-        ratio = '%.2f' % (med['stmpi'] / best) if best > 0 else ''
-    print('%-24s %3d %8d ' % (coll, np, size) + ' '.join('%10.1f' % med[i] if i in med else '%10s' % '-' for i in impls) + '  ' + ratio)
+    runs = {i: vals[(i, np, coll, size)] for i in impls if vals.get((i, np, coll, size))}
+    med = {i: statistics.median(v) for i, v in runs.items()}
+    pct = coll.endswith('_pct')
+    fast = {i: (max(v) if pct else min(v)) for i, v in runs.items()}
+    print('%-24s %3d %8d ' % (coll, np, size) + ' '.join('%10.1f' % med[i] if i in med else '%10s' % '-' for i in impls)
+          + '  %13s %14s' % (ratio(med, pct), ratio(fast, pct)))
 PY
 echo "# raw results: $data"

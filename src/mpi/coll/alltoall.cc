@@ -20,6 +20,15 @@
 namespace stmpi::mpi::coll {
 namespace {
 
+// The process's own block, copied in the first round after its messages
+// have started: the peers' pulls of this process's data (single copy) run
+// while it copies, instead of after.
+void copy_own(Schedule& s, const std::vector<Block>& sends, const std::vector<Block>& recvs) {
+  const int rank = s.rank();
+  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type,
+         const_cast<void*>(recvs[rank].buf), recvs[rank].count, *recvs[rank].type);
+}
+
 void linear(Schedule& s, const std::vector<Block>& sends, const std::vector<Block>& recvs) {
   const int n = s.size();
   const int rank = s.rank();
@@ -31,6 +40,7 @@ void linear(Schedule& s, const std::vector<Block>& sends, const std::vector<Bloc
     const int to = (rank + i) % n;
     s.send(sends[to].buf, sends[to].count, *sends[to].type, to);
   }
+  copy_own(s, sends, recvs);
   s.fence();
 }
 
@@ -43,8 +53,10 @@ void pairwise(Schedule& s, const std::vector<Block>& sends, const std::vector<Bl
     const int from = pof2 ? rank ^ i : (rank - i + n) % n;
     s.send(sends[to].buf, sends[to].count, *sends[to].type, to);
     s.recv(const_cast<void*>(recvs[from].buf), recvs[from].count, *recvs[from].type, from);
+    if (i == 1) copy_own(s, sends, recvs);
     s.fence();
   }
+  if (n == 1) copy_own(s, sends, recvs);
 }
 
 void bruck(Schedule& s, const void* src, MPI_Count scount, Datatype& stype, void* recvbuf,
@@ -108,9 +120,6 @@ int build_alltoallw(Schedule& s, std::vector<Block> sends, const std::vector<Blo
       err != MPI_SUCCESS)
     return err;
   if (sends.empty()) sends = copy_aside(s, recvs);
-  const int rank = s.rank();
-  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type,
-         const_cast<void*>(recvs[rank].buf), recvs[rank].count, *recvs[rank].type);
   if (algorithm == 1) pairwise(s, sends, recvs);
   else linear(s, sends, recvs);
   s.fence();
@@ -157,9 +166,6 @@ int build_alltoall(Schedule& s, const void* sendbuf, MPI_Count sendcount, Dataty
     for (int i = 0; i < n; ++i)
       sends[i] = {block(sendbuf, i, sendcount, sendtype->extent), sendcount, sendtype};
   }
-  const int rank = s.rank();
-  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type,
-         const_cast<void*>(recvs[rank].buf), recvcount, recvtype);
   if (algorithm == 2) pairwise(s, sends, recvs);
   else linear(s, sends, recvs);
   s.fence();

@@ -191,8 +191,7 @@ bool direct_alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtyp
   const int tag = take_blocking_tag(comm);
   const uint32_t context = comm.coll_context_id();
   const int rank = comm.rank;
-  int first = copy_convert(block(sendbuf, rank, sendcount, sendtype->extent), sendcount, *sendtype,
-                           block(recvbuf, rank, recvcount, recvtype.extent), recvcount, recvtype);
+  int first = MPI_SUCCESS;
   Request* reqs[2 * kMaxDirectPeers];
   int started = 0;
   for (int i = 1; i < n; ++i) {
@@ -211,6 +210,10 @@ bool direct_alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtyp
     keep_first(&first, e);
     if (e == MPI_SUCCESS) reqs[started++] = req;
   }
+  // The own block while the messages move (a peer may be pulling ours).
+  keep_first(&first, copy_convert(block(sendbuf, rank, sendcount, sendtype->extent), sendcount,
+                                  *sendtype, block(recvbuf, rank, recvcount, recvtype.extent),
+                                  recvcount, recvtype));
   keep_first(&first, pt2pt::wait_all(started, reqs));
   *err = first;
   return true;

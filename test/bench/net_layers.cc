@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,23 @@ std::size_t parse_size(const char* s) {
   if (*end == 'M' || *end == 'm') v <<= 20;
   return v;
 }
+
+// CPU cost of single calls, robust to a loaded machine: the median duration
+// of the successful calls of each kind (a call preempted now and then moves
+// the mean, not the median), by name, for the message size being measured.
+struct CallTimes {
+  std::map<std::string, std::vector<double>> us;
+  void add(const char* name, double t0) { us[name].push_back(now_us() - t0); }
+  void print(std::size_t n) {
+    for (auto& [name, v] : us) {
+      if (v.empty()) continue;
+      std::sort(v.begin(), v.end());
+      printf("call %s %zu %.3f %zu\n", name.c_str(), n, v[v.size() / 2], v.size());
+    }
+    us.clear();
+  }
+};
+CallTimes g_calls;
 
 // The PMI allgather of one string per rank (two ranks).
 struct Exchange {
@@ -175,8 +193,10 @@ class Bare {
   void drain() {
     fi_cq_data_entry c[8];
     for (;;) {
+      const double t0 = now_us();
       const ssize_t k = fi_cq_read(fabric_.msg().cq, c, 8);
       if (k == -FI_EAGAIN) return;
+      if (k > 0) g_calls.add("provider_cq_read_hit", t0);
       if (k < 0) {
         fi_cq_err_entry err{};
         fi_cq_readerr(fabric_.msg().cq, &err, 0);
@@ -203,8 +223,12 @@ class Bare {
   void send_small(int peer, std::size_t n) {
     ofi::Endpoint& e = fabric_.msg();
     for (;;) {
+      const double t0 = now_us();
       const ssize_t rc = fi_send(e.ep, sbuf_.data(), n, sreg_.desc, e.peers[peer], &send_ctx_);
-      if (rc == 0) break;
+      if (rc == 0) {
+        g_calls.add(rndv_ ? "provider_send_control" : "provider_send", t0);
+        break;
+      }
       if (rc != -FI_EAGAIN) die(fi_text("fi_send", rc));
       drain();
     }
@@ -212,6 +236,7 @@ class Bare {
   }
   void deliver(int mode, int peer, std::size_t n, char fill) {
     ofi::Endpoint& e = fabric_.msg();
+    rndv_ = mode == 2;
     if (mode == 2) {  // the data sits in target_ for the peer to read
       std::memset(target_.data(), fill, n);
       send_small(peer, 8);   // RTS
@@ -221,8 +246,12 @@ class Bare {
     std::memset(sbuf_.data(), fill, std::min<std::size_t>(n, 64));
     if (mode == 1) {
       for (;;) {
+        const double t0 = now_us();
         const ssize_t rc = fi_inject(e.ep, sbuf_.data(), n, e.peers[peer]);
-        if (rc == 0) break;
+        if (rc == 0) {
+          g_calls.add("provider_inject", t0);
+          break;
+        }
         if (rc != -FI_EAGAIN) die(fi_text("fi_inject", rc));
         drain();
       }
@@ -242,10 +271,15 @@ class Bare {
     }
     wait_recv();  // RTS
     ofi::Endpoint& e = fabric_.msg();
+    rndv_ = true;
     for (;;) {
+      const double t0 = now_us();
       const ssize_t rc = fi_read(e.ep, rdata_.data(), n, dreg_.desc, e.peers[peer], peer_addr_,
                                  peer_key_, &read_ctx_);
-      if (rc == 0) break;
+      if (rc == 0) {
+        g_calls.add("provider_read_post", t0);
+        break;
+      }
       if (rc != -FI_EAGAIN) die(fi_text("fi_read", rc));
       drain();
     }
@@ -262,6 +296,7 @@ class Bare {
   uint64_t peer_addr_ = 0, peer_key_ = 0;
   std::size_t inject_size_ = 0;
   bool posted_ = false;
+  bool rndv_ = false;  // the round trip under way is a rendezvous one
   fi_context2 recv_ctx_{}, send_ctx_{}, read_ctx_{};
   int done_[3] = {0, 0, 0};  // completed, not yet awaited: receive, send, read
 };
@@ -274,7 +309,12 @@ struct Module {
 
   void send_header(const WireHeader& h, const void* payload) {
     const double end = now_us() + 30e6;
-    while (!ofi.send(1 - rank, h, payload)) {
+    for (;;) {
+      const double t0 = now_us();
+      if (ofi.send(1 - rank, h, payload)) {
+        g_calls.add(h.kind == MsgKind::kEager ? "transport_send" : "transport_send_control", t0);
+        break;
+      }
       ofi.poll([&](const WireHeader& m, const char*) { arrived.push_back(m); });
       if (now_us() > end) die("module send stuck");
     }
@@ -284,10 +324,13 @@ struct Module {
   MsgKind wait_message(std::size_t n, WireHeader* got) {
     const double end = now_us() + 30e6;
     while (arrived.empty()) {
-      ofi.poll([&](const WireHeader& h, const char* p) {
-        if (h.kind == MsgKind::kEager) std::memcpy(rbuf.data(), p, std::min<std::size_t>(h.payload_bytes, n));
-        arrived.push_back(h);
-      });
+      const double t0 = now_us();
+      if (ofi.poll([&](const WireHeader& h, const char* p) {
+            if (h.kind == MsgKind::kEager)
+              std::memcpy(rbuf.data(), p, std::min<std::size_t>(h.payload_bytes, n));
+            arrived.push_back(h);
+          }) > 0)
+        g_calls.add("transport_poll_hit", t0);
       if (now_us() > end) die("module: no message in 30 s");
     }
     *got = arrived.front();
@@ -307,7 +350,9 @@ struct Module {
     }
     std::memset(sbuf.data(), fill, n);
     h.kind = MsgKind::kRts;
+    const double t0 = now_us();
     if (ofi.expose(1 - rank, sbuf.data(), n, &h) != 0) die("expose: " + ofi.error());
+    g_calls.add("transport_expose", t0);
     send_header(h, nullptr);
     WireHeader fin{};
     if (wait_message(n, &fin) != MsgKind::kFin) die("module: expected a FIN");
@@ -318,7 +363,9 @@ struct Module {
     if (wait_message(n, &h) == MsgKind::kEager) return;
     if (h.kind != MsgKind::kRts) die("module: expected an RTS");
     protocol::g_pulled = false;
+    const double t0 = now_us();
     const PullStatus st = ofi.pull(1 - rank, h, rbuf.data(), n, nullptr);
+    g_calls.add("transport_pull_post", t0);
     if (st == PullStatus::kFailed) die("pull: " + ofi.error());
     const double end = now_us() + 30e6;
     while (!protocol::g_pulled) {
@@ -391,6 +438,7 @@ int main(int argc, char** argv) {
 
   for (std::size_t n : sizes) {
     Stats inject, send, rndv, transport;
+    g_calls.us.clear();
     for (int rep = 0; rep < repeats; ++rep) {
       // Interleaved: each repeat runs every layer once.
       if (n <= bare.inject_size())
@@ -410,6 +458,7 @@ int main(int argc, char** argv) {
       send.print("provider_send", n);
       if (!rndv.per_repeat.empty()) rndv.print("provider_rndv", n);
       transport.print("transport", n);
+      g_calls.print(n);
       fflush(stdout);
     }
   }

@@ -62,7 +62,7 @@ echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk '
   function med(key,   n, i, j, t, a) {
     n = split(vals[key], a, " ");
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return a[int((n + 1) / 2)]
   }
   $2 == "layer" { k = $3 " " $4; vals[k] = vals[k] " " $5; sz[$4] = 1 }

@@ -49,7 +49,7 @@ echo "# net_layers_run.sh -r $repeats -s $sizes, $(date -u '+%F %T UTC'), $(npro
 status=0
 run() {  # label command...
   local label=$1; shift
-  timeout -k 5 "$limit" "${hydra[@]}" "$@" </dev/null 2>"$work/err" | sed -n "s/^\(layer\|lat\) /$label &/p" ||
+  timeout -k 5 "$limit" "${hydra[@]}" "$@" </dev/null 2>"$work/err" | sed -n "s/^\(layer\|lat\|call\) /$label &/p" ||
     { echo "# $label failed: $(head -3 "$work/err")"; status=1; }
 }
 for ((rep = 1; rep <= repeats; rep++)); do

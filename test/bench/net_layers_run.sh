@@ -47,10 +47,12 @@ IFS=, read -r -a hosts <<<"$("$netns" hosts)"
 hydra=(mpiexec.hydra -hosts "${hosts[0]}:1,${hosts[1]}:1" -launcher ssh -launcher-exec "$launch" -n 2)
 echo "# net_layers_run.sh -r $repeats -s $sizes, $(date -u '+%F %T UTC'), $(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
-run() {  # label command...
-  local label=$1; shift
-  timeout -k 5 "$limit" "${hydra[@]}" "$@" </dev/null 2>"$work/err" | sed -n "s/^\(layer\|lat\|call\) /$label &/p" ||
-    { echo "# $label failed: $(head -3 "$work/err")"; status=1; }
+run() {  # label command...; a failed run is reported and marked in $work/failed
+  local label=$1 rc; shift
+  timeout -k 5 "$limit" "${hydra[@]}" "$@" </dev/null >"$work/out" 2>"$work/err"
+  rc=$?
+  sed -n "s/^\(layer\|lat\|call\) /$label &/p" "$work/out"
+  [[ $rc -eq 0 ]] || { echo "# $label failed ($rc): $(head -3 "$work/err")"; touch "$work/failed"; }
 }
 for ((rep = 1; rep <= repeats; rep++)); do
   run net "$builddir/test/bench/net_layers" -r 3 -i 100 -s "$sizes"
@@ -58,6 +60,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
   [[ $mpich -eq 1 ]] && run mpich "$work/pingpong.mpich" -t 3 -m 200 -s "$sizes" -b none
 done | tee "$work/all"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[[ -e "$work/failed" ]] && status=1
 # Medians over repeats: "net layer NAME SIZE US ..." and "IMPL lat SIZE US ...".
 awk '
   function med(key,   n, i, j, t, a) {

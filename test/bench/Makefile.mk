@@ -13,3 +13,12 @@ test_bench_st_chain_SOURCES = test/bench/st_chain.cc $(OFI_SOURCES) $(OFI_TRIGGE
 test_bench_st_chain_CPPFLAGS = $(AM_CPPFLAGS)
 test_bench_st_chain_LDADD = libstmpi_pmi.la libstmpi_util.la -lfabric -lpthread -ldl
 endif
+# net_layers: one message's cost per layer below MPI (bare libfabric, the network module);
+# net_layers_run.sh builds it with `make test/bench/net_layers` and runs it next to pingpong
+EXTRA_DIST += test/bench/net_layers_run.sh
+if HAVE_OFI
+EXTRA_PROGRAMS += test/bench/net_layers
+test_bench_net_layers_SOURCES = test/bench/net_layers.cc $(OFI_SOURCES)
+test_bench_net_layers_CPPFLAGS = $(AM_CPPFLAGS)
+test_bench_net_layers_LDADD = libstmpi_pmi.la libstmpi_util.la -lfabric -lpthread -ldl
+endif

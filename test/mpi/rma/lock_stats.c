@@ -5,7 +5,8 @@
  *     the other ranks request exclusive (or shared) locks one after another
  *     and wait. The same scenario runs with T = 50 ms and T = 500 ms: every
  *     rank's operation count must be identical in both, since a waiter only
- *     polls its own memory.
+ *     polls its own memory. A pair in which some request came too late to
+ *     wait (a loaded machine) is run again, up to five times.
  *  2. Contended rounds: all ranks request a lock on rank 0 at the same
  *     moment and hold it 2 ms; exclusive, shared and mixed types. Average
  *     and maximum per acquisition stay within fixed bounds. */
@@ -90,11 +91,21 @@ int main(int argc, char **argv) {
 
   const int types[2] = {MPI_LOCK_EXCLUSIVE, MPI_LOCK_SHARED};
   for (int t = 0; t < 2; ++t) {
-    struct counts shorter = controlled(rank, types[t], 50);
-    struct counts longer = controlled(rank, types[t], 500);
+    /* Under load a request may reach rank 0 only after it released the
+     * lock; such a pair compares a wait with no wait, so it is run again.
+     * The comparison itself is never relaxed. */
+    struct counts shorter, longer;
+    for (int attempt = 0;; ++attempt) {
+      shorter = controlled(rank, types[t], 50);
+      longer = controlled(rank, types[t], 500);
+      int waited = rank == 0 || (shorter.waited == 1 && longer.waited == 1), all = 0;
+      MPI_Allreduce(&waited, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (all || attempt == 4) break;
+    }
     const char *name = t == 0 ? "exclusive" : "shared";
     if (rank != 0) {
-      CHECK(longer.waited == 1, "%s: rank %d should have waited for rank 0", name, rank);
+      CHECK(shorter.waited == 1 && longer.waited == 1,
+            "%s: rank %d should have waited for rank 0 (in 5 attempts)", name, rank);
       CHECK(shorter.remote == longer.remote,
             "%s: rank %d took %lld remote atomics after waiting ~50 ms but %lld after ~500 ms",
             name, rank, shorter.remote, longer.remote);

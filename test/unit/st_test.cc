@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include "device/progress.h"
 #include "device/rma/st/epoch_plan.h"
 #include "device/rma/st/stream_window.h"
 #include "device/rma/st/triggered_op_executor.h"
@@ -27,30 +28,12 @@
 #include "stream/gpu_stream.h"
 #include "stream/host_stream.h"
 #include "stream/kernel_params.h"
-#include "device/progress.h"
 #include "util/error.h"
 #include "util/param.h"
 
-// The device's progress engine is not part of this test: progress() only
-// runs the hooks (StreamWindow registers one for its host streams).
+// The device's progress engine is st_progress_fake.cc: only the hooks.
 namespace stmpi::dev {
-namespace {
-std::vector<std::pair<ProgressHookFn, void*>> g_hooks;  // by id; fn null: free
-}  // namespace
-int add_progress_hook(ProgressHookFn fn, void* arg) {
-  g_hooks.emplace_back(fn, arg);
-  return static_cast<int>(g_hooks.size() - 1);
-}
-void remove_progress_hook(int id) { g_hooks[static_cast<std::size_t>(id)] = {nullptr, nullptr}; }
-void progress() {
-  for (std::size_t i = 0; i < g_hooks.size(); ++i)
-    if (g_hooks[i].first != nullptr) g_hooks[i].first(g_hooks[i].second);
-}
-int live_hooks() {
-  int n = 0;
-  for (const auto& hook : g_hooks) n += hook.first != nullptr;
-  return n;
-}
+int live_hooks();
 }  // namespace stmpi::dev
 
 namespace stmpi::dev::rma::st {

@@ -16,6 +16,7 @@ void HostOp::release() {
       if (entries_on_heap<CopyRange>()) delete[] static_cast<CopyRange*>(payload.heap);
       break;
     case HostOpKind::kUser:
+    case HostOpKind::kEpoch:  // the caller's arrays
     case HostOpKind::kFence:
       break;
   }

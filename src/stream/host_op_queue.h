@@ -21,10 +21,11 @@
 
 namespace stmpi::stream {
 
-enum class HostOpKind : uint8_t { kUser, kSignal, kWait, kCopy, kFence };
+enum class HostOpKind : uint8_t { kUser, kSignal, kWait, kCopy, kEpoch, kFence };
 
 // One operation. Up to 48 bytes of entries live in the slot; larger batches
-// live in a heap array owned by the operation.
+// live in a heap array owned by the operation. An epoch step (kEpoch) refers
+// to the caller's arrays (EpochStep: kept by the caller until it ran).
 struct alignas(64) HostOp {
   static constexpr std::size_t kInlineBytes = 48;
 
@@ -32,8 +33,18 @@ struct alignas(64) HostOp {
     HostFn fn;
     void* arg;
   };
+  // kEpoch: the arrays of an EpochStep (cmp in HostOp::cmp).
+  struct EpochRefs {
+    const SignalWait* waits;
+    const CopyRange* copies;
+    const SignalWrite* writes;
+    uint32_t wait_count;
+    uint32_t copy_count;
+    uint32_t write_count;
+  };
   union Payload {
     UserCall user;
+    EpochRefs epoch;
     SignalWrite writes[kInlineBytes / sizeof(SignalWrite)];
     SignalWait waits[kInlineBytes / sizeof(SignalWait)];
     CopyRange copies[kInlineBytes / sizeof(CopyRange)];

@@ -125,6 +125,40 @@ int HostStream::copy(std::span<const CopyRange> ranges) {
   return enqueue_entries(HostOpKind::kCopy, OpKind::kCopy, ranges, Cmp::kGreaterEqual);
 }
 
+int HostStream::wait_copy_signal(const EpochStep& step) {
+  if (step.waits.empty() && step.copies.empty() && step.writes.empty()) return MPI_SUCCESS;
+  if (int err = check(step.waits); err != MPI_SUCCESS) return err;
+  if (int err = check(step.copies); err != MPI_SUCCESS) return err;
+  if (int err = check(step.writes); err != MPI_SUCCESS) return err;
+  auto count = [&] {
+    if (!step.waits.empty()) count_launch(OpKind::kWait);
+    if (!step.copies.empty()) count_launch(OpKind::kCopy);
+    if (!step.writes.empty()) count_launch(OpKind::kSignal);
+  };
+  if (executor_.run_inline_if_idle(
+          [&] {
+            if (!run_entries(step.waits, step.cmp)) return false;
+            (void)run_entries(step.copies, step.cmp);
+            return run_entries(step.writes, step.cmp);
+          },
+          !step.waits.empty())) {
+    count();
+    return MPI_SUCCESS;
+  }
+  HostOp op;
+  op.kind = HostOpKind::kEpoch;
+  op.cmp = step.cmp;
+  op.payload.epoch = {step.waits.data(),
+                      step.copies.data(),
+                      step.writes.data(),
+                      static_cast<uint32_t>(step.waits.size()),
+                      static_cast<uint32_t>(step.copies.size()),
+                      static_cast<uint32_t>(step.writes.size())};
+  if (int err = executor_.enqueue(op); err != MPI_SUCCESS) return err;
+  count();
+  return MPI_SUCCESS;
+}
+
 int HostStream::synchronize() {
   if (executor_.on_executor_thread()) [[unlikely]]
     return util::make_error(

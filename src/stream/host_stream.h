@@ -25,12 +25,16 @@ class HostStream final : public Stream {
   [[nodiscard]] int wait_values(std::span<const SignalWait> waits, Cmp cmp) override;
   [[nodiscard]] int copy(std::span<const CopyRange> ranges) override;
   [[nodiscard]] int synchronize() override;
+  // One queued operation (or none, when it runs at enqueue on an idle stream).
+  [[nodiscard]] int wait_copy_signal(const EpochStep& step) override;
   using Stream::copy;
 
   // Runs what is queued and stops the thread; later enqueues fail.
   void shut_down() { executor_.stop(); }
 
   const HostStreamExecutor& executor() const { return executor_; }
+  // Ready library operations at the front of the queue (HostStreamExecutor::run_ready).
+  uint64_t run_ready() { return executor_.run_ready(); }
 
  private:
   HostStream() = default;

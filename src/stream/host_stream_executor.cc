@@ -190,6 +190,7 @@ HostStreamCounters HostStreamExecutor::counters() const {
   c.inline_waits = inline_waits_.load(std::memory_order_relaxed);
   c.handoffs = handoffs_.load(std::memory_order_relaxed);
   c.takeovers = takeovers_.load(std::memory_order_relaxed);
+  c.progress_ops = progress_ops_.load(std::memory_order_relaxed);
   c.wakeups = wakeups_.load(std::memory_order_relaxed);
   c.sync_waits = sync_waits_.load(std::memory_order_relaxed);
   return c;
@@ -254,6 +255,77 @@ bool HostStreamExecutor::wait_for_work() {
   }
 }
 
+void HostStreamExecutor::run_epoch_body(const HostOp& op) {
+  const HostOp::EpochRefs& step = op.payload.epoch;
+  for (uint32_t i = 0; i < step.copy_count; ++i)
+    if (step.copies[i].bytes != 0)
+      std::memcpy(step.copies[i].dst, step.copies[i].src, step.copies[i].bytes);
+  // The last write may free the arrays (EpochStep): read nothing after it.
+  const SignalWrite* writes = step.writes;
+  const uint32_t writes_left = step.write_count;
+  for (uint32_t i = 0; i < writes_left; ++i)
+    __atomic_store_n(writes[i].addr, writes[i].value, __ATOMIC_RELEASE);
+}
+
+uint64_t HostStreamExecutor::run_ready() {
+  if (!pending() || !try_take_token(kOtherThread)) return 0;
+  auto words_set = [](std::span<const SignalWait> waits, Cmp cmp) {
+    for (const SignalWait& wait : waits)
+      if (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp))
+        return false;
+    return true;
+  };
+  uint64_t ran = 0;
+  while (!stop_.load(std::memory_order_relaxed) && queue_.has_work()) {
+    HostOp& op = queue_.front();
+    if (op.kind == HostOpKind::kUser) break;
+    if (op.kind == HostOpKind::kWait) {
+      if (!words_set(op.entries<SignalWait>(), op.cmp)) break;
+    } else if (op.kind == HostOpKind::kEpoch) {
+      const HostOp::EpochRefs& step = op.payload.epoch;
+      if (!words_set({step.waits, step.wait_count}, op.cmp)) break;
+      run_epoch_body(op);
+    } else {
+      (void)execute(op, /*yield_to_callers=*/false);  // a signal, copy or fence: never waits
+    }
+    queue_.pop();
+    bump_under_token(progress_ops_);
+    executed_.store(queue_.popped(), std::memory_order_release);
+    ++ran;
+  }
+  release_other_token();
+  return ran;
+}
+
+bool HostStreamExecutor::wait_entries(std::span<const SignalWait> waits, Cmp cmp,
+                                      bool yield_to_callers) {
+  auto satisfied = [&](const SignalWait& wait) {
+    return wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp);
+  };
+  if (!yield_to_callers) {
+    // A synchronizing thread: the thread of the application, blocked in
+    // this call as in MPI_Win_wait, so it waits as the device's waits do
+    // (util::Backoff: spin while every rank has a CPU of its own, yield
+    // every few polls when they share CPUs).
+    util::Backoff backoff;
+    for (const SignalWait& wait : waits)
+      while (!satisfied(wait)) {
+        cpu_relax();
+        backoff.step();
+      }
+    return true;
+  }
+  PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
+  for (const SignalWait& wait : waits) {
+    while (!satisfied(wait)) {
+      // A wait only polls: a synchronizing thread may take it over.
+      if (callers_waiting_.load(std::memory_order_relaxed) != 0) return false;
+      backoff.pause();
+    }
+  }
+  return true;
+}
+
 bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
   switch (op.kind) {
     case HostOpKind::kUser:
@@ -263,37 +335,20 @@ bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
       for (const SignalWrite& write : op.entries<SignalWrite>())
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
-    case HostOpKind::kWait: {
-      auto satisfied = [&](const SignalWait& wait) {
-        return wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, op.cmp);
-      };
-      if (!yield_to_callers) {
-        // A synchronizing thread: the thread of the application, blocked
-        // in this call as in MPI_Win_wait, so it waits as the device's waits
-        // do (util::Backoff: spin while every rank has a CPU of its own,
-        // yield every few polls when they share CPUs).
-        util::Backoff backoff;
-        for (const SignalWait& wait : op.entries<SignalWait>())
-          while (!satisfied(wait)) {
-            cpu_relax();
-            backoff.step();
-          }
-        break;
-      }
-      PollBackoff backoff(spin_us_, poll_sleep_us_, yield_us_, polls_per_yield_);
-      for (const SignalWait& wait : op.entries<SignalWait>()) {
-        while (!satisfied(wait)) {
-          // A wait only polls: a synchronizing thread may take it over.
-          if (callers_waiting_.load(std::memory_order_relaxed) != 0) return false;
-          backoff.pause();
-        }
-      }
-      break;
-    }
+    case HostOpKind::kWait:
+      return wait_entries(op.entries<SignalWait>(), op.cmp, yield_to_callers);
     case HostOpKind::kCopy:
       for (const CopyRange& range : op.entries<CopyRange>())
         if (range.bytes != 0) std::memcpy(range.dst, range.src, range.bytes);
       break;
+    case HostOpKind::kEpoch: {
+      const HostOp::EpochRefs& step = op.payload.epoch;
+      // A wait gave up: nothing was copied or written, so whoever takes the
+      // token over runs the step from its start.
+      if (!wait_entries({step.waits, step.wait_count}, op.cmp, yield_to_callers)) return false;
+      run_epoch_body(op);
+      break;
+    }
     case HostOpKind::kFence:
       // The synchronizing thread may return (and its word vanish) as soon as
       // it sees 1; a wake after that is harmless.

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <thread>
 
 #include "stream/host_op_queue.h"
@@ -40,6 +41,7 @@ struct HostStreamCounters {
   uint64_t inline_ops = 0;     // done at enqueue on an idle stream, never queued
   uint64_t inline_waits = 0;   // of which waits found already satisfied
   uint64_t handoffs = 0;       // times the executor thread took the token to run queued work
+  uint64_t progress_ops = 0;   // run by a thread in MPI progress (run_ready)
   uint64_t takeovers = 0;      // times a synchronizing thread took queued work over
   uint64_t wakeups = 0;        // futex wakes of a sleeping executor thread
   uint64_t sync_waits = 0;     // synchronize calls that had to wait at all
@@ -74,6 +76,14 @@ class HostStreamExecutor {
   // without calling `work` otherwise.
   template <class Work>
   bool run_inline_if_idle(Work&& work, bool is_wait);
+  // Runs, on this thread, the ready operations at the front of the queue:
+  // signals, copies, fences, and waits and epoch steps whose words are
+  // already set. Stops at user work (never run here) and at a wait that
+  // would block; does nothing while another thread runs the stream (the
+  // token), so it never blocks and is safe from inside an operation of any
+  // stream. Returns how many ran. For MPI progress of a rank blocked in a
+  // call while its stream waits for a peer.
+  uint64_t run_ready();
   // Waits until everything enqueued before the call has run. Not from an
   // operation of this stream (it would wait for itself).
   [[nodiscard]] int synchronize();
@@ -97,6 +107,10 @@ class HostStreamExecutor {
   // Runs the front operation; false when a wait gave up (a caller wants the
   // token) and the operation stays at the front.
   bool execute(const HostOp& op, bool yield_to_callers);
+  // The copies and writes of a kEpoch operation, after its waits.
+  static void run_epoch_body(const HostOp& op);
+  // The waits of a kWait or kEpoch operation; false as execute().
+  bool wait_entries(std::span<const SignalWait> waits, Cmp cmp, bool yield_to_callers);
   // Runs queued operations while `more()` and work is queued, counting each
   // in `*ops` and, when at least one ran, the batch in `*batches` (if not
   // null); returns how many ran. Counted before an operation is published
@@ -141,6 +155,7 @@ class HostStreamExecutor {
   std::atomic<uint64_t> inline_waits_{0};
   std::atomic<uint64_t> handoffs_{0};
   std::atomic<uint64_t> takeovers_{0};
+  std::atomic<uint64_t> progress_ops_{0};
   std::atomic<uint64_t> sync_waits_{0};
   int64_t spin_ns_ = 0;
   int spin_us_ = 0;

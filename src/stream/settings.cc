@@ -33,6 +33,10 @@ const util::Param kParams[] = {
     {"inline", util::Param::Type::kBool, &g_settings.inline_ops, "yes",
      "signals, copies and already satisfied waits enqueued on an idle host stream run at once "
      "on the enqueuing thread instead of being queued"},
+    {"progress", util::Param::Type::kBool, &g_settings.progress, "yes",
+     "MPI progress of a rank (inside MPI_Win_wait, MPI_Recv, ...) runs the ready signals, "
+     "copies and already satisfied waits at the front of the host streams its stream-triggered "
+     "windows use, instead of leaving them to the stream's thread; user work is never run there"},
 };
 const util::ParamTable kTable{"stream", kParams};
 const util::ParamRegistration kRegistration{&kTable};

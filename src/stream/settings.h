@@ -15,6 +15,7 @@ struct Settings {
   int polls_per_yield = 1;       // polls between two yields; 0: the device's rule
   bool caller_runs = true;       // synchronize runs queued operations itself
   bool inline_ops = true;        // library operations on an idle stream run at enqueue
+  bool progress = true;          // MPI progress runs ready library operations (run_ready)
 };
 
 const Settings& settings();

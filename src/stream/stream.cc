@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include <mpi.h>
+
 namespace stmpi::stream {
 namespace {
 
@@ -46,6 +48,14 @@ const char* op_kind_name(OpKind kind) {
     case OpKind::kUser: return "user";
   }
   return "unknown";
+}
+
+int Stream::wait_copy_signal(const EpochStep& step) {
+  if (!step.waits.empty())
+    if (int err = wait_values(step.waits, step.cmp); err != MPI_SUCCESS) return err;
+  if (!step.copies.empty())
+    if (int err = copy(step.copies); err != MPI_SUCCESS) return err;
+  return write_values(step.writes);
 }
 
 LaunchCounts Stream::launch_counts() const {

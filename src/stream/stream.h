@@ -13,6 +13,9 @@
 //   wait_values(waits, cmp)  blocks the stream (not the CPU) until every word
 //                            satisfies cmp: one merged wait kernel
 //   copy(ranges)             many (dst, src, bytes) triples: one merged copy kernel
+//   wait_copy_signal(step)   an epoch's wait, copies and signals in that order:
+//                            one operation on a host stream, the three above
+//                            on a GPU stream
 //   synchronize()            the CPU waits until everything enqueued so far ran
 // Every call returns MPI_SUCCESS or an MPI error code with a message.
 #pragma once
@@ -61,6 +64,18 @@ struct CopyRange {
   std::size_t bytes;
 };
 
+// One step of an epoch: wait until every word of `waits` satisfies `cmp`,
+// then do the copies, then the writes, in that order. The arrays are not
+// copied: they are read when the stream runs the step and must stay
+// unchanged until then. Nothing is read after the last write, so that write
+// may tell the caller the arrays are free again.
+struct EpochStep {
+  std::span<const SignalWait> waits;
+  Cmp cmp = Cmp::kGreaterEqual;
+  std::span<const CopyRange> copies;
+  std::span<const SignalWrite> writes;
+};
+
 // Launches by kind: one per enqueued merged operation (a kernel, a stream
 // memory operation, a host callback), whatever its number of entries.
 struct LaunchCounts {
@@ -87,6 +102,10 @@ class Stream {
   [[nodiscard]] virtual int wait_values(std::span<const SignalWait> waits, Cmp cmp) = 0;
   [[nodiscard]] virtual int copy(std::span<const CopyRange> ranges) = 0;
   [[nodiscard]] virtual int synchronize() = 0;
+  // Counts one launch per non-empty part. The default enqueues the parts as
+  // wait_values, copy and write_values (each copies its entries); the host
+  // backend enqueues one operation.
+  [[nodiscard]] virtual int wait_copy_signal(const EpochStep& step);
 
   [[nodiscard]] int write_value(uint64_t* addr, uint64_t value) {
     const SignalWrite write{addr, value};

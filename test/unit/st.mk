@@ -15,6 +15,7 @@ test_unit_st_test_SOURCES = \
 	src/device/rma/am_rma.cc \
 	src/device/rma/cma_rma.cc \
 	test/unit/st_net_stubs.cc \
+	test/unit/st_progress_fake.cc \
 	src/device/rma/accumulate.cc \
 	src/mpi/datatype/datatype.cc \
 	src/mpi/datatype/layout_builder.cc \

@@ -28,23 +28,15 @@
 #include "stream/registry.h"
 #include "stream/settings.h"
 #include "util/param.h"
+#include "stream_test_helpers.h"
 
 namespace stmpi::stream {
 namespace {
 
 std::string message(int code) { return mpi::errhan::error_string(code); }
 
-std::shared_ptr<HostStream> make_stream() {
-  std::shared_ptr<HostStream> stream;
-  EXPECT_EQ(create_host_stream(&stream), MPI_SUCCESS);
-  return stream;
-}
-
-void free_stream(std::shared_ptr<HostStream>& stream) {
-  const void* handle = stream->handle();
-  stream.reset();
-  EXPECT_EQ(free_host_stream(handle), MPI_SUCCESS);
-}
+using test::free_stream;
+using test::make_stream;
 
 struct Recorder {
   std::vector<int> seen;  // written by the executor thread only
@@ -776,6 +768,7 @@ TEST(Settings, DefaultsMatchTheParameterTable) {
   EXPECT_EQ(settings().yield_us, before.yield_us);
   EXPECT_EQ(settings().caller_runs, before.caller_runs);
   EXPECT_EQ(settings().inline_ops, before.inline_ops);
+  EXPECT_EQ(settings().progress, before.progress);
 }
 
 // GpuStream's merging over a runtime that runs each "kernel" on the spot.

@@ -63,7 +63,7 @@ int mpix_host_stream_get_stats(MPIX_Host_stream stream, long long* queued, long 
   };
   set(queued, c.enqueued);
   set(thread_ops, c.executor_ops);
-  set(caller_ops, c.caller_ops);
+  set(caller_ops, c.caller_ops + c.progress_ops);  // the application's threads
   set(inline_ops, c.inline_ops);
   set(handoffs, c.handoffs);
   set(wakeups, c.wakeups);

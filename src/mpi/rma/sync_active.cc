@@ -111,11 +111,15 @@ int win_post(mpi::Group& group, int assert, mpi::Win& win) {
   if (e.locks_held != 0 || e.lock_all)
     return make_error(MPI_ERR_RMA_SYNC, "%s: the window has %s open", kFunction,
                       mpi::rma::epoch_description(win));
-  std::vector<int> origins;
-  if (int err = mpi::rma::ranks_of(win, group, kFunction, &origins)) return err;
-  if (int err = mpi::rma::leave_unused_fence(win, kFunction)) return err;
+  // No exposure epoch is open, so post_ranks is unused: the ranks go there
+  // and the vector keeps its capacity from epoch to epoch (no allocation).
+  int err = mpi::rma::ranks_of(win, group, kFunction, &e.post_ranks);
+  if (err == MPI_SUCCESS) err = mpi::rma::leave_unused_fence(win, kFunction);
+  if (err != MPI_SUCCESS) {
+    e.post_ranks.clear();
+    return err;
+  }
   e.posted = true;
-  e.post_ranks = std::move(origins);
   // Local stores to the window happen before any origin's access.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int origin : e.post_ranks) mpi::rma::signal(win, origin, win.device.layout().post_signal(win.rank));
@@ -135,11 +139,14 @@ int win_start(mpi::Group& group, int assert, mpi::Win& win) {
   if (e.locks_held != 0 || e.lock_all)
     return make_error(MPI_ERR_RMA_SYNC, "%s: the window has %s open", kFunction,
                       mpi::rma::epoch_description(win));
-  std::vector<int> targets;
-  if (int err = mpi::rma::ranks_of(win, group, kFunction, &targets)) return err;
-  if (int err = mpi::rma::leave_unused_fence(win, kFunction)) return err;
+  // As in MPI_Win_post: the closed epoch's vector, no allocation.
+  int err = mpi::rma::ranks_of(win, group, kFunction, &e.start_ranks);
+  if (err == MPI_SUCCESS) err = mpi::rma::leave_unused_fence(win, kFunction);
+  if (err != MPI_SUCCESS) {
+    e.start_ranks.clear();
+    return err;
+  }
   e.started = true;
-  e.start_ranks = std::move(targets);
   for (int target : e.start_ranks) e.start_state[target] = mpi::kAwaitingPost;
   if (stream) return mpi::mpix::stream_start(win);
   return MPI_SUCCESS;

@@ -20,6 +20,8 @@ void AccessPlan::clear() {
   accumulates = 0;
   copies.clear();
   packed.clear();
+  waits.clear();
+  writes.clear();
   copies_on_host_fn = false;
   failure.store(0, std::memory_order_relaxed);
   trigger_fn = nullptr;

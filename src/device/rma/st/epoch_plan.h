@@ -65,6 +65,10 @@ struct AccessPlan {
   // Executor scratch that must live until the stream ran the epoch.
   std::vector<stream::CopyRange> copies;
   std::vector<char> packed;
+  // An epoch completed in one stream step (stream::EpochStep): its waits
+  // and its writes, the plan's retire word last.
+  std::vector<stream::SignalWait> waits;
+  std::vector<stream::SignalWrite> writes;
   bool copies_on_host_fn = false;  // the host function does the copies too
   // First failure of work the stream ran for this plan (an MPI error class).
   std::atomic<int> failure{0};

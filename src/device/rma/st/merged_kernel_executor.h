@@ -9,6 +9,10 @@
 //             one signal launch (every target's "epoch k complete", and the
 //             plan's retire word);
 //   wait      one wait launch (every origin's completion word).
+// Inside a node without accumulates the three launches of complete are one
+// stream step (Stream::wait_copy_signal): one queued operation on a host
+// stream, three launches on a GPU stream; the step's arrays live in the
+// plan, which the step's last write (the retire word) releases.
 // On a host stream an epoch with accumulates moves all its data in one host
 // function (copies, then accumulates, each element atomic through the
 // target's accumulate lock or CPU atomics). On a GPU stream the copies are
@@ -55,6 +59,9 @@ class MergedKernelExecutor final : public EpochExecutor {
                          LaunchTally* tally) override;
 
  private:
+  // complete() inside a node without accumulates: one stream step.
+  [[nodiscard]] int complete_in_one_step(AccessPlan& plan, stream::Stream& stream,
+                                         uint64_t* retire_word, LaunchTally* tally);
   [[nodiscard]] int move_data(AccessPlan& plan, stream::Stream& stream, LaunchTally* tally);
 
   int rank_;

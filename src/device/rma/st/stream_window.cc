@@ -9,11 +9,13 @@
 
 #include <mpi.h>
 
+#include "device/progress.h"
 #include "device/rma/spin_wait.h"
 #include "device/rma/st/merged_kernel_executor.h"
 #include "device/rma/st/settings.h"
 #include "util/error.h"
 #include "stream/host_stream.h"
+#include "stream/settings.h"
 
 namespace stmpi::dev::rma::st {
 namespace {
@@ -89,6 +91,7 @@ int StreamWindow::remote_error() {
 }
 
 StreamWindow::~StreamWindow() {
+  stop_progress_hook();
   executor_.reset();  // unregisters the retire page before it is freed
   std::free(retire_words_);
 }
@@ -107,8 +110,28 @@ int StreamWindow::slot_of(const std::shared_ptr<stream::Stream>& stream, int* sl
                                    stream->handle(), slots_.size() + 1, kMaxStreamsPerWindow);
   if (int err = executor_->attach_stream(*stream); err != MPI_SUCCESS) return err;
   slots_.push_back({stream, 0});
+  if (stream->backend() == stream::BackendKind::kHost && stream::settings().progress) {
+    host_streams_.push_back(&static_cast<stream::HostStream&>(*stream));
+    if (progress_hook_ < 0) progress_hook_ = add_progress_hook(&StreamWindow::run_ready_host_ops, this);
+  }
   *slot = static_cast<int>(slots_.size() - 1);
   return MPI_SUCCESS;
+}
+
+int StreamWindow::run_ready_host_ops(void* window) {
+  uint64_t ran = 0;
+  // run_ready takes nothing while another thread (or this one, from inside
+  // an operation) runs a stream, and never runs user work: no reentrancy,
+  // stream order kept.
+  for (stream::HostStream* host : static_cast<StreamWindow*>(window)->host_streams_)
+    ran += host->run_ready();
+  return static_cast<int>(ran);
+}
+
+void StreamWindow::stop_progress_hook() {
+  if (progress_hook_ >= 0) remove_progress_hook(progress_hook_);
+  progress_hook_ = -1;
+  host_streams_.clear();
 }
 
 uint64_t StreamWindow::retired(int slot) const {
@@ -265,6 +288,7 @@ int StreamWindow::drain() {
     while (!reached(retired(static_cast<int>(i)), marker)) pause.pause();
   }
   const int err = reclaim();
+  stop_progress_hook();
   slots_.clear();
   // A failure between nodes not reported yet is dropped here: MPI_Win_free
   // must free the window on every member whatever happened to its epochs.

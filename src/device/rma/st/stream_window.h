@@ -24,6 +24,7 @@
 #include "device/rma/st/epoch_plan.h"
 #include "device/rma/st/executor.h"
 #include "device/rma/st/triggered_op_executor.h"
+#include "stream/host_stream.h"
 #include "stream/stream.h"
 
 namespace stmpi::dev::rma::st {
@@ -108,6 +109,9 @@ class StreamWindow {
   // Recycles executed plans; returns the first failure one reported.
   [[nodiscard]] int reclaim();
   [[nodiscard]] int throttle();
+  // Progress hook: ready library operations of the window's host streams.
+  static int run_ready_host_ops(void* window);
+  void stop_progress_hook();
 
   WindowView view_;
   std::unique_ptr<EpochExecutor> executor_;
@@ -117,6 +121,10 @@ class StreamWindow {
   // One retire word per stream slot, in a page of its own (GPU-registrable).
   uint64_t* retire_words_ = nullptr;
   std::vector<StreamSlot> slots_;
+  // The host streams among the slots, which MPI progress advances
+  // (STMPI_STREAM_PROGRESS), and the hook doing it (-1: none).
+  std::vector<stream::HostStream*> host_streams_;
+  int progress_hook_ = -1;
   std::vector<uint64_t> exposures_to_;  // by origin: exposure epochs opened to it
   std::vector<uint64_t> accesses_to_;   // by target: access epochs opened to it
   bool exposure_open_ = false;

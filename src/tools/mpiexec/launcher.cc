@@ -277,13 +277,10 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     // A rank must not outlive mpiexec, even when mpiexec is killed with SIGKILL.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != mpiexec_pid_) ::_exit(127);
-    // Its own session and process group, as Hydra's ranks have: ending the job
-    // reaches what the rank started too (job.cc signals the group), and with
-    // the scheduler's autogroups the rank competes for CPU time as one group
-    // of its own, not as one task among everything started from the user's
-    // shell (under background load the ranks would get a share each
-    // of the shell's group instead).
-    ::setsid();
+    // Its own process group inside the job's session (session.h): ending the job reaches what
+    // the rank started too (job.cc signals the group). Both sides set it, so that the group
+    // exists before either goes on.
+    ::setpgid(0, 0);
     if (::dup2(in[0], 0) < 0 || ::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(127);
     ::fcntl(pmi[1], F_SETFD, 0);  // the only descriptor besides 0-2 that survives exec
     ::sigaction(SIGPIPE, &child_signals_.pipe_action, nullptr);
@@ -301,6 +298,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     ::_exit(127);
   }
 
+  ::setpgid(pid, pid);  // EACCES once the rank has exec'd: it set the group itself
   spawned->pid = pid;
   spawned->pmi_fd = pmi[0];
   spawned->stdout_fd = out[0];
@@ -309,6 +307,8 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
   parent_ends.release();
   return true;
 }
+
+std::string kvsname_of(pid_t job_id) { return "kvs_" + std::to_string(job_id) + "_0"; }
 
 int remove_shm_segments(const std::string& kvsname) {
   const std::string prefix = util::shm_segment_prefix(kvsname);

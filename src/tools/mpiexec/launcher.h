@@ -57,6 +57,9 @@ class Launcher {
   std::vector<cpu_set_t> cpu_slots_;      // rank r binds to cpu_slots_[r % size]
 };
 
+// The job's kvsname, kvs_<job_id>_0; job_id is mpiexec's pid (main.cc).
+std::string kvsname_of(pid_t job_id);
+
 // Removes /dev/shm/stmpi-<kvsname>-* (segments the library leaves behind when a rank is
 // killed; util/shm_segment.h names them). Returns how many were removed.
 int remove_shm_segments(const std::string& kvsname);

@@ -1,0 +1,24 @@
+#pragma once
+
+// The job's session: mpiexec forks a launcher that starts a session of its own (setsid) and
+// runs the job there, so that all ranks share one session, one scheduler autogroup, apart from
+// the user's shell. mpiexec itself stays in the caller's session and process group: it
+// receives Ctrl-C and the other signals of a foreground program and forwards them, relays its
+// stdin to the launcher (reading a terminal stays subject to job control), and exits with the
+// launcher's status.
+
+#include <sys/types.h>
+
+namespace stmpi::tools::mpiexec {
+
+// What start_job_session() returns in the launcher: go on and run the job.
+constexpr int run_job_here = -1;
+
+// Forks the launcher. In the launcher (a new session, stdin the relay pipe, signal mask and
+// dispositions as mpiexec inherited them, SIGTERM when mpiexec dies) it returns run_job_here.
+// In mpiexec it serves the launcher until it ends and returns mpiexec's exit status: the
+// launcher's, or 128+signal (after removing the job's /dev/shm segments) when it was killed.
+// job_id: the number in the job's kvsname (kvsname_of()).
+int start_job_session(pid_t job_id);
+
+}  // namespace stmpi::tools::mpiexec

@@ -40,31 +40,36 @@ static void check_allreduce(struct allreduce_ctx *p) {
   }
 }
 
-int main(int argc, char **argv) {
-  long sizes[MAX_SIZES] = {8};
+/* The options; returns how many sizes (bytes, multiples of 4) are in sizes[]. */
+static int parse_args(int argc, char **argv, struct bench_opts *o, long *sizes) {
   int nsizes = 1;
+  sizes[0] = 8;
+  bench_default_opts(o);
+  for (int i = 1; i < argc; ++i) {
+    if (bench_common_arg(o, argc, argv, &i)) continue;
+    if (strcmp(argv[i], "-s") != 0 || i + 1 >= argc)
+      bench_fail("unknown argument '%s' (see the comment at the top of allreduce.c)", argv[i]);
+    nsizes = bench_parse_list(argv[++i], sizes, MAX_SIZES);
+  }
+  for (int i = 0; i < nsizes; ++i) {
+    if (sizes[i] < 4 || sizes[i] % 4 != 0 || sizes[i] > 1L << 24)
+      bench_fail("size %ld: want a multiple of 4 from 4 to 16 MiB", sizes[i]);
+  }
+  return nsizes;
+}
+
+int main(int argc, char **argv) {
+  long sizes[MAX_SIZES];
   struct bench_opts o;
   struct allreduce_ctx p;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &p.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p.nranks);
-  bench_default_opts(&o);
-  for (int i = 1; i < argc; ++i) {
-    if (bench_common_arg(&o, argc, argv, &i)) continue;
-    if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
-      nsizes = bench_parse_list(argv[++i], sizes, MAX_SIZES);
-    } else {
-      bench_fail("unknown argument '%s' (see the comment at the top of allreduce.c)", argv[i]);
-    }
-  }
-  long max_size = 4;
-  for (int i = 0; i < nsizes; ++i) {
-    if (sizes[i] < 4 || sizes[i] % 4 != 0) bench_fail("size %ld is not a positive multiple of 4", sizes[i]);
-    max_size = sizes[i] > max_size ? sizes[i] : max_size;
-  }
-  if (max_size > 1L << 24) bench_fail("sizes above 16 MiB are not supported");
-  p.in = (int *)bench_alloc((size_t)max_size);
-  p.out = (int *)bench_alloc((size_t)max_size);
+  const int nsizes = parse_args(argc, argv, &o, sizes);
+  long largest = 4;
+  for (int i = 0; i < nsizes; ++i) largest = sizes[i] > largest ? sizes[i] : largest;
+  p.in = (int *)bench_alloc((size_t)largest);
+  p.out = (int *)bench_alloc((size_t)largest);
   if (p.rank == 0) bench_print_header("allreduce", &o);
   for (int i = 0; i < nsizes; ++i) {
     p.count = (int)(sizes[i] / 4);

@@ -98,6 +98,9 @@ int Job::run() {
   }
   if (!start_ranks(&launcher) && live_ == 0) return 1;
   event_loop();
+  // Every rank is gone; an abort request still in its grace time explains the end now.
+  for (PendingAbort& pending : pending_aborts_) pending.due = Clock::time_point::min();
+  handle_aborts();
   finish();
   return exit_code_;
 }

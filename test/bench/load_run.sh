@@ -31,7 +31,8 @@
 #                shell that runs the script, where mpiexec is started too; "other" starts
 #                each with setsid(1), a session of its own, as load from other users' shells
 #   --benches    any of pingpong, bcast (1 B and 4 KiB), allreduce (8 B)
-#   --impls      which runs: stmpi (default launch), stmpi_none (-bind-to none), stmpi_y1000
+#   --impls      which runs: stmpi (default launch), stmpi_nice0 (-session-nice 0: the job's
+#                scheduling group weighs as one), stmpi_none (-bind-to none), stmpi_y1000
 #                (the older wait policy), base (the STMPI programs under the mpiexec given by
 #                --baseline-mpiexec, e.g. an older build's), mpich (Hydra)
 # Environment: CC (default gcc), STMPI_BENCH_TIMEOUT (seconds per run, 120).
@@ -74,7 +75,7 @@ done
 read -r -a impls <<< "$impls_list"
 for impl in "${impls[@]}"; do
   case $impl in
-    stmpi|stmpi_none|stmpi_y1000|mpich) ;;
+    stmpi|stmpi_nice0|stmpi_none|stmpi_y1000|mpich) ;;
     base) [[ -x $baseline ]] || { echo "load_run.sh: 'base' needs --baseline-mpiexec PATH" >&2; exit 2; } ;;
     *) echo "load_run.sh: unknown implementation '$impl'" >&2; exit 2 ;;
   esac
@@ -114,6 +115,7 @@ run() {
   [[ $bench == allreduce ]] && n=$ranks
   case $impl in
     stmpi) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
+    stmpi_nice0) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -session-nice 0 -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
     stmpi_none) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -bind-to none -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
     stmpi_y1000) timeout -k 5 "$timeout_s" "$workdir/mpiexec" -env STMPI_PROGRESS_POLLS_BEFORE_YIELD 1000 -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;
     base) timeout -k 5 "$timeout_s" "$workdir/mpiexec_base" -n $n "$workdir/${bench}_stmpi" "${args[@]}" ;;

@@ -8,7 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -22,13 +24,27 @@ namespace {
 // The signals mpiexec passes on to the launcher; job.cc ends the job on each of them.
 constexpr int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
+// Sets the nice value of the calling process's autogroup. Fails quietly: without the privilege
+// to lower it (EPERM) or without autogroups (no such file) the group keeps nice 0.
+void set_group_nice(int nice) {
+  if (nice == 0) return;
+  const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char text[16];
+  const int length = std::snprintf(text, sizeof text, "%d", nice);
+  (void)!::write(fd, text, static_cast<std::size_t>(length));
+  ::close(fd);
+}
+
 // In the launcher: joins the new session and takes the relay pipe as stdin.
-int become_launcher(pid_t mpiexec_pid, int relay_read, int relay_write, const sigset_t& mask) {
+int become_launcher(const Options& options, pid_t mpiexec_pid, int relay_read, int relay_write,
+                    const sigset_t& mask) {
   // mpiexec killed with SIGKILL: the launcher ends the job as on SIGTERM (the ranks get
   // SIGTERM, then SIGKILL, and their segments are removed).
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != mpiexec_pid) ::_exit(1);
   ::setsid();  // cannot fail: a fresh child leads no process group
+  set_group_nice(options.session_nice.value_or(session_nice_for(options.nprocs)));
   ::close(relay_write);
   if (relay_read != STDIN_FILENO) {
     ::dup2(relay_read, STDIN_FILENO);
@@ -98,7 +114,13 @@ int serve_launcher(pid_t launcher, int signal_fd, int relay_write, pid_t job_id)
 
 }  // namespace
 
-int start_job_session(pid_t job_id) {
+int session_nice_for(int nprocs) {
+  if (nprocs <= 1) return 0;
+  const long nice = std::lround(std::log(static_cast<double>(nprocs)) / std::log(1.25));
+  return static_cast<int>(-std::min(nice, 20L));
+}
+
+int start_job_session(const Options& options, pid_t job_id) {
   sigset_t watched;
   sigemptyset(&watched);
   sigaddset(&watched, SIGCHLD);
@@ -120,7 +142,7 @@ int start_job_session(pid_t job_id) {
     std::fprintf(stderr, "mpiexec: cannot fork the launcher: %s\n", std::strerror(errno));
     return 1;
   }
-  if (launcher == 0) return become_launcher(mpiexec_pid, relay[0], relay[1], inherited);
+  if (launcher == 0) return become_launcher(options, mpiexec_pid, relay[0], relay[1], inherited);
   ::close(relay[0]);
   const int signal_fd = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signal_fd < 0) {

@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include "tools/mpiexec/options.h"
+
 namespace stmpi::tools::mpiexec {
 
 // What start_job_session() returns in the launcher: go on and run the job.
@@ -19,6 +21,16 @@ constexpr int run_job_here = -1;
 // In mpiexec it serves the launcher until it ends and returns mpiexec's exit status: the
 // launcher's, or 128+signal (after removing the job's /dev/shm segments) when it was killed.
 // job_id: the number in the job's kvsname (kvsname_of()).
-int start_job_session(pid_t job_id);
+//
+// With the kernel's autogroups the session is one scheduling group, which by default weighs as
+// much as any one other session, however many ranks it holds (under Hydra each rank is a
+// session, a group, of its own). The launcher gives the group the nice value
+// options.session_nice, or by default the one whose weight is that of options.nprocs groups
+// (-round(log(nprocs) / log(1.25)): each nice step is a factor of 1.25), where the kernel
+// permits it (root, or RLIMIT_NICE); otherwise the group keeps nice 0.
+int start_job_session(const Options& options, pid_t job_id);
+
+// The default nice value of the job's group for nprocs ranks (see above), -20 to 0.
+int session_nice_for(int nprocs);
 
 }  // namespace stmpi::tools::mpiexec

@@ -53,6 +53,16 @@ else fail "the launcher's parent is ${launcher_ppid:-unknown}, not mpiexec $MPIE
 if awk '$2 != $4 || $2 == $5 { bad = 1 } END { exit bad }' "$WORK/layout.out"; then
   pass "each rank leads its own process group and no rank leads a session"
 else fail "a rank is not the leader of its own process group (or leads a session)"; fi
+# One scheduling group (autogroup) for the job, weighted as one group per rank where permitted.
+groups=$(awk '{print $2}' "$WORK/layout.out" | while read -r pid; do cat "/proc/$pid/autogroup"; done | sort -u)
+echo "ranks' autogroups: $groups"
+want=$(awk -v n="$n" 'BEGIN { v = int(log(n) / log(1.25) + 0.5); if (v > 20) v = 20; print (n > 1 ? -v : 0) }')
+if [ "$(wc -l <<< "$groups")" -eq 1 ] && [ -n "$groups" ]; then pass "all ranks share one autogroup"
+else fail "the ranks are in several autogroups: $(echo $groups)"; fi
+if [ "$(id -u)" -eq 0 ]; then
+  if grep -q " nice $want\$" <<< "$groups"; then pass "the job's group has nice $want (the weight of $n groups)"
+  else fail "the job's group: $groups, want nice $want"; fi
+fi
 kill -TERM "$MPIEXEC_PID"
 wait "$MPIEXEC_PID"
 rc=$?
@@ -61,6 +71,17 @@ if [ "$rc" -eq 143 ] && grep -q "^mpiexec: received signal 15 (Terminated); kill
 else fail "SIGTERM to mpiexec: status $rc, stderr: $(cat "$WORK/layout.err")"; fi
 sleep 0.3
 if pgrep -f "^$MARK" > /dev/null; then fail "ranks left after SIGTERM"; else pass "no rank left after SIGTERM"; fi
+
+# -session-nice sets the group's nice value (raising it needs no privilege).
+got=$("$STMPI_MPIEXEC" -session-nice 3 -n 2 sh -c '[ "$PMI_RANK" = 0 ] && cat /proc/self/autogroup; true' < /dev/null 2>&1)
+if [ ! -e /proc/self/autogroup ] || grep -q " nice 3$" <<< "$got"; then pass "-session-nice 3: $got"
+else fail "-session-nice 3: $got"; fi
+
+out=$("$STMPI_MPIEXEC" -session-nice -21 -n 1 true 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "^mpiexec: '-session-nice -21': expected auto or a nice value from -20 to 19" <<< "$out"; then
+  pass "-session-nice -21: usage error"
+else fail "-session-nice -21: status $rc, $out"; fi
 
 # SIGKILL to the launcher: mpiexec reports it, exits 137, and the ranks die with it.
 "$STMPI_MPIEXEC" -n 2 sh -c "echo \$PPID; exec $MARK" < /dev/null > "$WORK/kill.out" 2> "$WORK/kill.err" &

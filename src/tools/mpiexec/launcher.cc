@@ -267,6 +267,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
                 rank, program.wdir.c_str());
   const char* wdir = program.wdir.empty() ? nullptr : program.wdir.c_str();
   const char* path = program.path.c_str();
+  const bool per_rank_session = options_.session_per_rank;
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -277,10 +278,15 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     // A rank must not outlive mpiexec, even when mpiexec is killed with SIGKILL.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != mpiexec_pid_) ::_exit(127);
-    // Its own process group inside the job's session (session.h): ending the job reaches what
-    // the rank started too (job.cc signals the group). Both sides set it, so that the group
-    // exists before either goes on.
-    ::setpgid(0, 0);
+    // Its own process group inside the job's session (session.h), or a session of its own
+    // where the job's group could not be weighted: ending the job reaches what the rank
+    // started too (job.cc signals the group). Both sides set the group, so that it exists
+    // before either goes on (not for setsid(), which a group leader may not call).
+    if (per_rank_session) {
+      ::setsid();
+    } else {
+      ::setpgid(0, 0);
+    }
     if (::dup2(in[0], 0) < 0 || ::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(127);
     ::fcntl(pmi[1], F_SETFD, 0);  // the only descriptor besides 0-2 that survives exec
     ::sigaction(SIGPIPE, &child_signals_.pipe_action, nullptr);
@@ -298,7 +304,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     ::_exit(127);
   }
 
-  ::setpgid(pid, pid);  // EACCES once the rank has exec'd: it set the group itself
+  if (!per_rank_session) ::setpgid(pid, pid);  // EACCES after exec: the rank set it itself
   spawned->pid = pid;
   spawned->pmi_fd = pmi[0];
   spawned->stdout_fd = out[0];

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   // The job runs in a session of its own (session.h); mpiexec's pid names it.
   const pid_t job_id = ::getpid();
-  if (int status = start_job_session(options, job_id); status != run_job_here) return status;
+  if (int status = start_job_session(&options, job_id); status != run_job_here) return status;
   Job job(options, job_id);
   return job.run();
 }

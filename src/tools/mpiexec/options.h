@@ -39,6 +39,9 @@ struct Options {
   // -session-nice: the nice value of the job's scheduling group (session.h); unset (auto):
   // the weight of one group per rank.
   std::optional<int> session_nice;
+  // Set by the launcher, not an option: the default weight could not be given to the job's
+  // group (no privilege), so each rank gets a session of its own instead (session.h).
+  bool session_per_rank = false;
   std::vector<App> apps;             // at least one after a successful parse
 
   // The program rank runs (its index in apps).

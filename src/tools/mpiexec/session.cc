@@ -24,27 +24,30 @@ namespace {
 // The signals mpiexec passes on to the launcher; job.cc ends the job on each of them.
 constexpr int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-// Sets the nice value of the calling process's autogroup. Fails quietly: without the privilege
-// to lower it (EPERM) or without autogroups (no such file) the group keeps nice 0.
-void set_group_nice(int nice) {
-  if (nice == 0) return;
+// Sets the nice value of the calling process's autogroup. False only when the kernel refuses
+// it for want of privilege; without autogroups there is nothing to set (true).
+bool set_group_nice(int nice) {
+  if (nice == 0) return true;
   const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return true;
   char text[16];
   const int length = std::snprintf(text, sizeof text, "%d", nice);
-  (void)!::write(fd, text, static_cast<std::size_t>(length));
+  const bool done = ::write(fd, text, static_cast<std::size_t>(length)) == length;
+  const bool refused = !done && (errno == EPERM || errno == EACCES);
   ::close(fd);
+  return !refused;
 }
 
 // In the launcher: joins the new session and takes the relay pipe as stdin.
-int become_launcher(const Options& options, pid_t mpiexec_pid, int relay_read, int relay_write,
+int become_launcher(Options* options, pid_t mpiexec_pid, int relay_read, int relay_write,
                     const sigset_t& mask) {
   // mpiexec killed with SIGKILL: the launcher ends the job as on SIGTERM (the ranks get
   // SIGTERM, then SIGKILL, and their segments are removed).
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != mpiexec_pid) ::_exit(1);
   ::setsid();  // cannot fail: a fresh child leads no process group
-  set_group_nice(options.session_nice.value_or(session_nice_for(options.nprocs)));
+  const int nice = options->session_nice.value_or(session_nice_for(options->nprocs));
+  if (!set_group_nice(nice) && !options->session_nice.has_value()) options->session_per_rank = true;
   ::close(relay_write);
   if (relay_read != STDIN_FILENO) {
     ::dup2(relay_read, STDIN_FILENO);
@@ -120,7 +123,7 @@ int session_nice_for(int nprocs) {
   return static_cast<int>(-std::min(nice, 20L));
 }
 
-int start_job_session(const Options& options, pid_t job_id) {
+int start_job_session(Options* options, pid_t job_id) {
   sigset_t watched;
   sigemptyset(&watched);
   sigaddset(&watched, SIGCHLD);

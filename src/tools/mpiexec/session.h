@@ -27,8 +27,12 @@ constexpr int run_job_here = -1;
 // session, a group, of its own). The launcher gives the group the nice value
 // options.session_nice, or by default the one whose weight is that of options.nprocs groups
 // (-round(log(nprocs) / log(1.25)): each nice step is a factor of 1.25), where the kernel
-// permits it (root, or RLIMIT_NICE); otherwise the group keeps nice 0.
-int start_job_session(const Options& options, pid_t job_id);
+// permits it (root, or RLIMIT_NICE). Where it does not and no -session-nice was given, the
+// launcher sets options->session_per_rank and each rank gets a session of its own, as under
+// Hydra: one group of nice 0 for a whole job loses CPU share to every other session (a 4-rank
+// 8 B allreduce under other sessions' load measured 2.4-3.3x MPICH that way, a session per rank
+// 0.9-1.1x; test/bench/README.md).
+int start_job_session(Options* options, pid_t job_id);
 
 // The default nice value of the job's group for nprocs ranks (see above), -20 to 0.
 int session_nice_for(int nprocs);

@@ -83,6 +83,22 @@ if [ "$rc" -eq 2 ] && grep -q "^mpiexec: '-session-nice -21': expected auto or a
   pass "-session-nice -21: usage error"
 else fail "-session-nice -21: status $rc, $out"; fi
 
+# Without the privilege to weight the job's group (root without CAP_SYS_NICE here), each rank
+# gets a session of its own instead, unless -session-nice asks for one group anyway.
+NOPRIV=(setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice)
+if [ "$(id -u)" -eq 0 ] && "${NOPRIV[@]}" true 2> /dev/null && [ -e /proc/self/autogroup ]; then
+  show='set -- $(sed "s/^.*) //" /proc/$$/stat); echo "$$ $4 $(cat /proc/$$/autogroup)"'
+  out=$("${NOPRIV[@]}" "$STMPI_MPIEXEC" -n 3 sh -c "$show" < /dev/null 2>&1)
+  echo "$out"
+  if [ "$(wc -l <<< "$out")" -eq 3 ] && awk '$1 != $2 || $NF != 0 { bad = 1 } END { exit bad }' <<< "$out"; then
+    pass "no privilege: each rank leads a session of its own (nice 0)"
+  else fail "no privilege: $out"; fi
+  out=$("${NOPRIV[@]}" "$STMPI_MPIEXEC" -session-nice 0 -n 3 sh -c "$show" < /dev/null 2>&1)
+  if [ "$(awk '{print $2}' <<< "$out" | sort -u | wc -l)" -eq 1 ] && awk '$1 == $2 { bad = 1 } END { exit bad }' <<< "$out"; then
+    pass "no privilege, -session-nice 0: one session for the job"
+  else fail "no privilege, -session-nice 0: $out"; fi
+fi
+
 # SIGKILL to the launcher: mpiexec reports it, exits 137, and the ranks die with it.
 "$STMPI_MPIEXEC" -n 2 sh -c "echo \$PPID; exec $MARK" < /dev/null > "$WORK/kill.out" 2> "$WORK/kill.err" &
 MPIEXEC_PID=$!

@@ -64,7 +64,9 @@ int launcher_status(pid_t launcher, int status, pid_t job_id) {
   // The ranks die with the launcher (their parent-death signal); their segments remain.
   remove_shm_segments(kvsname_of(job_id));
   const char* name = ::strsignal(signal);
-  std::fprintf(stderr, "mpiexec: the launcher (pid %d) was killed by signal %d (%s); the ranks end with it\n",
+  std::fprintf(stderr,
+               "mpiexec: the launcher (pid %d) was killed by signal %d (%s); the ranks end "
+               "with it\n",
                static_cast<int>(launcher), signal, name != nullptr ? name : "unknown signal");
   return 128 + signal;
 }

@@ -108,7 +108,7 @@ bool hwloc_slots(BindPolicy policy, std::vector<cpu_set_t>* slots) {
 }  // namespace
 
 Launcher::Launcher(const Options& options, const ChildSignalState& child_signals)
-    : options_(options), child_signals_(child_signals), mpiexec_pid_(::getpid()) {}
+    : options_(options), child_signals_(child_signals), launcher_pid_(::getpid()) {}
 
 bool Launcher::prepare(std::string* error) {
   // mpiexec is a launcher, not the library: passing its environment on is its job. PMI_*
@@ -275,9 +275,10 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     return false;
   }
   if (pid == 0) {
-    // A rank must not outlive mpiexec, even when mpiexec is killed with SIGKILL.
+    // A rank must not outlive the launcher, even one killed with SIGKILL (and the launcher
+    // does not outlive mpiexec: session.h).
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != mpiexec_pid_) ::_exit(127);
+    if (::getppid() != launcher_pid_) ::_exit(127);
     // Its own process group inside the job's session (session.h), or a session of its own
     // where the job's group could not be weighted: ending the job reaches what the rank
     // started too (job.cc signals the group). Both sides set the group, so that it exists

@@ -52,7 +52,7 @@ class Launcher {
 
   const Options& options_;
   ChildSignalState child_signals_;
-  pid_t mpiexec_pid_;
+  pid_t launcher_pid_;
   std::vector<Program> programs_;         // one per Options::apps entry
   std::vector<cpu_set_t> cpu_slots_;      // rank r binds to cpu_slots_[r % size]
 };

@@ -5,12 +5,14 @@ mpiexec_SOURCES = \
 	src/tools/mpiexec/options.cc \
 	src/tools/mpiexec/launcher.cc \
 	src/tools/mpiexec/job.cc \
+	src/tools/mpiexec/session.cc \
 	src/tools/mpiexec/pmi_server.cc \
 	src/tools/mpiexec/output.cc
 noinst_HEADERS += \
 	src/tools/mpiexec/options.h \
 	src/tools/mpiexec/launcher.h \
 	src/tools/mpiexec/job.h \
+	src/tools/mpiexec/session.h \
 	src/tools/mpiexec/pmi_server.h \
 	src/tools/mpiexec/output.h
 mpiexec_LDADD = $(HWLOC_LIBS)

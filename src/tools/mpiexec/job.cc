@@ -73,9 +73,9 @@ struct Watched {
 
 }  // namespace
 
-Job::Job(const Options& options)
+Job::Job(const Options& options, pid_t job_id)
     : options_(options),
-      kvsname_("kvs_" + std::to_string(::getpid()) + "_0"),
+      kvsname_(kvsname_of(job_id)),
       server_(kvsname_, options.nprocs, options.kvs_limit, appnums(options)),
       ranks_(static_cast<std::size_t>(options.nprocs)) {}
 
@@ -98,13 +98,13 @@ int Job::run() {
   }
   if (!start_ranks(&launcher) && live_ == 0) return 1;
   event_loop();
+  // Every rank is gone; an abort request still in its grace time explains the end now.
+  for (PendingAbort& pending : pending_aborts_) pending.due = Clock::time_point::min();
+  handle_aborts();
   finish();
   return exit_code_;
 }
 
-// Signals reach mpiexec through a signalfd, so the event loop sees them in order with the
-// ranks' I/O. The ranks stay in mpiexec's process group: Ctrl-C and Ctrl-Z in a terminal reach
-// them as they reach any foreground program, and mpiexec cleans up after them.
 // Hydra's -print-rank-map format: one "(host:ranks)" line per node; here, one node.
 void Job::print_rank_map() {
   char host[256] = "localhost";
@@ -116,6 +116,9 @@ void Job::print_rank_map() {
   std::fflush(stdout);
 }
 
+// Signals reach the launcher through a signalfd, so the event loop sees them in order with the
+// ranks' I/O. The ranks are in the job's session, not the terminal's foreground group: Ctrl-C
+// reaches mpiexec, which forwards it here (session.cc), and the job is ended from here.
 bool Job::install_signal_handling(ChildSignalState* child_signals) {
   sigset_t watched;
   sigemptyset(&watched);

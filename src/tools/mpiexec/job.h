@@ -19,7 +19,8 @@ namespace stmpi::tools::mpiexec {
 
 class Job {
  public:
-  explicit Job(const Options& options);
+  // job_id: the number in the kvsname (kvsname_of()).
+  Job(const Options& options, pid_t job_id);
   ~Job();
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;

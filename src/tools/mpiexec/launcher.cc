@@ -108,7 +108,7 @@ bool hwloc_slots(BindPolicy policy, std::vector<cpu_set_t>* slots) {
 }  // namespace
 
 Launcher::Launcher(const Options& options, const ChildSignalState& child_signals)
-    : options_(options), child_signals_(child_signals), mpiexec_pid_(::getpid()) {}
+    : options_(options), child_signals_(child_signals), launcher_pid_(::getpid()) {}
 
 bool Launcher::prepare(std::string* error) {
   // mpiexec is a launcher, not the library: passing its environment on is its job. PMI_*
@@ -267,6 +267,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
                 rank, program.wdir.c_str());
   const char* wdir = program.wdir.empty() ? nullptr : program.wdir.c_str();
   const char* path = program.path.c_str();
+  const bool per_rank_session = options_.session_per_rank;
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -274,16 +275,19 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     return false;
   }
   if (pid == 0) {
-    // A rank must not outlive mpiexec, even when mpiexec is killed with SIGKILL.
+    // A rank must not outlive the launcher, even one killed with SIGKILL (and the launcher
+    // does not outlive mpiexec: session.h).
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != mpiexec_pid_) ::_exit(127);
-    // Its own session and process group, as Hydra's ranks have: ending the job
-    // reaches what the rank started too (job.cc signals the group), and with
-    // the scheduler's autogroups the rank competes for CPU time as one group
-    // of its own, not as one task among everything started from the user's
-    // shell (under background load the ranks would get a share each
-    // of the shell's group instead).
-    ::setsid();
+    if (::getppid() != launcher_pid_) ::_exit(127);
+    // Its own process group inside the job's session (session.h), or a session of its own
+    // where the job's group could not be weighted: ending the job reaches what the rank
+    // started too (job.cc signals the group). Both sides set the group, so that it exists
+    // before either goes on (not for setsid(), which a group leader may not call).
+    if (per_rank_session) {
+      ::setsid();
+    } else {
+      ::setpgid(0, 0);
+    }
     if (::dup2(in[0], 0) < 0 || ::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(127);
     ::fcntl(pmi[1], F_SETFD, 0);  // the only descriptor besides 0-2 that survives exec
     ::sigaction(SIGPIPE, &child_signals_.pipe_action, nullptr);
@@ -301,6 +305,7 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
     ::_exit(127);
   }
 
+  if (!per_rank_session) ::setpgid(pid, pid);  // EACCES after exec: the rank set it itself
   spawned->pid = pid;
   spawned->pmi_fd = pmi[0];
   spawned->stdout_fd = out[0];
@@ -309,6 +314,8 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
   parent_ends.release();
   return true;
 }
+
+std::string kvsname_of(pid_t job_id) { return "kvs_" + std::to_string(job_id) + "_0"; }
 
 int remove_shm_segments(const std::string& kvsname) {
   const std::string prefix = util::shm_segment_prefix(kvsname);

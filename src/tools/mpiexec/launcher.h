@@ -52,10 +52,13 @@ class Launcher {
 
   const Options& options_;
   ChildSignalState child_signals_;
-  pid_t mpiexec_pid_;
+  pid_t launcher_pid_;
   std::vector<Program> programs_;         // one per Options::apps entry
   std::vector<cpu_set_t> cpu_slots_;      // rank r binds to cpu_slots_[r % size]
 };
+
+// The job's kvsname, kvs_<job_id>_0; job_id is mpiexec's pid (main.cc).
+std::string kvsname_of(pid_t job_id);
 
 // Removes /dev/shm/stmpi-<kvsname>-* (segments the library leaves behind when a rank is
 // killed; util/shm_segment.h names them). Returns how many were removed.

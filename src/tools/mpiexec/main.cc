@@ -10,6 +10,7 @@
 
 #include "tools/mpiexec/job.h"
 #include "tools/mpiexec/options.h"
+#include "tools/mpiexec/session.h"
 
 namespace {
 
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
   }
   raise_descriptor_limit();
   std::fflush(stdout);
-  Job job(options);
+  // The job runs in a session of its own (session.h); mpiexec's pid names it.
+  const pid_t job_id = ::getpid();
+  if (int status = start_job_session(&options, job_id); status != run_job_here) return status;
+  Job job(options, job_id);
   return job.run();
 }

@@ -236,6 +236,17 @@ ParseResult parse_options(int argc, char** argv, const char* env_timeout, Option
         }
         timeout_given = true;
         options->timeout_source = "-timeout";
+      } else if (name == "session-nice") {
+        if (!args.take_value(arg, &value, error)) return ParseResult::error;
+        int nice = 0;
+        if (value == "auto") {
+          options->session_nice.reset();
+        } else if (parse_count(value, -20, 19, &nice)) {
+          options->session_nice = nice;
+        } else {
+          *error = quoted(arg, value) + ": expected auto or a nice value from -20 to 19";
+          return ParseResult::error;
+        }
       } else if (name == "kvs-limit") {
         if (!args.take_value(arg, &value, error)) return ParseResult::error;
         if (!parse_bytes(value, &options->kvs_limit)) {
@@ -326,6 +337,9 @@ void print_usage(std::FILE* out) {
       "                          2 or more ranks and no more ranks than cores, else none\n"
       "  -timeout SECONDS        kill the job when it runs longer; exit status 124\n"
       "                          (without -timeout: the MPIEXEC_TIMEOUT variable)\n"
+      "  -session-nice auto|N    nice value of the job's scheduling group (its session's\n"
+      "                          autogroup); auto: as much CPU weight as one group per\n"
+      "                          rank, where permitted (root or RLIMIT_NICE)\n"
       "  -kvs-limit BYTES        bytes of keys and values the job may put into the PMI\n"
       "                          key-value store (suffixes K, M, G; default 64M)\n"
       "  -h, --help              show this help\n"

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,12 @@ struct Options {
   std::size_t kvs_limit = std::size_t{64} << 20;
   std::string wdir;                  // -gwdir: every program's default working directory
   bool print_rank_map = false;       // -print-rank-map
+  // -session-nice: the nice value of the job's scheduling group (session.h); unset (auto):
+  // the weight of one group per rank.
+  std::optional<int> session_nice;
+  // Set by the launcher, not an option: the default weight could not be given to the job's
+  // group (no privilege), so each rank gets a session of its own instead (session.h).
+  bool session_per_rank = false;
   std::vector<App> apps;             // at least one after a successful parse
 
   // The program rank runs (its index in apps).

@@ -127,6 +127,11 @@ int main(int argc, char **argv) {
   }
   /* everyone is inside MPI before the failure */
   MPI_Barrier(MPI_COMM_WORLD);
+  if (strcmp(mode, "abort_all") == 0) { /* every rank at once: none is left to be killed */
+    printf("rank %d: failing with %s\n", rank, mode);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 5);
+  }
   if (rank == victim && strcmp(mode, "wait") != 0) {
     usleep(200000); /* let the others block in MPI_Recv */
     printf("rank %d: failing with %s\n", rank, mode);

@@ -25,7 +25,8 @@ if [ $rc -eq 1 ] && echo "$out" | grep -q "^mpiexec: rank 1 sent a PMI request l
   pass "long PMI line: job stopped, rank named"
 else fail "long PMI line: rc=$rc"; fi
 
-out=$(timeout 30 "$STMPI_MPIEXEC" -kvs-limit 10K -n 2 bash -c "$init; for i in \$(seq 1 20); do printf 'cmd=put kvsname=kvs_%s_0 key=k%s.%s value=%01000d\n' \$PPID \$PMI_RANK \$i 0 >&\$PMI_FD; done; printf 'cmd=finalize\n' >&\$PMI_FD; sleep 1" 2>&1)
+# The rank's parent is the launcher; the kvsname is kvs_<its parent, mpiexec>_0.
+out=$(timeout 30 "$STMPI_MPIEXEC" -kvs-limit 10K -n 2 bash -c "$init; m=\$(sed 's/^.*) [^ ]* //; s/ .*//' /proc/\$PPID/stat); for i in \$(seq 1 20); do printf 'cmd=put kvsname=kvs_%s_0 key=k%s.%s value=%01000d\n' \$m \$PMI_RANK \$i 0 >&\$PMI_FD; done; printf 'cmd=finalize\n' >&\$PMI_FD; sleep 1" 2>&1)
 rc=$?
 echo "--- kvs limit (raw): rc=$rc: $out"
 if [ "$(echo "$out" | grep -c "^mpiexec: rank [01]: PMI put of key 'k[01].[0-9]*' ([0-9]* bytes) refused: the job's key-value store holds [0-9]* of at most 10240 bytes (raise it with -kvs-limit)$")" -eq 1 ]; then

@@ -156,10 +156,11 @@ if ! leftovers; then pass "SIGKILL to mpiexec: ranks do not survive it"
 else fail "SIGKILL to mpiexec: ranks do not survive it" "left: $(pgrep -f "$MARK" | tr '\n' ' ')"; fi
 
 # --- shared-memory cleanup -------------------------------------------------------
-# $PPID of a rank's shell is mpiexec, whose kvsname is kvs_<pid>_0.
+# $PPID of a rank's shell is the launcher, whose parent is mpiexec; the kvsname is
+# kvs_<mpiexec pid>_0.
 other=/dev/shm/stmpi-kvs_0_0-check$$
 touch "$other"
-run shm "$MPIEXEC" -n 2 sh -c "touch /dev/shm/stmpi-kvs_\${PPID}_0-x; echo \$PPID; $(rank_script 1 'exit 1')"
+run shm "$MPIEXEC" -n 2 sh -c "m=\$(sed 's/^.*) [^ ]* //; s/ .*//' /proc/\$PPID/stat); touch /dev/shm/stmpi-kvs_\${m}_0-x; echo \$m; $(rank_script 1 'exit 1')"
 mpiexec_pid=$(head -1 "$WORK/shm.out")
 if [ $RC -eq 1 ] && [ -n "$mpiexec_pid" ] && [ ! -e "/dev/shm/stmpi-kvs_${mpiexec_pid}_0-x" ] && [ -e "$other" ]; then
   pass "leaked /dev/shm/stmpi-<kvsname>-* removed, other jobs' kept"

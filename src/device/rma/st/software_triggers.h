@@ -9,11 +9,21 @@
 // on the same region. A round of fired operations is flushed before their
 // completion counters move, so a chained signal is stored only after the
 // data it announces is complete at the target; every fired operation is
-// complete when add_counter returns, so no progress hook is needed.
+// complete when add_counter returns, so no progress hook is needed. Signals
+// to other nodes are non-blocking 64-bit atomic writes completed by the
+// round's flush (one round trip per round, not one per signal).
 //
 // Budgets: `counters` counters (STMPI_ST_COUNTERS); triggered-op slots are
 // accounted by the executor (STMPI_ST_TRIGGERED_OPS), the same for every
 // TriggeredOps.
+//
+// The counter pool never waits for a firing round: release_counter() marks
+// the counter free of its epoch and queues it as retired (pool_mutex_, held
+// for a push); a retired counter returns to the free list under mutex_,
+// between rounds (at the end of add_counter, or in acquire_counter when
+// nothing else is free), so no round still firing operations of the old
+// epoch can touch it once it serves a new one. acquire_counter() takes the
+// engine mutex only on that slow path.
 #pragma once
 
 #include <atomic>
@@ -85,6 +95,11 @@ class SoftwareTriggers final : public TriggeredOps {
 
   [[nodiscard]] int post(std::unique_ptr<Op> op, CounterId trigger);
   [[nodiscard]] int check_id(CounterId id, const char* what) const;
+  // Pops a free counter (pool_mutex_); false when none is free.
+  bool pop_free(CounterId* out);
+  // Returns the retired counters to the free list, their lists cleared
+  // (mutex_ held: no round is firing).
+  void recycle_retired();
   // Fires what `id` released and what their completions release in turn.
   void fire_from(CounterId id);
   // Moves the operations posted meanwhile into their counters' lists
@@ -94,7 +109,15 @@ class SoftwareTriggers final : public TriggeredOps {
   int issue(Op& op, bool* network);
   void fail(const Op& op, CounterId trigger, int err);
 
-  std::mutex mutex_;  // the lists, the pool; firing runs under it
+  std::mutex mutex_;  // the lists; firing runs under it
+  // The pool: free counters, and released ones not yet recycled. Taken
+  // after mutex_ when both are held, never the other way round.
+  std::mutex pool_mutex_;
+  std::vector<CounterId> free_;     // popped from the back
+  std::vector<CounterId> retired_;  // released, lists not yet cleared
+  std::atomic<bool> has_retired_{false};
+  std::atomic<uint64_t> counters_in_use_{0};
+  std::atomic<uint64_t> counters_max_in_use_{0};
   // Posts do not wait for a firing round (which issues blocking network
   // operations under mutex_): they queue here, and the next round, or the
   // poster itself when its threshold is already reached, takes them over.
@@ -111,6 +134,12 @@ class SoftwareTriggers final : public TriggeredOps {
   std::vector<std::unique_ptr<Op>> ready_;
   std::vector<CounterId> ready_trigger_;
   std::vector<CounterId> work_;
+  struct SignalWord {
+    int target;
+    uint64_t key;
+    uint64_t offset;
+  };
+  std::vector<SignalWord> round_signals_;  // kNet signal words issued since the last flush
 };
 
 }  // namespace stmpi::dev::rma::st

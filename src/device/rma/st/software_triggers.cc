@@ -39,6 +39,7 @@ bool SoftwareTriggers::pop_free(CounterId* out) {
 
 void SoftwareTriggers::recycle_retired() {
   if (!has_retired_.load(std::memory_order_acquire)) return;
+  flush_unflushed();  // no deferred completion may land on a recycled counter
   take_incoming();
   std::lock_guard<std::mutex> guard(pool_mutex_);
   for (CounterId id : retired_) {
@@ -179,8 +180,17 @@ int SoftwareTriggers::add_counter(CounterId id, uint64_t value) {
   return MPI_SUCCESS;
 }
 
+// Completes the signals whose round was not flushed, unless a round is
+// firing now (it flushes them itself).
 uint64_t SoftwareTriggers::read_counter(CounterId id) {
   if (id >= static_cast<CounterId>(count_)) return 0;
+  if (has_unflushed_.load(std::memory_order_acquire)) {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      flush_unflushed();
+      recycle_retired();
+    }
+  }
   return counters_[id].value.load(std::memory_order_acquire);
 }
 
@@ -227,8 +237,9 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
     // for a flush first: the word must end at the larger.
     for (const SignalWord& w : round_signals_)
       if (w.target == op.region.target && w.key == op.region.key && w.offset == op.offset) {
-        round_signals_.clear();
-        if (int err = NetRma::flush(-1); err != MPI_SUCCESS) return err;
+        const int err = flush_network();
+        count_unflushed(err);  // what that flush completed, signals of earlier rounds too
+        if (err != MPI_SUCCESS) return err;
         break;
       }
     round_signals_.push_back({op.region.target, op.region.key, op.offset});
@@ -267,9 +278,49 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
 
 // Called with mutex_ held. Every round: take the operations whose threshold
 // their counter reached (post order), issue them, flush once if any went to
-// the network, then count their completions, which may release more.
+// the network, then count their completions, which may release more. A
+// round of signals only (nothing is ordered behind a signal but its
+// counter) is not flushed: its signals complete at the next flush, a later
+// round's or read_counter's, so the stream does not wait a round trip for
+// them.
 void SoftwareTriggers::fire_from(CounterId id) {
   work_.assign(1, id);
+  run_work();
+}
+
+void SoftwareTriggers::completed(const Op& op) {
+  ++stats_.fired;
+  counters_[op.completion].value.fetch_add(1, std::memory_order_acq_rel);
+  if (std::find(work_.begin(), work_.end(), op.completion) == work_.end())
+    work_.push_back(op.completion);
+}
+
+int SoftwareTriggers::flush_network() {
+  round_signals_.clear();
+  return NetRma::flush(-1);
+}
+
+void SoftwareTriggers::count_unflushed(int flush_err) {
+  for (std::size_t i = 0; i < unflushed_.size(); ++i) {
+    if (flush_err != MPI_SUCCESS)
+      fail(*unflushed_[i], unflushed_trigger_[i], flush_err);
+    else
+      completed(*unflushed_[i]);
+  }
+  unflushed_.clear();
+  unflushed_trigger_.clear();
+  has_unflushed_.store(false, std::memory_order_release);
+}
+
+void SoftwareTriggers::flush_unflushed() {
+  while (!unflushed_.empty()) {
+    work_.clear();
+    count_unflushed(flush_network());
+    run_work();
+  }
+}
+
+void SoftwareTriggers::run_work() {
   while (!work_.empty()) {
     take_incoming();
     ready_.clear();
@@ -291,22 +342,36 @@ void SoftwareTriggers::fire_from(CounterId id) {
     }
     work_.clear();
     if (ready_.empty()) break;
-    bool network = false;
-    round_signals_.clear();
-    std::vector<int> errors(ready_.size(), MPI_SUCCESS);
-    for (std::size_t i = 0; i < ready_.size(); ++i) errors[i] = issue(*ready_[i], &network);
-    int flush_err = network ? NetRma::flush(-1) : MPI_SUCCESS;
+    bool network = false, data = false;
+    errors_.assign(ready_.size(), MPI_SUCCESS);
+    for (std::size_t i = 0; i < ready_.size(); ++i) {
+      errors_[i] = issue(*ready_[i], &network);
+      if (ready_[i]->kind != Kind::kSignal) data = true;
+    }
+    if (network && !data) {
+      for (std::size_t i = 0; i < ready_.size(); ++i) {
+        if (errors_[i] != MPI_SUCCESS) {
+          fail(*ready_[i], ready_trigger_[i], errors_[i]);
+        } else if (ready_[i]->region.kind == RegionKind::kNet) {
+          unflushed_.push_back(std::move(ready_[i]));
+          unflushed_trigger_.push_back(ready_trigger_[i]);
+        } else {
+          completed(*ready_[i]);
+        }
+      }
+      has_unflushed_.store(!unflushed_.empty(), std::memory_order_release);
+      continue;
+    }
+    const int flush_err =
+        network || !unflushed_.empty() ? flush_network() : MPI_SUCCESS;
+    count_unflushed(flush_err);
     for (std::size_t i = 0; i < ready_.size(); ++i) {
       const Op& op = *ready_[i];
-      const int err = errors[i] != MPI_SUCCESS ? errors[i] : flush_err;
-      if (err != MPI_SUCCESS) {
+      const int err = errors_[i] != MPI_SUCCESS ? errors_[i] : flush_err;
+      if (err != MPI_SUCCESS)
         fail(op, ready_trigger_[i], err);
-        continue;
-      }
-      ++stats_.fired;
-      counters_[op.completion].value.fetch_add(1, std::memory_order_acq_rel);
-      if (std::find(work_.begin(), work_.end(), op.completion) == work_.end())
-        work_.push_back(op.completion);
+      else
+        completed(op);
     }
   }
   ready_.clear();

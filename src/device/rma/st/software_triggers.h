@@ -11,7 +11,11 @@
 // data it announces is complete at the target; every fired operation is
 // complete when add_counter returns, so no progress hook is needed. Signals
 // to other nodes are non-blocking 64-bit atomic writes completed by the
-// round's flush (one round trip per round, not one per signal).
+// round's flush (one round trip per round, not one per signal); a round of
+// signals only is not flushed at all (nothing is ordered behind a signal but
+// its counter): the next flush, a later round's or read_counter's, counts
+// them, so the stream does not wait a round trip for exposure and
+// completion signals.
 //
 // Budgets: `counters` counters (STMPI_ST_COUNTERS); triggered-op slots are
 // accounted by the executor (STMPI_ST_TRIGGERED_OPS), the same for every
@@ -102,6 +106,16 @@ class SoftwareTriggers final : public TriggeredOps {
   void recycle_retired();
   // Fires what `id` released and what their completions release in turn.
   void fire_from(CounterId id);
+  // Fires what the counters in work_ released, round after round.
+  void run_work();
+  // One operation completed: its completion counter moves (work_).
+  void completed(const Op& op);
+  // NetRma::flush of everything issued (the round's signal words forgotten).
+  [[nodiscard]] int flush_network();
+  // Counts the deferred signals a flush just completed (or fails them).
+  void count_unflushed(int flush_err);
+  // Flushes and counts the deferred signals, and fires what they release.
+  void flush_unflushed();
   // Moves the operations posted meanwhile into their counters' lists
   // (mutex_ held).
   void take_incoming();
@@ -140,6 +154,12 @@ class SoftwareTriggers final : public TriggeredOps {
     uint64_t offset;
   };
   std::vector<SignalWord> round_signals_;  // kNet signal words issued since the last flush
+  std::vector<int> errors_;                 // of the round's operations
+  // Signals of rounds that were not flushed (signals only): alive until a
+  // flush completes them (the NIC reads their value until then).
+  std::vector<std::unique_ptr<Op>> unflushed_;
+  std::vector<CounterId> unflushed_trigger_;
+  std::atomic<bool> has_unflushed_{false};
 };
 
 }  // namespace stmpi::dev::rma::st

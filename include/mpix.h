@@ -98,6 +98,9 @@ typedef struct MPIX_Stream_trigger_stats {
     long long counters_max_in_use;
     long long throttle_stalls;     /* calls that waited for counters or slots */
     long long throttle_ns;         /* time they waited */
+    long long throttle_reclaimed;  /* epochs whose resources those waits reclaimed */
+    long long throttle_overlapped; /* waits that ended while earlier epochs still held
+                                      resources (adaptive reuse; 0 under static) */
 } MPIX_Stream_trigger_stats;
 int MPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
 int PMPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);

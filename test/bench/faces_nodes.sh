@@ -23,6 +23,12 @@
 #   --paths LIST         trigger paths to try (default native,deferred,software; a path the
 #                        provider lacks is left out after a probe run, and said so)
 #   --policies LIST      throttling policies (default application,static,adaptive)
+#   --throttle           static against adaptive with budgets small enough to throttle:
+#                        --policies static,adaptive, STMPI_ST_COUNTERS=4 (and
+#                        STMPI_ST_TRIGGERED_OPS=256) unless --env sets them; adds the table
+#                        "static vs adaptive" (st us per step of each, adaptive/static per
+#                        repeat, medians) and rank 0's throttle statistics of each run
+#                        (STMPI_ST_PRINT_STATS=yes: stalls and ms stalled, all windows)
 #   --sizes LIST         bytes per face (default 8,64,512,4K,16K,64K)
 #   --args "A"           more arguments for faces (e.g. "-i 50")
 #   --env NAME=VALUE     passed to every rank (repeatable), e.g. --env STMPI_ST_COUNTERS=16
@@ -43,6 +49,7 @@ layouts="2x4,4x2"
 providers="sockets|tcp;ofi_rxm"
 paths="native,deferred,software"
 policies="application,static,adaptive"
+throttle=0
 sizes=""
 extra_args=""
 extra_env=()
@@ -60,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     --providers) providers=${2:?}; shift ;;
     --paths) paths=${2:?}; shift ;;
     --policies) policies=${2:?}; shift ;;
+    --throttle) throttle=1 ;;
     --sizes) sizes=${2:?}; shift ;;
     --args) extra_args=${2?}; shift ;;
     --env) [[ "${2:-}" == *=* ]] || die "--env wants NAME=VALUE"; extra_env+=("$2"); shift ;;
@@ -78,6 +86,18 @@ for f in "$1"/out/[0-9]*.out; do
   IFS=. read -r layout prov path policy rep <<<"$b"
   awk -v key="$layout ${prov//+/;} $path $policy" '$1 == "faces" { print key, $2, $3, $4 }
     $1 == "st" { print key, "bd", $2, $9, $5, $12, $11 }' "$f"
+  # Rank 0 throttle statistics of the run (STMPI_ST_PRINT_STATS=yes, every st window).
+  err=${f%.out}.err
+  [[ $policy == static || $policy == adaptive ]] && [[ -e "$err" ]] &&
+    awk -v key="$layout ${prov//+/;} $path $policy" '
+      /^STMPI st stats \(rank 0,.*triggered ops/ {
+        for (i = 1; i <= NF; i++) {
+          if ($i == "throttle" && $(i + 1) == "stalls,") st += $(i - 1)
+          if ($i == "ms" && $(i + 1) == "stalled,") ms += $(i - 1)
+        }
+        n++
+      }
+      END { if (n) print key, "th", "all", st, ms }' "$err"
 done | awk '
 function median(list,   v, m, i, j, t) {
   m = split(list, v, " ")
@@ -88,6 +108,11 @@ function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : (x >= 10 ? sprintf("%.1
 $5 == "bd" {
   key = $1 " " $2 " " $3 " " $4; s = $6
   for (i = 7; i <= 10; i++) bd[key, s, i] = bd[key, s, i] " " $i
+  next
+}
+$5 == "th" {
+  key = $1 " " $2 " " $3 " " $4
+  th[key, 1] = th[key, 1] " " $7; th[key, 2] = th[key, 2] " " $8
   next
 }
 {
@@ -135,6 +160,30 @@ END {
       printf "%-6s %-12s %-9s %-12s %8s %9s %9s %9s %9s\n", kk[1], kk[2], kk[3], kk[4], s, fmt(median(bd[key, s, 7])), fmt(median(bd[key, s, 8])), fmt(median(bd[key, s, 9])), fmt(median(bd[key, s, 10]))
     }
   }
+  # Static against adaptive: the same layout, provider and path under both policies.
+  header = 0
+  for (k = 1; k <= nk; k++) {
+    key = keys[k]; split(key, kk, " ")
+    if (kk[4] != "static") continue
+    akey = kk[1] " " kk[2] " " kk[3] " adaptive"
+    if (!(akey in seenk)) continue
+    if (!header) {
+      printf "\n== static vs adaptive: st us per step (medians), adaptive/static per repeat (median; below 1: adaptive faster); rank 0 throttle stalls and ms stalled in a whole run (all sizes and faces repeats, medians over repeats) ==\n"
+      printf "%-6s %-12s %-9s %8s %9s %9s %7s %9s %9s %9s %9s\n", "layout", "provider", "path", "face B", "static", "adaptive", "A/S", "st stall", "st ms", "ad stall", "ad ms"
+      header = 1
+    }
+    ths = th[key, 1] == "" ? "-" : fmt(median(th[key, 1])); thms = th[key, 2] == "" ? "-" : fmt(median(th[key, 2]))
+    tha = th[akey, 1] == "" ? "-" : fmt(median(th[akey, 1])); thma = th[akey, 2] == "" ? "-" : fmt(median(th[akey, 2]))
+    for (i = 1; i <= ns; i++) {
+      s = sizes[i]; n = cnt[key, s, "st"]; m = cnt[akey, s, "st"]
+      if (n == 0 || m == 0) continue
+      ts = ta = q = ""
+      for (r = 1; r <= n; r++) ts = ts " " run[key, s, "st", r]
+      for (r = 1; r <= m; r++) ta = ta " " run[akey, s, "st", r]
+      for (r = 1; r <= (n < m ? n : m); r++) if (run[key, s, "st", r] > 0) q = q " " run[akey, s, "st", r] / run[key, s, "st", r]
+      printf "%-6s %-12s %-9s %8s %9s %9s %7.2f %9s %9s %9s %9s\n", kk[1], kk[2], kk[3], s, fmt(median(ts)), fmt(median(ta)), median(q), ths, thms, tha, thma
+    }
+  }
 }'
 }
 
@@ -142,6 +191,12 @@ if [[ -n "$report" ]]; then
   [[ -d "$report/out" ]] || die "--report: no $report/out"
   tables "$report"
   exit 0
+fi
+if [[ $throttle -eq 1 ]]; then
+  policies="static,adaptive"
+  [[ " ${extra_env[*]} " == *" STMPI_ST_COUNTERS="* ]] || extra_env+=(STMPI_ST_COUNTERS=4)
+  [[ " ${extra_env[*]} " == *" STMPI_ST_TRIGGERED_OPS="* ]] || extra_env+=(STMPI_ST_TRIGGERED_OPS=256)
+  extra_env+=(STMPI_ST_PRINT_STATS=yes)
 fi
 [[ -z "$repeats" ]] && repeats=$((quick ? 1 : 3))
 [[ -z "$sizes" ]] && sizes=$([[ $quick -eq 1 ]] && echo 8,4K,64K || echo 8,64,512,4K,16K,64K)

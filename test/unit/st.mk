@@ -5,6 +5,7 @@ check_PROGRAMS += test/unit/st_test
 TESTS += test/unit/st_test
 test_unit_st_test_SOURCES = \
 	test/unit/st_test.cc \
+	test/unit/st_software_test.cc \
 	src/device/rma/st/settings.cc \
 	src/device/rma/st/epoch_plan.cc \
 	src/device/rma/st/merged_kernel_executor.cc \

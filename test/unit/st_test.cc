@@ -466,6 +466,124 @@ void set_st_param(const char* name, const char* text) {
   FAIL() << "no parameter STMPI_ST_" << name;
 }
 
+// One exchange epoch of rank r (produce, post, start, one put, complete,
+// wait, check), as exchange_epochs enqueues it; `post_s`: how long the post
+// call took; `posted`: set once the post returned.
+void one_epoch(const FakeSegment& segment, StreamWindow& window, RankState& state,
+               const std::shared_ptr<stream::Stream>& stream, double* post_s = nullptr,
+               std::atomic<bool>* posted_flag = nullptr) {
+  const int r = state.rank, peer = 1 - r;
+  ASSERT_EQ(stream->launch(produce, &state), MPI_SUCCESS);
+  const auto t0 = std::chrono::steady_clock::now();
+  const int posted = window.post({&peer, 1}, stream);
+  if (post_s != nullptr)
+    *post_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (posted_flag != nullptr) posted_flag->store(true);
+  ASSERT_EQ(posted, MPI_SUCCESS) << util::error_string(posted);
+  ASSERT_EQ(window.start({&peer, 1}), MPI_SUCCESS);
+  const rma::Run run{8u * static_cast<uint64_t>(r), 8};
+  const OriginPiece piece{reinterpret_cast<char*>(&state.src), 8};
+  DeferredOp op = put_to(segment, peer);
+  op.region.kind = RegionKind::kNet;
+  op.bytes = 8;
+  ASSERT_EQ(window.record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
+  ASSERT_EQ(window.complete(stream), MPI_SUCCESS);
+  ASSERT_EQ(window.wait(stream), MPI_SUCCESS);
+  ASSERT_EQ(stream->launch(check, &state), MPI_SUCCESS);
+}
+
+// Rank 0 with 3 counters: epoch 1 holds them all (exposure 1, access 2),
+// its stream held by a gate until both are enqueued. Its exposure epoch
+// completes as soon as its stream runs the post; its
+// access epoch cannot complete before rank 1 posts, which rank 1 does only
+// once rank 0's second post returned (adaptive) or after 1 s (static, whose
+// post cannot return before). Adaptive reclaims the finished exposure epoch
+// and reuses its counter while the access epoch is still in flight; static
+// waits for every outstanding epoch, so the post waits for rank 1.
+struct PolicyRun {
+  TriggerStats rank0;
+  double second_post_s = 0;
+  bool returned_before_peer = false;
+};
+
+void run_policy(const char* policy, PolicyRun* out) {
+  set_st_param("throttle", policy);
+  FakeTriggers fake0(3), fake1(3);
+  FakeSegment segment;
+  std::unique_ptr<StreamWindow> windows[kRanks];
+  make_remote_windows(segment, windows, fake0, fake1);
+  if (::testing::Test::HasFatalFailure()) return;
+  std::shared_ptr<stream::HostStream> hosts[kRanks];
+  std::shared_ptr<stream::Stream> host[kRanks];
+  RankState state[kRanks];
+  for (int r = 0; r < kRanks; ++r) {
+    ASSERT_EQ(stream::HostStream::create(&hosts[r]), MPI_SUCCESS);
+    host[r] = hosts[r];
+    state[r].rank = r;
+    state[r].received = reinterpret_cast<const uint64_t*>(segment.data(r) + 8 * (1 - r));
+  }
+  // Rank 1 starts once rank 0's second post returned, or after the limit;
+  // released_by_post: it was the post.
+  std::atomic<bool> second_posted{false}, released_by_post{false};
+  const bool adaptive = std::strcmp(policy, "adaptive") == 0;
+  std::thread rank1([&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto limit = std::chrono::seconds(adaptive ? 60 : 1);
+    while (!second_posted.load() && std::chrono::steady_clock::now() - t0 < limit)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    released_by_post.store(second_posted.load());
+    for (int e = 0; e < 2; ++e) one_epoch(segment, *windows[1], state[1], host[1]);
+  });
+  // A gate holds rank 0's stream through epoch 1's calls, so no epoch
+  // completes (and none is reclaimed) before both are outstanding.
+  std::atomic<bool> gate{false};
+  ASSERT_EQ(host[0]->launch(
+                [](void* arg) {
+                  while (!static_cast<std::atomic<bool>*>(arg)->load())
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                },
+                &gate),
+            MPI_SUCCESS);
+  one_epoch(segment, *windows[0], state[0], host[0]);
+  gate.store(true);
+  // Its access epoch waits for rank 1 under both policies (2 counters).
+  one_epoch(segment, *windows[0], state[0], host[0], &out->second_post_s, &second_posted);
+  rank1.join();
+  out->returned_before_peer = released_by_post.load();
+  for (int r = 0; r < kRanks; ++r) {
+    ASSERT_EQ(host[r]->synchronize(), MPI_SUCCESS);
+    EXPECT_EQ(state[r].checked, 2) << policy;
+    EXPECT_EQ(state[r].errors.load(), 0) << policy;
+  }
+  out->rank0 = windows[0]->stats().trigger;
+  EXPECT_EQ(out->rank0.fired, out->rank0.posted) << policy;
+  EXPECT_LE(out->rank0.counters_max_in_use, 3u) << policy;
+  for (auto& w : windows) EXPECT_EQ(w->drain(), MPI_SUCCESS);
+  windows[0].reset();
+  windows[1].reset();
+}
+
+TEST(TriggeredOpExecutor, StaticWaitsForEveryEpochAdaptiveReuses) {
+  PolicyRun st, ad;
+  run_policy("static", &st);
+  run_policy("adaptive", &ad);
+  set_st_param("throttle", "adaptive");
+  // Static: the second post waited for rank 1, and its one stall reclaimed
+  // both epochs at once, with nothing left held.
+  EXPECT_FALSE(st.returned_before_peer) << "stalls " << st.rank0.throttle_stalls << " reclaimed " << st.rank0.throttle_reclaimed << " max " << st.rank0.counters_max_in_use << " posted " << st.rank0.posted;
+  EXPECT_GE(st.second_post_s, 0.9);
+  EXPECT_GE(st.rank0.throttle_stalls, 1u);
+  EXPECT_GE(st.rank0.throttle_ns, 900000000u);
+  EXPECT_GE(st.rank0.throttle_reclaimed, 2u);
+  EXPECT_EQ(st.rank0.throttle_overlapped, 0u);
+  // Adaptive: the same post returned before rank 1 did anything, having
+  // reused the exposure epoch's counter while the access epoch held its two.
+  EXPECT_TRUE(ad.returned_before_peer);
+  EXPECT_GE(ad.rank0.throttle_stalls, 1u);
+  EXPECT_GE(ad.rank0.throttle_reclaimed, 1u);
+  EXPECT_GE(ad.rank0.throttle_overlapped, 1u);
+}
+
 // Runs `call` and returns its result and the seconds it took.
 template <class Fn>
 std::pair<int, double> timed(Fn&& call) {

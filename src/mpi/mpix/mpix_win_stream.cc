@@ -61,7 +61,8 @@ int mpix_win_get_stream_trigger_stats(mpi::Win* win, MPIX_Stream_trigger_stats* 
       static_cast<long long>(t.posted),          static_cast<long long>(t.fired),
       static_cast<long long>(t.software_fired),  static_cast<long long>(t.counters_in_use),
       static_cast<long long>(t.counters_max_in_use), static_cast<long long>(t.throttle_stalls),
-      static_cast<long long>(t.throttle_ns)};
+      static_cast<long long>(t.throttle_ns), static_cast<long long>(t.throttle_reclaimed),
+      static_cast<long long>(t.throttle_overlapped)};
   static_assert(sizeof values == sizeof(MPIX_Stream_trigger_stats));
   std::memcpy(stats, values, std::min(sizeof values, static_cast<std::size_t>(size)));
   return MPI_SUCCESS;

@@ -28,6 +28,8 @@ void add(dev::rma::st::StreamStats& total, const dev::rma::st::StreamStats& more
   total.trigger.software_fired += more.trigger.software_fired;
   total.trigger.throttle_stalls += more.trigger.throttle_stalls;
   total.trigger.throttle_ns += more.trigger.throttle_ns;
+  total.trigger.throttle_reclaimed += more.trigger.throttle_reclaimed;
+  total.trigger.throttle_overlapped += more.trigger.throttle_overlapped;
 }
 
 dev::rma::st::StreamStats totals() {
@@ -77,6 +79,12 @@ const util::Pvar kPvars[] = {
      "calls that waited for trigger counters or triggered-op slots (STMPI_ST_THROTTLE)"},
     {"throttle_ns", util::Pvar::Class::kCounter, [] { return totals().trigger.throttle_ns; },
      "nanoseconds calls waited for trigger counters or triggered-op slots"},
+    {"throttle_reclaimed", util::Pvar::Class::kCounter,
+     [] { return totals().trigger.throttle_reclaimed; },
+     "epochs whose counters and slots throttle waits reclaimed"},
+    {"throttle_overlapped", util::Pvar::Class::kCounter,
+     [] { return totals().trigger.throttle_overlapped; },
+     "throttle waits that ended while earlier epochs still held resources (adaptive reuse)"},
 };
 const util::PvarTable kPvarTable{"st", kPvars};
 const util::PvarRegistration kPvarRegistration{&kPvarTable};

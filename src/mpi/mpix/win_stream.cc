@@ -149,13 +149,16 @@ void print_stats(const Win& win, const dev::rma::st::StreamStats& s) {
   std::fprintf(stderr,
                "STMPI st stats (rank %d, window 0x%x): triggered ops %llu posted, %llu fired "
                "(%llu by the software engine); counters %llu in use, %llu at most; %llu "
-               "throttle stalls, %.3f ms stalled\n",
+               "throttle stalls, %.3f ms stalled, %llu epochs reclaimed by them, %llu ended "
+               "with earlier epochs still held\n",
                dev::world_rank(), static_cast<unsigned>(win.handle),
                static_cast<unsigned long long>(t.posted), static_cast<unsigned long long>(t.fired),
                static_cast<unsigned long long>(t.software_fired),
                static_cast<unsigned long long>(t.counters_in_use),
                static_cast<unsigned long long>(t.counters_max_in_use),
-               static_cast<unsigned long long>(t.throttle_stalls), t.throttle_ns / 1e6);
+               static_cast<unsigned long long>(t.throttle_stalls), t.throttle_ns / 1e6,
+               static_cast<unsigned long long>(t.throttle_reclaimed),
+               static_cast<unsigned long long>(t.throttle_overlapped));
 }
 
 }  // namespace

@@ -14,7 +14,11 @@ namespace stmpi::dev::rma::st {
 SoftwareTriggers::SoftwareTriggers(int counters, int fault_inject)
     : counters_(new Counter[static_cast<std::size_t>(std::max(counters, 1))]),
       count_(std::max(counters, 1)),
-      fault_inject_(fault_inject) {}
+      fault_inject_(fault_inject) {
+  free_.reserve(static_cast<std::size_t>(count_));
+  retired_.reserve(static_cast<std::size_t>(count_));
+  for (int i = count_ - 1; i >= 0; --i) free_.push_back(static_cast<CounterId>(i));
+}
 
 SoftwareTriggers::~SoftwareTriggers() = default;
 
@@ -25,31 +29,71 @@ int SoftwareTriggers::check_id(CounterId id, const char* what) const {
                           "not in use (pool of %d)", what, id, count_);
 }
 
-int SoftwareTriggers::acquire_counter(CounterId* out, bool* available) {
-  std::lock_guard<std::mutex> guard(mutex_);
-  for (int i = 0; i < count_; ++i) {
-    Counter& c = counters_[i];
-    if (c.in_use.load(std::memory_order_relaxed)) continue;
-    c.in_use.store(true, std::memory_order_release);
-    c.value.store(0, std::memory_order_relaxed);
-    c.error.store(0, std::memory_order_relaxed);
-    *out = static_cast<CounterId>(i);
-    *available = true;
-    stats_.counters_max_in_use = std::max(stats_.counters_max_in_use, ++stats_.counters_in_use);
-    return MPI_SUCCESS;
+bool SoftwareTriggers::pop_free(CounterId* out) {
+  std::lock_guard<std::mutex> guard(pool_mutex_);
+  if (free_.empty()) return false;
+  *out = free_.back();
+  free_.pop_back();
+  return true;
+}
+
+void SoftwareTriggers::recycle_retired() {
+  if (!has_retired_.load(std::memory_order_acquire)) return;
+  flush_unflushed();  // no deferred completion may land on a recycled counter
+  take_incoming();
+  std::lock_guard<std::mutex> guard(pool_mutex_);
+  for (CounterId id : retired_) {
+    counters_[id].waiting.clear();  // operations of a broken chain never fire
+    free_.push_back(id);
   }
-  *available = false;
+  retired_.clear();
+  has_retired_.store(false, std::memory_order_relaxed);
+}
+
+// Fast path: a free counter, without the engine mutex. Only when none is
+// free and some are retired does it wait for the end of a firing round to
+// recycle them.
+int SoftwareTriggers::acquire_counter(CounterId* out, bool* available) {
+  CounterId id = 0;
+  if (!pop_free(&id)) {
+    if (!has_retired_.load(std::memory_order_acquire)) {
+      *available = false;
+      return MPI_SUCCESS;
+    }
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      recycle_retired();
+    }
+    if (!pop_free(&id)) {
+      *available = false;
+      return MPI_SUCCESS;
+    }
+  }
+  // Nothing references a recycled counter: its lists were cleared between
+  // rounds, and its epoch's operations all fired or were dropped.
+  Counter& c = counters_[id];
+  c.value.store(0, std::memory_order_relaxed);
+  c.error.store(0, std::memory_order_relaxed);
+  c.in_use.store(true, std::memory_order_release);
+  *out = id;
+  *available = true;
+  const uint64_t now = counters_in_use_.fetch_add(1, std::memory_order_relaxed) + 1;
+  uint64_t max = counters_max_in_use_.load(std::memory_order_relaxed);
+  while (now > max && !counters_max_in_use_.compare_exchange_weak(max, now)) {}
   return MPI_SUCCESS;
 }
 
+// Never waits for a firing round: the counter stops firing (rounds skip
+// counters not in use) and is queued for recycling.
 void SoftwareTriggers::release_counter(CounterId id) {
-  std::lock_guard<std::mutex> guard(mutex_);
-  if (id >= static_cast<CounterId>(count_) || !counters_[id].in_use.load()) return;
-  take_incoming();
-  Counter& c = counters_[id];
-  c.waiting.clear();  // operations of a broken chain never fire
-  c.in_use.store(false, std::memory_order_release);
-  --stats_.counters_in_use;
+  if (id >= static_cast<CounterId>(count_)) return;
+  bool was = true;
+  if (!counters_[id].in_use.compare_exchange_strong(was, false, std::memory_order_acq_rel))
+    return;
+  counters_in_use_.fetch_sub(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> guard(pool_mutex_);
+  retired_.push_back(id);
+  has_retired_.store(true, std::memory_order_release);
 }
 
 // Counters are acquired and released by the thread that posts on them, so
@@ -132,11 +176,21 @@ int SoftwareTriggers::add_counter(CounterId id, uint64_t value) {
   if (int err = check_id(id, "add_counter")) return err;
   counters_[id].value.fetch_add(value, std::memory_order_acq_rel);
   fire_from(id);
+  recycle_retired();
   return MPI_SUCCESS;
 }
 
+// Completes the signals whose round was not flushed, unless a round is
+// firing now (it flushes them itself).
 uint64_t SoftwareTriggers::read_counter(CounterId id) {
   if (id >= static_cast<CounterId>(count_)) return 0;
+  if (has_unflushed_.load(std::memory_order_acquire)) {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      flush_unflushed();
+      recycle_retired();
+    }
+  }
   return counters_[id].value.load(std::memory_order_acquire);
 }
 
@@ -149,6 +203,8 @@ SoftwareTriggerStats SoftwareTriggers::stats() {
   std::lock_guard<std::mutex> guard(mutex_);
   SoftwareTriggerStats s = stats_;
   s.posted = posted_.load(std::memory_order_relaxed);
+  s.counters_in_use = counters_in_use_.load(std::memory_order_relaxed);
+  s.counters_max_in_use = counters_max_in_use_.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -170,8 +226,31 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
                             fault_inject_, fault_inject_);
   if (op.region.kind == RegionKind::kNet) *network = true;
   if (op.kind == Kind::kSignal) {
-    store64(op.region, op.offset, op.value);
-    return MPI_SUCCESS;
+    if (op.region.kind != RegionKind::kNet) {
+      store64(op.region, op.offset, op.value);
+      return MPI_SUCCESS;
+    }
+    // Between nodes: a 64-bit NIC atomic write, completed by the round's one
+    // flush with the other operations of the round (a blocking store per
+    // signal cost a round trip each). Two signals of one word in a round
+    // (epochs k and k+1) could land in either order, so the second waits
+    // for a flush first: the word must end at the larger.
+    for (const SignalWord& w : round_signals_)
+      if (w.target == op.region.target && w.key == op.region.key && w.offset == op.offset) {
+        const int err = flush_network();
+        count_unflushed(err);  // what that flush completed, signals of earlier rounds too
+        if (err != MPI_SUCCESS) return err;
+        break;
+      }
+    round_signals_.push_back({op.region.target, op.region.key, op.offset});
+    const Run run{op.offset, sizeof(uint64_t)};
+    AccumulateOp replace;
+    replace.op = util::OpKind::kReplace;
+    replace.element = util::ElementKind::kUint64;
+    replace.element_size = sizeof(uint64_t);
+    Completion done;
+    return accumulate(op.region, std::span<const Run>(&run, 1), replace, &op.value, nullptr,
+                      &done);
   }
   const char* in = op.origin.size() == 1 ? op.origin[0].addr : nullptr;
   if (op.origin.size() > 1) {
@@ -199,15 +278,56 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
 
 // Called with mutex_ held. Every round: take the operations whose threshold
 // their counter reached (post order), issue them, flush once if any went to
-// the network, then count their completions, which may release more.
+// the network, then count their completions, which may release more. A
+// round of signals only (nothing is ordered behind a signal but its
+// counter) is not flushed: its signals complete at the next flush, a later
+// round's or read_counter's, so the stream does not wait a round trip for
+// them.
 void SoftwareTriggers::fire_from(CounterId id) {
   work_.assign(1, id);
+  run_work();
+}
+
+void SoftwareTriggers::completed(const Op& op) {
+  ++stats_.fired;
+  counters_[op.completion].value.fetch_add(1, std::memory_order_acq_rel);
+  if (std::find(work_.begin(), work_.end(), op.completion) == work_.end())
+    work_.push_back(op.completion);
+}
+
+int SoftwareTriggers::flush_network() {
+  round_signals_.clear();
+  return NetRma::flush(-1);
+}
+
+void SoftwareTriggers::count_unflushed(int flush_err) {
+  for (std::size_t i = 0; i < unflushed_.size(); ++i) {
+    if (flush_err != MPI_SUCCESS)
+      fail(*unflushed_[i], unflushed_trigger_[i], flush_err);
+    else
+      completed(*unflushed_[i]);
+  }
+  unflushed_.clear();
+  unflushed_trigger_.clear();
+  has_unflushed_.store(false, std::memory_order_release);
+}
+
+void SoftwareTriggers::flush_unflushed() {
+  while (!unflushed_.empty()) {
+    work_.clear();
+    count_unflushed(flush_network());
+    run_work();
+  }
+}
+
+void SoftwareTriggers::run_work() {
   while (!work_.empty()) {
     take_incoming();
     ready_.clear();
     ready_trigger_.clear();
     for (CounterId cid : work_) {
       Counter& c = counters_[cid];
+      if (!c.in_use.load(std::memory_order_acquire)) continue;  // released: dropped at recycling
       const uint64_t value = c.value.load(std::memory_order_acquire);
       auto keep = c.waiting.begin();
       for (auto it = c.waiting.begin(); it != c.waiting.end(); ++it) {
@@ -222,21 +342,36 @@ void SoftwareTriggers::fire_from(CounterId id) {
     }
     work_.clear();
     if (ready_.empty()) break;
-    bool network = false;
-    std::vector<int> errors(ready_.size(), MPI_SUCCESS);
-    for (std::size_t i = 0; i < ready_.size(); ++i) errors[i] = issue(*ready_[i], &network);
-    int flush_err = network ? NetRma::flush(-1) : MPI_SUCCESS;
+    bool network = false, data = false;
+    errors_.assign(ready_.size(), MPI_SUCCESS);
+    for (std::size_t i = 0; i < ready_.size(); ++i) {
+      errors_[i] = issue(*ready_[i], &network);
+      if (ready_[i]->kind != Kind::kSignal) data = true;
+    }
+    if (network && !data) {
+      for (std::size_t i = 0; i < ready_.size(); ++i) {
+        if (errors_[i] != MPI_SUCCESS) {
+          fail(*ready_[i], ready_trigger_[i], errors_[i]);
+        } else if (ready_[i]->region.kind == RegionKind::kNet) {
+          unflushed_.push_back(std::move(ready_[i]));
+          unflushed_trigger_.push_back(ready_trigger_[i]);
+        } else {
+          completed(*ready_[i]);
+        }
+      }
+      has_unflushed_.store(!unflushed_.empty(), std::memory_order_release);
+      continue;
+    }
+    const int flush_err =
+        network || !unflushed_.empty() ? flush_network() : MPI_SUCCESS;
+    count_unflushed(flush_err);
     for (std::size_t i = 0; i < ready_.size(); ++i) {
       const Op& op = *ready_[i];
-      const int err = errors[i] != MPI_SUCCESS ? errors[i] : flush_err;
-      if (err != MPI_SUCCESS) {
+      const int err = errors_[i] != MPI_SUCCESS ? errors_[i] : flush_err;
+      if (err != MPI_SUCCESS)
         fail(op, ready_trigger_[i], err);
-        continue;
-      }
-      ++stats_.fired;
-      counters_[op.completion].value.fetch_add(1, std::memory_order_acq_rel);
-      if (std::find(work_.begin(), work_.end(), op.completion) == work_.end())
-        work_.push_back(op.completion);
+      else
+        completed(op);
     }
   }
   ready_.clear();

@@ -9,11 +9,25 @@
 // on the same region. A round of fired operations is flushed before their
 // completion counters move, so a chained signal is stored only after the
 // data it announces is complete at the target; every fired operation is
-// complete when add_counter returns, so no progress hook is needed.
+// complete when add_counter returns, so no progress hook is needed. Signals
+// to other nodes are non-blocking 64-bit atomic writes completed by the
+// round's flush (one round trip per round, not one per signal); a round of
+// signals only is not flushed at all (nothing is ordered behind a signal but
+// its counter): the next flush, a later round's or read_counter's, counts
+// them, so the stream does not wait a round trip for exposure and
+// completion signals.
 //
 // Budgets: `counters` counters (STMPI_ST_COUNTERS); triggered-op slots are
 // accounted by the executor (STMPI_ST_TRIGGERED_OPS), the same for every
 // TriggeredOps.
+//
+// The counter pool never waits for a firing round: release_counter() marks
+// the counter free of its epoch and queues it as retired (pool_mutex_, held
+// for a push); a retired counter returns to the free list under mutex_,
+// between rounds (at the end of add_counter, or in acquire_counter when
+// nothing else is free), so no round still firing operations of the old
+// epoch can touch it once it serves a new one. acquire_counter() takes the
+// engine mutex only on that slow path.
 #pragma once
 
 #include <atomic>
@@ -85,8 +99,23 @@ class SoftwareTriggers final : public TriggeredOps {
 
   [[nodiscard]] int post(std::unique_ptr<Op> op, CounterId trigger);
   [[nodiscard]] int check_id(CounterId id, const char* what) const;
+  // Pops a free counter (pool_mutex_); false when none is free.
+  bool pop_free(CounterId* out);
+  // Returns the retired counters to the free list, their lists cleared
+  // (mutex_ held: no round is firing).
+  void recycle_retired();
   // Fires what `id` released and what their completions release in turn.
   void fire_from(CounterId id);
+  // Fires what the counters in work_ released, round after round.
+  void run_work();
+  // One operation completed: its completion counter moves (work_).
+  void completed(const Op& op);
+  // NetRma::flush of everything issued (the round's signal words forgotten).
+  [[nodiscard]] int flush_network();
+  // Counts the deferred signals a flush just completed (or fails them).
+  void count_unflushed(int flush_err);
+  // Flushes and counts the deferred signals, and fires what they release.
+  void flush_unflushed();
   // Moves the operations posted meanwhile into their counters' lists
   // (mutex_ held).
   void take_incoming();
@@ -94,7 +123,15 @@ class SoftwareTriggers final : public TriggeredOps {
   int issue(Op& op, bool* network);
   void fail(const Op& op, CounterId trigger, int err);
 
-  std::mutex mutex_;  // the lists, the pool; firing runs under it
+  std::mutex mutex_;  // the lists; firing runs under it
+  // The pool: free counters, and released ones not yet recycled. Taken
+  // after mutex_ when both are held, never the other way round.
+  std::mutex pool_mutex_;
+  std::vector<CounterId> free_;     // popped from the back
+  std::vector<CounterId> retired_;  // released, lists not yet cleared
+  std::atomic<bool> has_retired_{false};
+  std::atomic<uint64_t> counters_in_use_{0};
+  std::atomic<uint64_t> counters_max_in_use_{0};
   // Posts do not wait for a firing round (which issues blocking network
   // operations under mutex_): they queue here, and the next round, or the
   // poster itself when its threshold is already reached, takes them over.
@@ -111,6 +148,18 @@ class SoftwareTriggers final : public TriggeredOps {
   std::vector<std::unique_ptr<Op>> ready_;
   std::vector<CounterId> ready_trigger_;
   std::vector<CounterId> work_;
+  struct SignalWord {
+    int target;
+    uint64_t key;
+    uint64_t offset;
+  };
+  std::vector<SignalWord> round_signals_;  // kNet signal words issued since the last flush
+  std::vector<int> errors_;                 // of the round's operations
+  // Signals of rounds that were not flushed (signals only): alive until a
+  // flush completes them (the NIC reads their value until then).
+  std::vector<std::unique_ptr<Op>> unflushed_;
+  std::vector<CounterId> unflushed_trigger_;
+  std::atomic<bool> has_unflushed_{false};
 };
 
 }  // namespace stmpi::dev::rma::st

@@ -39,6 +39,14 @@ class Stall {
   ~Stall() {
     if (started_ != 0) stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started_);
   }
+  // The wait is over and got what it wanted: `reclaimed` epochs were freed
+  // by reclaim() calls during it, `others_held` whether earlier epochs of
+  // the window still hold resources.
+  void satisfied(std::size_t reclaimed, bool others_held) {
+    if (started_ == 0) return;
+    stats_.throttle_reclaimed += reclaimed;
+    if (others_held) ++stats_.throttle_overlapped;
+  }
   void step() {
     if (started_ == 0) {
       started_ = stream::monotonic_ns();
@@ -164,15 +172,16 @@ void TriggeredOpExecutor::release(Epoch& e) {
   g_ops_in_use.fetch_sub(e.ops, std::memory_order_relaxed);
 }
 
-void TriggeredOpExecutor::reclaim() {
+std::size_t TriggeredOpExecutor::reclaim() {
   while (!calls_.empty() && calls_.front()->done.load(std::memory_order_acquire))
     calls_.pop_front();
+  const std::size_t before = outstanding_.size();
   if (policy_ == ThrottlePolicy::kStatic) {
     for (auto& e : outstanding_)
-      if (!epoch_done(*e)) return;
+      if (!epoch_done(*e)) return 0;
     for (auto& e : outstanding_) release(*e);
     outstanding_.clear();
-    return;
+    return before;
   }
   for (auto it = outstanding_.begin(); it != outstanding_.end();) {
     if (epoch_done(**it)) {
@@ -182,6 +191,7 @@ void TriggeredOpExecutor::reclaim() {
       ++it;
     }
   }
+  return before - outstanding_.size();
 }
 
 // Takes `counters` counters (into open_ or the caller's epoch, see below)
@@ -193,8 +203,9 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
     return g_ops_in_use.load(std::memory_order_relaxed) + ops <= budget;
   };
   Stall stall(stats_);
+  std::size_t reclaimed = 0;
   for (;;) {
-    reclaim();
+    reclaimed += reclaim();
     if (broken_.load(std::memory_order_acquire)) {
       const int err = take_error();
       return err != MPI_SUCCESS ? err
@@ -218,6 +229,7 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
                               "slots held by %zu earlier epochs that did not complete",
                               what, s.wait_timeout_s, outstanding_.size());
   }
+  stall.satisfied(reclaimed, !outstanding_.empty());
   g_ops_in_use.fetch_add(ops, std::memory_order_relaxed);
   return MPI_SUCCESS;
 }
@@ -237,6 +249,7 @@ int TriggeredOpExecutor::open_access() {
   int taken = 0;
   {
   Stall stall(stats_);
+  std::size_t reclaimed = 0;
   while (taken < 2) {
     bool got = false;
     if (int err = nic_.acquire_counter(&ids[taken], &got); err != MPI_SUCCESS) break;
@@ -244,9 +257,10 @@ int TriggeredOpExecutor::open_access() {
       ++taken;
       continue;
     }
-    const std::size_t before = outstanding_.size();
-    reclaim();
-    if (outstanding_.size() < before) continue;  // something was freed: try again
+    if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
+      reclaimed += freed;
+      continue;
+    }
     if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
         broken_.load(std::memory_order_acquire)) {
       for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
@@ -264,6 +278,7 @@ int TriggeredOpExecutor::open_access() {
       return counter_wait_expired("access", "2 trigger counters");
     }
   }
+  stall.satisfied(reclaimed, !outstanding_.empty());
   }
   e->trigger = ids[0];
   e->completion = ids[1];
@@ -397,12 +412,17 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
     bool got = false;
     {
     Stall stall(stats_);
+    std::size_t reclaimed = 0;
     for (;;) {
       if (int err = nic_.acquire_counter(&e->trigger, &got); err != MPI_SUCCESS) return err;
-      if (got) break;
-      const std::size_t before = outstanding_.size();
-      reclaim();
-      if (outstanding_.size() < before) continue;  // something was freed: try again
+      if (got) {
+        stall.satisfied(reclaimed, !outstanding_.empty());
+        break;
+      }
+      if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
+        reclaimed += freed;
+        continue;
+      }
       if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
           broken_.load(std::memory_order_acquire))
         return util::make_error(MPI_ERR_OTHER,

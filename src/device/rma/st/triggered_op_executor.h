@@ -72,6 +72,12 @@ struct TriggerStats {
   uint64_t counters_max_in_use = 0;
   uint64_t throttle_stalls = 0;  // times a call waited for resources
   uint64_t throttle_ns = 0;      // time those waits took
+  // Epochs whose counters and slots a throttle wait reclaimed: static
+  // reclaims every outstanding epoch at once, adaptive each as it completes.
+  uint64_t throttle_reclaimed = 0;
+  // Throttle waits that ended while earlier epochs of the window still held
+  // resources (a counter reused before the others completed): 0 under static.
+  uint64_t throttle_overlapped = 0;
 };
 
 // What the executor knows of the window (window ranks).
@@ -116,8 +122,9 @@ class TriggeredOpExecutor final : public EpochExecutor {
                                  stream::Stream& stream, LaunchTally* tally);
   // The first failure seen (fired operation, stalled wait), reported once.
   [[nodiscard]] int take_error();
-  // Reclaims the resources of epochs whose operations completed.
-  void reclaim();
+  // Reclaims the resources of epochs whose operations completed; how many
+  // epochs it reclaimed.
+  std::size_t reclaim();
   TriggerStats stats();
 
  private:

@@ -19,12 +19,14 @@ int g_ranks_on_node = 1;
 int g_node_cpus = 0;          // CPUs the node's ranks may run on; 0: the online CPUs
 bool g_cpu_shared = false;    // two ranks are bound to the same single CPU
 bool g_lock_shared = false;
+bool g_host_progress = false;  // a provider progresses in host threads of this process
 YieldFn g_yield = nullptr;
 
 const Param kParams[] = {
     {"polls_before_yield", Param::Type::kInt, &g_param, "0",
      "polls a blocking wait (requests, probes, RMA synchronization, locks) makes before yielding "
-     "the CPU; 0: automatic, 20 when ranks outnumber their CPUs, 1000 under "
+     "the CPU; 0: automatic, 20 when ranks outnumber their CPUs or a network provider "
+     "progresses in host threads, 1000 under "
      "MPI_THREAD_MULTIPLE, else 16384",
      0, INT_MAX},
 };
@@ -33,7 +35,8 @@ const ParamRegistration kRegistration{&kTable};
 
 int automatic_polls() {
   const long cpus = g_node_cpus > 0 ? g_node_cpus : sysconf(_SC_NPROCESSORS_ONLN);
-  if (g_cpu_shared || (cpus > 0 && g_ranks_on_node > cpus)) return kOversubscribedPolls;
+  if (g_cpu_shared || g_host_progress || (cpus > 0 && g_ranks_on_node > cpus))
+    return kOversubscribedPolls;
   return g_lock_shared ? kLockSharedPolls : kOwnCpuPolls;
 }
 
@@ -79,6 +82,11 @@ void set_node_cpus(std::span<const pid_t> local_ranks) {
 
 void set_lock_shared_by_threads(bool shared) {
   g_lock_shared = shared;
+  update_polls();
+}
+
+void set_host_progress_threads(bool present) {
+  g_host_progress = present;
   update_polls();
 }
 

@@ -16,9 +16,12 @@ endif
 # net_layers: one message's cost per layer below MPI (bare libfabric, the network module);
 # net_layers_run.sh builds it with `make test/bench/net_layers` and runs it next to pingpong
 EXTRA_DIST += test/bench/net_layers_run.sh
+# net_phases: one PSCW or lock epoch's time per call (mpicc program; net_run.sh runs it)
+EXTRA_DIST += test/bench/net_phases.c
 if HAVE_OFI
 EXTRA_PROGRAMS += test/bench/net_layers
-test_bench_net_layers_SOURCES = test/bench/net_layers.cc $(OFI_SOURCES)
+test_bench_net_layers_SOURCES = test/bench/net_layers.cc
 test_bench_net_layers_CPPFLAGS = $(AM_CPPFLAGS)
-test_bench_net_layers_LDADD = libstmpi_pmi.la libstmpi_util.la -lfabric -lpthread -ldl
+test_bench_net_layers_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la libstmpi_util.la \
+	$(OFI_LIBS) -lpthread -lrt -ldl
 endif

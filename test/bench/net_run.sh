@@ -6,7 +6,8 @@
 # --hosts (so the same builds, interleaving, repeats, medians, ratios and time limits) and
 # tears the nodes down:
 #   pingpong, 1 rank per node: 8 B one-way latency; 64 KiB and 4 MiB streaming bandwidth
-#   rma_lat, 1 rank per node: 8 B put and get latency (lock_all + op + flush: "flush"), one
+#   rma_lat, 1 rank per node: 8 B put and get latency (lock_all + op + flush: "flush"; one
+#            PSCW epoch: "pscw"), one
 #            exclusive lock + 8 B put + unlock ("lock put"), lock + 8 B get + unlock
 #   rma_lock, 4 ranks (2 per node): contended exclusive lock throughput on rank 0's lock
 #   rma_overlap, 1 rank per node: seed 004's truly-passive overlap (the target computes
@@ -100,7 +101,7 @@ echo
 echo "######## one-sided: latency and overlap 1 rank per node, lock contention 4 ranks on 2 nodes"
 bash "$here/rma_run.sh" "${net[@]}" "${pass_on[@]}" --impls "$impls" \
   --bench rma_lat,rma_lock,rma_overlap --lock-ranks 4 \
-  --lat-args "-s 8 -b none -y lock,flush -o put,get" --lock-args "-M exclusive" \
+  --lat-args "-s 8 -b none -y pscw,lock,flush -o put,get" --lock-args "-M exclusive" \
   --workdir "$workdir/rma" || status=1
 stopped=$(grep -l "hung in MPI_Finalize" "$workdir"/p2p/out/*.err "$workdir"/rma/out/*.err 2>/dev/null |
           xargs -r -n1 basename | sed 's/\.err$//' | paste -sd' ')

@@ -149,8 +149,9 @@ for b in "${bench_list[@]}"; do
   done
 done
 if [[ " ${impls[*]} " == *" stmpi "* ]]; then
-  resolved=$(ldd "$workdir/bin/${bench_list[0]}.stmpi" | awk '/libmpi\.so/ {print $3}')
-  [[ "$resolved" == "$workdir/stmpi/lib/libmpi.so.12" ]] ||
+  # programs need libmpich.so.12 (the soname), a link to the copy
+  resolved=$(ldd "$workdir/bin/${bench_list[0]}.stmpi" | awk '/libmpi(ch)?\.so/ {print $3}')
+  [[ -n "$resolved" && "$(readlink -f "$resolved")" == "$workdir/stmpi/lib/libmpi.so.12" ]] ||
     die "the STMPI binaries load '$resolved' instead of the copied library"
 fi
 

@@ -1,10 +1,12 @@
-# test/unit fragment: the libfabric network module on two forked processes
+# test/unit fragment: the libfabric network module on two forked processes,
+# linked from the device layer's library (and the layers below it)
 if HAVE_GTEST
 if HAVE_OFI
 check_PROGRAMS += test/unit/ofi_test
 TESTS += test/unit/ofi_test
-test_unit_ofi_test_SOURCES = test/unit/ofi_test.cc test/unit/ofi_pair.h $(OFI_SOURCES) src/util/param.cc
+test_unit_ofi_test_SOURCES = test/unit/ofi_test.cc test/unit/ofi_pair.h
 test_unit_ofi_test_CPPFLAGS = $(AM_CPPFLAGS)
-test_unit_ofi_test_LDADD = -lfabric -lgtest -lgtest_main -lpthread
+test_unit_ofi_test_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la libstmpi_util.la \
+	$(OFI_LIBS) -lgtest -lgtest_main -lpthread -lrt -ldl
 endif
 endif

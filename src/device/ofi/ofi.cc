@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "device/ofi/settings.h"
+#include "util/backoff.h"
 
 namespace stmpi::dev::ofi {
 namespace {
@@ -20,6 +21,23 @@ constexpr int kCqBatch = 16;
 void default_fatal(const std::string& message) {
   std::fprintf(stderr, "STMPI network module: %s\n", message.c_str());
   std::abort();
+}
+
+// Providers whose data progress is a host thread of the process (their
+// "automatic progress" included), alone or under a utility provider:
+// "tcp;ofi_rxm" names each part.
+bool software_provider(const char* name) {
+  if (name == nullptr) return false;
+  const std::string text(name);
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    std::size_t end = text.find(';', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(begin, end - begin);
+    if (part == "sockets" || part == "tcp" || part == "udp" || part == "shm") return true;
+    begin = end + 1;
+  }
+  return false;
 }
 
 }  // namespace
@@ -44,6 +62,10 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     *error = "STMPI_OFI_EAGER_SIZE (at least " + std::to_string(kHeaders + 64) +
              "), STMPI_OFI_CREDITS (1..30000), STMPI_OFI_BOUNCE_BUFFERS and "
              "STMPI_OFI_RECV_BUFFERS (at least 1) are out of range";
+    return -1;
+  }
+  if (s.host_progress != "auto" && s.host_progress != "yes" && s.host_progress != "no") {
+    *error = "STMPI_OFI_HOST_PROGRESS=" + s.host_progress + ": expected auto, yes or no";
     return -1;
   }
   if (s.progress_thread != "auto" && s.progress_thread != "yes" && s.progress_thread != "no") {
@@ -101,6 +123,13 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
       }
     });
   }
+  // A waiting rank must leave CPU time to the threads that progress the
+  // provider (util/backoff.h): other ranks' one-sided operations on this
+  // rank's memory and its arrivals wait for them.
+  const bool host_threads = s.host_progress == "yes" ||
+                            (s.host_progress == "auto" &&
+                             (progress_thread_.joinable() || software_provider(fabric_.info()->fabric_attr->prov_name)));
+  util::set_host_progress_threads(host_threads);
   initialized_ = true;
   g_instance = this;
   if (verbose_ && rank_ == 0) {

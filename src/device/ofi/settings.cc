@@ -29,6 +29,12 @@ const util::Param kParams[] = {
      "(only when the provider has no automatic data progress), yes or no"},
     {"progress_thread_us", util::Param::Type::kInt, &g_settings.progress_thread_us, "50",
      "microseconds the progress thread sleeps between two polls of the provider"},
+    {"host_progress", util::Param::Type::kString, &g_settings.host_progress, "auto",
+     "whether the provider's progress runs in host threads of this process (its own, or the "
+     "progress thread) that need CPU time while a rank waits; then waits yield after 20 polls "
+     "(STMPI_PROGRESS_POLLS_BEFORE_YIELD, when set, wins): auto (yes for the progress thread and "
+     "the software providers sockets, tcp, udp and shm, alone or under ofi_rxm/ofi_rxd), yes or "
+     "no"},
     {"eager_size", util::Param::Type::kSize, &g_settings.eager_size, "16K",
      "bytes of one eager message including the 80 bytes of headers; longer messages use "
      "rendezvous (the receiver reads the sender's buffer with fi_read)"},

@@ -13,6 +13,7 @@ struct Settings {
   std::string iface;            // "auto", "none", an interface name or an IPv4 address
   std::string progress_thread;  // "auto", "yes" or "no"
   int progress_thread_us = 0;   // sleep of the progress thread between polls
+  std::string host_progress;    // "auto", "yes" or "no": the provider progresses in host threads
   std::size_t eager_size = 0;   // bytes of one eager message, headers included
   int credits = 0;              // eager messages in flight per peer
   int recv_buffers = 0;         // posted receive buffers (multi-receive or single)

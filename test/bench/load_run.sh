@@ -102,10 +102,19 @@ mkdir -p "$workdir/lib"
 cp -L "$builddir/.libs/libmpi.so.12" "$workdir/lib/" && cp "$builddir/mpiexec" "$workdir/" &&
   { [[ -z $baseline ]] || cp "$baseline" "$workdir/mpiexec_base"; } ||
   { echo "load_run.sh: no STMPI build in $builddir" >&2; exit 2; }
+# Programs linked against it carry NEEDED libmpich.so.12 (its soname): without
+# this link the loader would find Debian's MPICH under that name instead.
+ln -sf libmpi.so.12 "$workdir/lib/libmpich.so.12"
 for b in $benches; do
   ${CC:-gcc} -O2 -I"$srcdir/include" "$here/$b.c" -o "$workdir/${b}_stmpi" \
-    -L"$workdir/lib" -Wl,-rpath,"$workdir/lib" -l:libmpi.so.12 -lm || exit 2
+    -L"$workdir/lib" -Wl,-rpath,"$workdir/lib" -Wl,--disable-new-dtags -l:libmpi.so.12 -lm || exit 2
   mpicc.mpich -O2 "$here/$b.c" -o "$workdir/${b}_mpich" -lm || exit 2
+  # Never measure one library under two names: the STMPI binary must load the copy.
+  resolved=$(ldd "$workdir/${b}_stmpi" | awk '$1 == "libmpich.so.12" {print $3}')
+  if [[ $resolved != "$workdir/lib/libmpich.so.12" ]]; then
+    echo "load_run.sh: ${b}_stmpi loads '$resolved', not the STMPI copy in $workdir/lib" >&2
+    exit 2
+  fi
 done
 
 # run IMPL BENCH: prints the benchmark's result lines (empty on failure).

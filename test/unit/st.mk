@@ -4,7 +4,8 @@
 if HAVE_GTEST
 check_PROGRAMS += test/unit/st_test
 TESTS += test/unit/st_test
-test_unit_st_test_SOURCES = test/unit/st_test.cc test/unit/st_software_test.cc \
+test_unit_st_test_SOURCES = test/unit/st_test.cc test/unit/st_software_test.cc test/unit/st_triggered_test.cc \
+	test/unit/st_test_fixture.h \
 	test/unit/st_net_stubs.cc test/unit/st_progress_fake.cc
 test_unit_st_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_st_test_LDADD = libstmpi_mpi.la libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la \

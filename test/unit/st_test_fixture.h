@@ -150,4 +150,15 @@ inline void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWi
   for (int r = 0; r < kRanks; ++r) ASSERT_EQ(streams[r]->synchronize(), MPI_SUCCESS);
 }
 
+// What every exchange of `epochs` epochs must leave: each rank checked every
+// epoch without an error, and each signal word counts every epoch.
+inline void expect_exchanged(const FakeSegment& segment, const RankState (&state)[kRanks], int epochs) {
+  for (int r = 0; r < kRanks; ++r) {
+    EXPECT_EQ(state[r].checked, epochs) << "rank " << r;
+    EXPECT_EQ(state[r].errors.load(), 0) << "rank " << r;
+    EXPECT_EQ(segment.stream_post(r, 1 - r), static_cast<uint64_t>(epochs)) << "rank " << r;
+    EXPECT_EQ(segment.stream_complete(r, 1 - r), static_cast<uint64_t>(epochs)) << "rank " << r;
+  }
+}
+
 }  // namespace stmpi::dev::rma::st

@@ -26,13 +26,21 @@ constexpr int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 // Sets the nice value of the calling process's autogroup. False only when the kernel refuses
 // it for want of privilege; without autogroups there is nothing to set (true).
+// Without CAP_SYS_ADMIN the kernel takes one autogroup nice change per 100 ms, machine-wide,
+// and answers EAGAIN in between (two jobs started together, or a check just before): retry
+// for up to half a second.
 bool set_group_nice(int nice) {
   if (nice == 0) return true;
   const int fd = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
   if (fd < 0) return true;
   char text[16];
   const int length = std::snprintf(text, sizeof text, "%d", nice);
-  const bool done = ::write(fd, text, static_cast<std::size_t>(length)) == length;
+  bool done = false;
+  for (int attempt = 0; attempt < 25; ++attempt) {
+    done = ::write(fd, text, static_cast<std::size_t>(length)) == length;
+    if (done || errno != EAGAIN) break;
+    ::usleep(20 * 1000);
+  }
   const bool refused = !done && (errno == EPERM || errno == EACCES);
   ::close(fd);
   return !refused;

@@ -263,6 +263,9 @@ const util::Pvar kOfiPvars[] = {
      "eager sends that waited because the peer had returned no credits yet (flow control)"},
     {"reordered", util::Pvar::Class::kCounter, [] { return uint64_t{g.peers.net.reordered()}; },
      "messages that arrived out of order and waited for their predecessors"},
+    {"thread_polls", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_polls(); },
+     "times the progress thread drove the provider because no MPI call had polled it since its "
+     "last look (STMPI_OFI_PROGRESS_THREAD_US apart)"},
 };
 const util::PvarTable kOfiPvarTable{"ofi", kOfiPvars};
 const util::PvarRegistration kOfiPvarRegistration{&kOfiPvarTable};

@@ -124,7 +124,10 @@ class Bare {
     const ofi::Settings& s = ofi::settings();
     ofi::ProviderChoice choice;
     if (ofi::resolve_iface(s.iface, &address, &error) != 0 ||
-        ofi::select_provider(s.provider, address, &choice, &error) != 0 ||
+        // The progress the module asks for first (manual unless the user wants the provider's).
+        ofi::select_provider(s.provider, address,
+                             s.data_progress == "provider" ? FI_PROGRESS_AUTO : FI_PROGRESS_MANUAL,
+                             &choice, &error) != 0 ||
         fabric_.open(std::move(choice), &error) != 0)
       die("bare fabric: " + error);
     cache_.init(&fabric_, 8);

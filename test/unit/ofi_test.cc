@@ -210,7 +210,83 @@ std::string run_pair(const std::string& provider) {
 }
 
 TEST(Ofi, Sockets) { EXPECT_EQ(run_pair("sockets"), ""); }
+// tcp;ofi_rxm runs with manual progress by default (its passive target then
+// progresses through the module's progress thread); the provider's own
+// automatic progress must keep working too.
 TEST(Ofi, TcpRxm) { EXPECT_EQ(run_pair("tcp;ofi_rxm"), ""); }
+TEST(Ofi, TcpRxmProviderProgress) {
+  setenv("STMPI_OFI_DATA_PROGRESS", "provider", 1);
+  EXPECT_EQ(run_pair("tcp;ofi_rxm"), "");
+  unsetenv("STMPI_OFI_DATA_PROGRESS");
+}
+
+// A one-rank module (no peer: init's allgather returns this rank's name).
+int init_alone(Ofi* ofi, std::string* error) {
+  auto self = [](const std::string& mine, std::vector<std::string>* all, std::string*) {
+    all->assign(1, mine);
+    return 0;
+  };
+  return ofi->init(0, 1, self, false, error);
+}
+
+// STMPI_OFI_DATA_PROGRESS: which progress each setting gets, and the error for a bad value.
+TEST(Ofi, DataProgressChoice) {
+  struct Case {
+    const char* provider;
+    const char* setting;
+    const char* want;
+  };
+  const Case cases[] = {{"tcp;ofi_rxm", "auto", "manual progress"},
+                        {"tcp;ofi_rxm", "provider", "automatic progress"},
+                        {"tcp;ofi_rxm", "manual", "manual progress"},
+                        {"sockets", "auto", "automatic progress"}};
+  for (const Case& c : cases) {
+    load_settings(c.provider);
+    setenv("STMPI_OFI_DATA_PROGRESS", c.setting, 1);
+    std::string error;
+    ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+    Ofi ofi;
+    ASSERT_EQ(init_alone(&ofi, &error), 0) << c.provider << " " << c.setting << ": " << error;
+    EXPECT_NE(ofi.description().find(c.want), std::string::npos)
+        << c.provider << " " << c.setting << ": " << ofi.description();
+    ofi.finalize();
+  }
+  load_settings("tcp;ofi_rxm");
+  setenv("STMPI_OFI_DATA_PROGRESS", "sometimes", 1);
+  std::string error;
+  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+  Ofi ofi;
+  ASSERT_NE(init_alone(&ofi, &error), 0);
+  EXPECT_NE(error.find("STMPI_OFI_DATA_PROGRESS=sometimes"), std::string::npos) << error;
+  unsetenv("STMPI_OFI_DATA_PROGRESS");
+}
+
+// The progress thread drives the provider while nobody polls it and stays
+// off it while the protocol polls (counted by thread_polls()). Timing on a
+// shared machine: the busy stretch may lose its CPU now and then, so the
+// check is a ratio, tried up to three times.
+TEST(Ofi, ProgressThreadIdlesWhileRanksPoll) {
+  load_settings("tcp;ofi_rxm");
+  Ofi ofi;
+  std::string error;
+  ASSERT_EQ(init_alone(&ofi, &error), 0) << error;
+  ASSERT_NE(ofi.description().find("manual progress"), std::string::npos) << ofi.description();
+  auto ignore = [](const WireHeader&, const char*) {};
+  uint64_t busy = 0, idle = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const uint64_t start = ofi.thread_polls();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (std::chrono::steady_clock::now() < until) (void)ofi.poll(ignore);
+    busy = ofi.thread_polls() - start;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    idle = ofi.thread_polls() - start - busy;
+    if (idle >= 8 && busy * 4 < idle) break;
+  }
+  EXPECT_GE(idle, 8u) << "the progress thread did not drive an idle provider";
+  EXPECT_LT(busy * 4, idle) << "the progress thread polled " << busy
+                            << " times while the rank polled (" << idle << " while idle)";
+  ofi.finalize();
+}
 
 TEST(Ofi, UnknownProviderNamesWhatIsAvailable) {
   load_settings("nosuch");

@@ -130,8 +130,8 @@ int resolve_iface(const std::string& iface, std::string* address, std::string* e
 }
 
 int select_provider(const std::string& provider, const std::string& bind_address,
-                    ProviderChoice* choice, std::string* error) {
-  // Most wanted first: multi-receive buffers, automatic progress, thread safety.
+                    fi_progress progress, ProviderChoice* choice, std::string* error) {
+  // Most wanted first: multi-receive buffers, the progress asked for, thread safety.
   struct Attempt {
     uint64_t extra_caps;
     fi_progress progress;
@@ -146,8 +146,9 @@ int select_provider(const std::string& provider, const std::string& bind_address
       {0, FI_PROGRESS_UNSPEC, FI_THREAD_UNSPEC},
   };
   for (const Attempt& attempt : kAttempts) {
+    const fi_progress want = attempt.progress == FI_PROGRESS_AUTO ? progress : attempt.progress;
     fi_info* hints =
-        make_hints(provider, kRequiredCaps | attempt.extra_caps, attempt.progress, attempt.threading);
+        make_hints(provider, kRequiredCaps | attempt.extra_caps, want, attempt.threading);
     fi_info* list = nullptr;
     const int rc = getinfo(bind_address, hints, &list);
     fi_freeinfo(hints);

@@ -39,11 +39,12 @@ void apply_provider_defaults();
                                 std::string* error);
 
 // fi_getinfo for FI_EP_RDM with FI_MSG|FI_RMA|FI_ATOMIC on `provider` (empty:
-// the first offered), asking for FI_MULTI_RECV and automatic progress where
-// offered. 0, or -1 with *error naming what was asked, what is available and
-// the parameter to change.
+// the first offered), asking for FI_MULTI_RECV and `progress` (automatic, or
+// manual: the module drives the provider) where offered. 0, or -1 with
+// *error naming what was asked, what is available and the parameter to change.
 [[nodiscard]] int select_provider(const std::string& provider, const std::string& bind_address,
-                                  ProviderChoice* choice, std::string* error);
+                                  fi_progress progress, ProviderChoice* choice,
+                                  std::string* error);
 
 // "FI_MSG|FI_RMA" for a capability mask (the bits this module cares about).
 std::string caps_text(uint64_t caps);

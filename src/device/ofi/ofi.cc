@@ -9,6 +9,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <string>
+#include <string_view>
 
 #include "device/ofi/settings.h"
 #include "util/backoff.h"
@@ -23,22 +26,36 @@ void default_fatal(const std::string& message) {
   std::abort();
 }
 
-// Providers whose data progress is a host thread of the process (their
-// "automatic progress" included), alone or under a utility provider:
-// "tcp;ofi_rxm" names each part.
-bool software_provider(const char* name) {
+// True when one of the ';'-separated parts of a provider name ("tcp;ofi_rxm")
+// is among `parts`.
+bool has_part(const char* name, std::initializer_list<std::string_view> parts) {
   if (name == nullptr) return false;
-  const std::string text(name);
+  const std::string_view text(name);
   std::size_t begin = 0;
   while (begin <= text.size()) {
     std::size_t end = text.find(';', begin);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(begin, end - begin);
-    if (part == "sockets" || part == "tcp" || part == "udp" || part == "shm") return true;
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view part = text.substr(begin, end - begin);
+    for (std::string_view p : parts)
+      if (part == p) return true;
     begin = end + 1;
   }
   return false;
 }
+
+// Providers whose data progress is a host thread of the process (their
+// "automatic progress" included), alone or under a utility provider.
+bool software_provider(const char* name) {
+  return has_part(name, {"sockets", "tcp", "udp", "shm"});
+}
+
+// The progress thread's longest sleep while ranks keep polling (see init).
+constexpr int kLongestNapUs = 1000;
+
+// Providers whose automatic progress is a thread that every message must
+// wake (tcp, udp, alone or under a utility provider): manual progress, the
+// waiting thread polling the sockets itself, saves that hand-off.
+bool manual_progress_is_faster(const char* name) { return has_part(name, {"tcp", "udp"}); }
 
 }  // namespace
 
@@ -68,6 +85,10 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     *error = "STMPI_OFI_HOST_PROGRESS=" + s.host_progress + ": expected auto, yes or no";
     return -1;
   }
+  if (s.data_progress != "auto" && s.data_progress != "manual" && s.data_progress != "provider") {
+    *error = "STMPI_OFI_DATA_PROGRESS=" + s.data_progress + ": expected auto, manual or provider";
+    return -1;
+  }
   if (s.progress_thread != "auto" && s.progress_thread != "yes" && s.progress_thread != "no") {
     *error = "STMPI_OFI_PROGRESS_THREAD=" + s.progress_thread + ": expected auto, yes or no";
     return -1;
@@ -76,7 +97,21 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   std::string address;
   if (resolve_iface(s.iface, &address, error) != 0) return -1;
   ProviderChoice choice;
-  if (select_provider(s.provider, address, &choice, error) != 0) return -1;
+  const fi_progress first = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
+  if (select_provider(s.provider, address, first, &choice, error) != 0) return -1;
+  if (s.data_progress == "auto" && choice.auto_progress &&
+      manual_progress_is_faster(choice.info->fabric_attr->prov_name)) {
+    // The same provider again, driven by this module.
+    ProviderChoice manual;
+    std::string ignored;
+    const std::string name = choice.info->fabric_attr->prov_name;
+    if (select_provider(name, address, FI_PROGRESS_MANUAL, &manual, &ignored) == 0) {
+      // Only where a progress thread may drive it (a thread-safe domain):
+      // passive targets must progress while the application computes.
+      if (!manual.auto_progress && manual.thread_safe) std::swap(choice, manual);
+      fi_freeinfo(manual.info);
+    }
+  }
   if (fabric_.open(std::move(choice), error) != 0) {
     *error = "libfabric provider " + fabric_.choice().description + ": " + *error;
     return -1;
@@ -114,12 +149,28 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     stop_thread_ = false;
     const int sleep_us = std::max(s.progress_thread_us, 0);
     progress_thread_ = std::thread([this, sleep_us] {
+      uint64_t seen = polls_.load(std::memory_order_relaxed);
+      int nap_us = sleep_us;
       while (!stop_thread_.load(std::memory_order_relaxed)) {
-        // Reading a counter drives a manual-progress provider without
-        // consuming completions that belong to the protocol.
-        (void)fi_cntr_read(fabric_.msg().cntr);
-        (void)fi_cntr_read(fabric_.rma().cntr);
-        if (sleep_us > 0) usleep(sleep_us); else sched_yield();
+        // A rank waiting in MPI polls the provider itself; the thread drives
+        // it only when nobody polled since its last look (the application
+        // computes), so the two never contend for the provider's lock. While
+        // the rank keeps polling, the thread looks less often (up to every
+        // kLongestNapUs): each wake-up takes a CPU from a rank on a full node.
+        const uint64_t now = polls_.load(std::memory_order_relaxed);
+        if (now == seen) {
+          // Reading a counter drives a manual-progress provider without
+          // consuming completions that belong to the protocol.
+          (void)fi_cntr_read(fabric_.msg().cntr);
+          (void)fi_cntr_read(fabric_.rma().cntr);
+          thread_polls_.store(thread_polls_.load(std::memory_order_relaxed) + 1,
+                              std::memory_order_relaxed);
+          nap_us = sleep_us;
+        } else {
+          nap_us = std::min(std::max(nap_us, 1) * 2, std::max(sleep_us, kLongestNapUs));
+        }
+        seen = now;
+        if (nap_us > 0) usleep(static_cast<useconds_t>(nap_us)); else sched_yield();
       }
     });
   }
@@ -127,8 +178,8 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   // provider (util/backoff.h): other ranks' one-sided operations on this
   // rank's memory and its arrivals wait for them.
   const bool host_threads = s.host_progress == "yes" ||
-                            (s.host_progress == "auto" &&
-                             (progress_thread_.joinable() || software_provider(fabric_.info()->fabric_attr->prov_name)));
+                            (s.host_progress == "auto" && fabric_.choice().auto_progress &&
+                             software_provider(fabric_.info()->fabric_attr->prov_name));
   util::set_host_progress_threads(host_threads);
   initialized_ = true;
   g_instance = this;

@@ -111,7 +111,10 @@ class Ofi final {
   // Non-blocking ones complete at flush(); results land at flush() too.
   [[nodiscard]] int register_window(void* base, std::size_t bytes, Registration* out,
                                     std::string* error);
-  void deregister_window(Registration* r) { cache_.deregister(r); }
+  void deregister_window(Registration* r) {
+    cache_.deregister(r);
+    --windows_;
+  }
   [[nodiscard]] int put(int peer, const void* buf, std::size_t bytes, uint64_t raddr, uint64_t key) {
     return transfer(false, peer, const_cast<void*>(buf), bytes, raddr, key);
   }
@@ -152,6 +155,7 @@ class Ofi final {
   void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
   // Counters for tests and verbose output.
   std::size_t credit_waits() const { return credit_waits_; }
+  uint64_t thread_polls() const { return thread_polls_.load(std::memory_order_relaxed); }
   std::size_t credit_messages() const { return credit_messages_; }
   std::size_t reordered() const { return reordered_; }
 
@@ -246,6 +250,11 @@ class Ofi final {
 
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
+  // Calls of poll() (one writer at a time: the protocol's progress), which
+  // the progress thread reads to stay off the provider while a rank polls.
+  std::atomic<uint64_t> polls_{0};
+  std::atomic<uint64_t> thread_polls_{0};  // provider polls made by the progress thread
+  int windows_ = 0;                         // registered windows (register_window)
   std::vector<std::function<void()>> at_finalize_;
 };
 
@@ -254,9 +263,14 @@ int Ofi::poll(F&& handler) {
   // The device polls every transport; a job without network peers never
   // opened this one.
   if (!initialized_) [[unlikely]] return 0;
+  polls_.store(polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   arrivals_.clear();
   released_.clear();
   poll_completions(&arrivals_);
+  // Manual progress is per endpoint: while windows exist, other ranks'
+  // one-sided operations on this rank's memory arrive on the RMA endpoint,
+  // and a rank waiting in MPI (a fence, a lock grant) must drive it too.
+  if (windows_ > 0 && !fabric_.choice().auto_progress) (void)fi_cntr_read(fabric_.rma().cntr);
   for (const Arrival& a : arrivals_) {
     handler(a.header, a.payload);
     ++owed_[a.sender];

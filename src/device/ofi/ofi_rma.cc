@@ -51,7 +51,9 @@ std::size_t ofi_datatype_size(fi_datatype type) {
 }  // namespace
 
 int Ofi::register_window(void* base, std::size_t bytes, Registration* out, std::string* error) {
-  return cache_.register_range(base, bytes, out, error);
+  const int rc = cache_.register_range(base, bytes, out, error);
+  if (rc == 0) ++windows_;
+  return rc;
 }
 
 OpContext* Ofi::rma_context() {

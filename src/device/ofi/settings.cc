@@ -24,17 +24,24 @@ const util::Param kParams[] = {
      "address the endpoint binds to: an interface name (eth0), an IPv4 address, auto (the "
      "first non-loopback IPv4 interface that is up, else 127.0.0.1) or none (the provider "
      "decides; it may resolve the host name, wrong in network namespaces)"},
+    {"data_progress", util::Param::Type::kString, &g_settings.data_progress, "auto",
+     "who drives the provider: manual (the thread waiting in MPI polls it; while no MPI call "
+     "polls, the progress thread does), provider (the provider's automatic progress, its own "
+     "threads) or auto (manual for tcp and udp, alone or under ofi_rxm/ofi_rxd, where the "
+     "provider's thread costs every message a wake-up; provider for the others, e.g. sockets, "
+     "whose triggered operations fire in its progress thread)"},
     {"progress_thread", util::Param::Type::kString, &g_settings.progress_thread, "auto",
-     "a thread that drives the provider so passive targets progress without calling MPI: auto "
-     "(only when the provider has no automatic data progress), yes or no"},
+     "a thread that drives the provider so passive targets progress without calling MPI, and "
+     "stays off it while a waiting MPI call polls: auto (only when the provider has no automatic "
+     "data progress), yes or no"},
     {"progress_thread_us", util::Param::Type::kInt, &g_settings.progress_thread_us, "50",
      "microseconds the progress thread sleeps between two polls of the provider"},
     {"host_progress", util::Param::Type::kString, &g_settings.host_progress, "auto",
-     "whether the provider's progress runs in host threads of this process (its own, or the "
-     "progress thread) that need CPU time while a rank waits; then waits yield after 20 polls "
-     "(STMPI_PROGRESS_POLLS_BEFORE_YIELD, when set, wins): auto (yes for the progress thread and "
-     "the software providers sockets, tcp, udp and shm, alone or under ofi_rxm/ofi_rxd), yes or "
-     "no"},
+     "whether the provider's progress runs in host threads of this process that need CPU time "
+     "while a rank waits; then waits yield after 20 polls (STMPI_PROGRESS_POLLS_BEFORE_YIELD, "
+     "when set, wins): auto (yes for the automatic progress of the software providers sockets, "
+     "tcp, udp and shm, alone or under ofi_rxm/ofi_rxd; no with manual progress, where the "
+     "waiting rank drives the provider itself), yes or no"},
     {"eager_size", util::Param::Type::kSize, &g_settings.eager_size, "16K",
      "bytes of one eager message including the 80 bytes of headers; longer messages use "
      "rendezvous (the receiver reads the sender's buffer with fi_read)"},

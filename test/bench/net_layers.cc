@@ -124,9 +124,9 @@ class Bare {
     const ofi::Settings& s = ofi::settings();
     ofi::ProviderChoice choice;
     if (ofi::resolve_iface(s.iface, &address, &error) != 0 ||
-        // The progress the module asks for first (manual unless the user wants the provider's).
+        // The progress the module asks for (STMPI_OFI_DATA_PROGRESS).
         ofi::select_provider(s.provider, address,
-                             s.data_progress == "provider" ? FI_PROGRESS_AUTO : FI_PROGRESS_MANUAL,
+                             s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO,
                              &choice, &error) != 0 ||
         fabric_.open(std::move(choice), &error) != 0)
       die("bare fabric: " + error);

@@ -210,12 +210,12 @@ std::string run_pair(const std::string& provider) {
 }
 
 TEST(Ofi, Sockets) { EXPECT_EQ(run_pair("sockets"), ""); }
-// tcp;ofi_rxm runs with manual progress by default (its passive target then
-// progresses through the module's progress thread); the provider's own
-// automatic progress must keep working too.
+// tcp;ofi_rxm with the provider's automatic progress (the default) and with
+// manual progress, where its passive target progresses through the module's
+// progress thread.
 TEST(Ofi, TcpRxm) { EXPECT_EQ(run_pair("tcp;ofi_rxm"), ""); }
-TEST(Ofi, TcpRxmProviderProgress) {
-  setenv("STMPI_OFI_DATA_PROGRESS", "provider", 1);
+TEST(Ofi, TcpRxmManualProgress) {
+  setenv("STMPI_OFI_DATA_PROGRESS", "manual", 1);
   EXPECT_EQ(run_pair("tcp;ofi_rxm"), "");
   unsetenv("STMPI_OFI_DATA_PROGRESS");
 }
@@ -236,10 +236,10 @@ TEST(Ofi, DataProgressChoice) {
     const char* setting;
     const char* want;
   };
-  const Case cases[] = {{"tcp;ofi_rxm", "auto", "manual progress"},
-                        {"tcp;ofi_rxm", "provider", "automatic progress"},
+  const Case cases[] = {{"tcp;ofi_rxm", "provider", "automatic progress"},
                         {"tcp;ofi_rxm", "manual", "manual progress"},
-                        {"sockets", "auto", "automatic progress"}};
+                        {"sockets", "provider", "automatic progress"},
+                        {"sockets", "manual", "manual progress"}};
   for (const Case& c : cases) {
     load_settings(c.provider);
     setenv("STMPI_OFI_DATA_PROGRESS", c.setting, 1);
@@ -267,6 +267,10 @@ TEST(Ofi, DataProgressChoice) {
 // check is a ratio, tried up to three times.
 TEST(Ofi, ProgressThreadIdlesWhileRanksPoll) {
   load_settings("tcp;ofi_rxm");
+  setenv("STMPI_OFI_DATA_PROGRESS", "manual", 1);
+  std::string loaded;
+  ASSERT_TRUE(stmpi::util::load_all(&loaded)) << loaded;
+  unsetenv("STMPI_OFI_DATA_PROGRESS");
   Ofi ofi;
   std::string error;
   ASSERT_EQ(init_alone(&ofi, &error), 0) << error;

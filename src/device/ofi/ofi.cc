@@ -52,11 +52,6 @@ bool software_provider(const char* name) {
 // The progress thread's longest sleep while ranks keep polling (see init).
 constexpr int kLongestNapUs = 1000;
 
-// Providers whose automatic progress is a thread that every message must
-// wake (tcp, udp, alone or under a utility provider): manual progress, the
-// waiting thread polling the sockets itself, saves that hand-off.
-bool manual_progress_is_faster(const char* name) { return has_part(name, {"tcp", "udp"}); }
-
 }  // namespace
 
 Ofi* g_instance = nullptr;
@@ -85,8 +80,8 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     *error = "STMPI_OFI_HOST_PROGRESS=" + s.host_progress + ": expected auto, yes or no";
     return -1;
   }
-  if (s.data_progress != "auto" && s.data_progress != "manual" && s.data_progress != "provider") {
-    *error = "STMPI_OFI_DATA_PROGRESS=" + s.data_progress + ": expected auto, manual or provider";
+  if (s.data_progress != "provider" && s.data_progress != "manual") {
+    *error = "STMPI_OFI_DATA_PROGRESS=" + s.data_progress + ": expected provider or manual";
     return -1;
   }
   if (s.progress_thread != "auto" && s.progress_thread != "yes" && s.progress_thread != "no") {
@@ -97,21 +92,11 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   std::string address;
   if (resolve_iface(s.iface, &address, error) != 0) return -1;
   ProviderChoice choice;
-  const fi_progress first = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
-  if (select_provider(s.provider, address, first, &choice, error) != 0) return -1;
-  if (s.data_progress == "auto" && choice.auto_progress &&
-      manual_progress_is_faster(choice.info->fabric_attr->prov_name)) {
-    // The same provider again, driven by this module.
-    ProviderChoice manual;
-    std::string ignored;
-    const std::string name = choice.info->fabric_attr->prov_name;
-    if (select_provider(name, address, FI_PROGRESS_MANUAL, &manual, &ignored) == 0) {
-      // Only where a progress thread may drive it (a thread-safe domain):
-      // passive targets must progress while the application computes.
-      if (!manual.auto_progress && manual.thread_safe) std::swap(choice, manual);
-      fi_freeinfo(manual.info);
-    }
-  }
+  // provider: automatic progress where the provider offers it (passive
+  // targets progress in its threads, woken by the network); manual: the
+  // waiting rank drives the provider (README.md, "Manual progress").
+  const fi_progress want = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
+  if (select_provider(s.provider, address, want, &choice, error) != 0) return -1;
   if (fabric_.open(std::move(choice), error) != 0) {
     *error = "libfabric provider " + fabric_.choice().description + ": " + *error;
     return -1;

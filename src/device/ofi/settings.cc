@@ -24,12 +24,11 @@ const util::Param kParams[] = {
      "address the endpoint binds to: an interface name (eth0), an IPv4 address, auto (the "
      "first non-loopback IPv4 interface that is up, else 127.0.0.1) or none (the provider "
      "decides; it may resolve the host name, wrong in network namespaces)"},
-    {"data_progress", util::Param::Type::kString, &g_settings.data_progress, "auto",
-     "who drives the provider: manual (the thread waiting in MPI polls it; while no MPI call "
-     "polls, the progress thread does), provider (the provider's automatic progress, its own "
-     "threads) or auto (manual for tcp and udp, alone or under ofi_rxm/ofi_rxd, where the "
-     "provider's thread costs every message a wake-up; provider for the others, e.g. sockets, "
-     "whose triggered operations fire in its progress thread)"},
+    {"data_progress", util::Param::Type::kString, &g_settings.data_progress, "provider",
+     "who drives the provider: provider (its automatic progress where offered: its own threads, "
+     "woken by the network, also apply other ranks' one-sided operations while the application "
+     "computes) or manual (the thread waiting in MPI polls it, and while no MPI call polls, the "
+     "progress thread does: lower latency, slower passive-target progress)"},
     {"progress_thread", util::Param::Type::kString, &g_settings.progress_thread, "auto",
      "a thread that drives the provider so passive targets progress without calling MPI, and "
      "stays off it while a waiting MPI call polls: auto (only when the provider has no automatic "

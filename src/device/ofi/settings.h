@@ -11,7 +11,7 @@ struct Settings {
   std::string netmod;           // STMPI_NETMOD: "ofi" or "none"
   std::string provider;         // empty: the best provider fi_getinfo offers
   std::string iface;            // "auto", "none", an interface name or an IPv4 address
-  std::string data_progress;    // "auto", "manual" or "provider" (fabric.h, select_provider)
+  std::string data_progress;    // "provider" or "manual" (fabric.h, select_provider)
   std::string progress_thread;  // "auto", "yes" or "no"
   int progress_thread_us = 0;   // sleep of the progress thread between polls
   std::string host_progress;    // "auto", "yes" or "no": the provider progresses in host threads

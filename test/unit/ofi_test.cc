@@ -37,8 +37,11 @@ using stmpi::dev::ofi::Ofi;
 using stmpi::test::Pipes;
 using stmpi::test::trade;
 
-void load_settings(const std::string& provider) {
+// data_progress: STMPI_OFI_DATA_PROGRESS, or nullptr for the default.
+void load_settings(const std::string& provider, const char* data_progress = nullptr) {
   setenv("STMPI_OFI_PROVIDER", provider.c_str(), 1);
+  if (data_progress != nullptr) setenv("STMPI_OFI_DATA_PROGRESS", data_progress, 1);
+  else unsetenv("STMPI_OFI_DATA_PROGRESS");
   setenv("STMPI_OFI_IFACE", "127.0.0.1", 1);
   setenv("STMPI_OFI_CREDITS", "8", 1);
   setenv("STMPI_OFI_TIMEOUT", "3", 1);  // the bad-key read below on providers that never answer
@@ -204,8 +207,8 @@ std::string run_rank(int rank, const Pipes& pipes) {
   return "";
 }
 
-std::string run_pair(const std::string& provider) {
-  load_settings(provider);
+std::string run_pair(const std::string& provider, const char* data_progress = nullptr) {
+  load_settings(provider, data_progress);
   return stmpi::test::run_pair(run_rank);
 }
 
@@ -214,11 +217,7 @@ TEST(Ofi, Sockets) { EXPECT_EQ(run_pair("sockets"), ""); }
 // manual progress, where its passive target progresses through the module's
 // progress thread.
 TEST(Ofi, TcpRxm) { EXPECT_EQ(run_pair("tcp;ofi_rxm"), ""); }
-TEST(Ofi, TcpRxmManualProgress) {
-  setenv("STMPI_OFI_DATA_PROGRESS", "manual", 1);
-  EXPECT_EQ(run_pair("tcp;ofi_rxm"), "");
-  unsetenv("STMPI_OFI_DATA_PROGRESS");
-}
+TEST(Ofi, TcpRxmManualProgress) { EXPECT_EQ(run_pair("tcp;ofi_rxm", "manual"), ""); }
 
 // A one-rank module (no peer: init's allgather returns this rank's name).
 int init_alone(Ofi* ofi, std::string* error) {
@@ -241,24 +240,19 @@ TEST(Ofi, DataProgressChoice) {
                         {"sockets", "provider", "automatic progress"},
                         {"sockets", "manual", "manual progress"}};
   for (const Case& c : cases) {
-    load_settings(c.provider);
-    setenv("STMPI_OFI_DATA_PROGRESS", c.setting, 1);
+    load_settings(c.provider, c.setting);
     std::string error;
-    ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
     Ofi ofi;
     ASSERT_EQ(init_alone(&ofi, &error), 0) << c.provider << " " << c.setting << ": " << error;
     EXPECT_NE(ofi.description().find(c.want), std::string::npos)
         << c.provider << " " << c.setting << ": " << ofi.description();
     ofi.finalize();
   }
-  load_settings("tcp;ofi_rxm");
-  setenv("STMPI_OFI_DATA_PROGRESS", "sometimes", 1);
+  load_settings("tcp;ofi_rxm", "sometimes");
   std::string error;
-  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
   Ofi ofi;
   ASSERT_NE(init_alone(&ofi, &error), 0);
   EXPECT_NE(error.find("STMPI_OFI_DATA_PROGRESS=sometimes"), std::string::npos) << error;
-  unsetenv("STMPI_OFI_DATA_PROGRESS");
 }
 
 // The progress thread drives the provider while nobody polls it and stays
@@ -266,11 +260,7 @@ TEST(Ofi, DataProgressChoice) {
 // shared machine: the busy stretch may lose its CPU now and then, so the
 // check is a ratio, tried up to three times.
 TEST(Ofi, ProgressThreadIdlesWhileRanksPoll) {
-  load_settings("tcp;ofi_rxm");
-  setenv("STMPI_OFI_DATA_PROGRESS", "manual", 1);
-  std::string loaded;
-  ASSERT_TRUE(stmpi::util::load_all(&loaded)) << loaded;
-  unsetenv("STMPI_OFI_DATA_PROGRESS");
+  load_settings("tcp;ofi_rxm", "manual");
   Ofi ofi;
   std::string error;
   ASSERT_EQ(init_alone(&ofi, &error), 0) << error;

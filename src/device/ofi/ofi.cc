@@ -9,9 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <initializer_list>
-#include <string>
-#include <string_view>
 
 #include "device/ofi/settings.h"
 #include "util/backoff.h"
@@ -26,27 +23,21 @@ void default_fatal(const std::string& message) {
   std::abort();
 }
 
-// True when one of the ';'-separated parts of a provider name ("tcp;ofi_rxm")
-// is among `parts`.
-bool has_part(const char* name, std::initializer_list<std::string_view> parts) {
+// Providers whose data progress is a host thread of the process (their
+// "automatic progress" included), alone or under a utility provider:
+// "tcp;ofi_rxm" names each part.
+bool software_provider(const char* name) {
   if (name == nullptr) return false;
-  const std::string_view text(name);
+  const std::string text(name);
   std::size_t begin = 0;
   while (begin <= text.size()) {
     std::size_t end = text.find(';', begin);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view part = text.substr(begin, end - begin);
-    for (std::string_view p : parts)
-      if (part == p) return true;
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(begin, end - begin);
+    if (part == "sockets" || part == "tcp" || part == "udp" || part == "shm") return true;
     begin = end + 1;
   }
   return false;
-}
-
-// Providers whose data progress is a host thread of the process (their
-// "automatic progress" included), alone or under a utility provider.
-bool software_provider(const char* name) {
-  return has_part(name, {"sockets", "tcp", "udp", "shm"});
 }
 
 // The progress thread's longest sleep while ranks keep polling (see init).

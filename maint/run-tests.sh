@@ -16,7 +16,8 @@ timeout -k 10 3000 make -s check >check.out 2>&1
 status=$?
 cat check.out | grep -E '^(PASS|FAIL|XFAIL|ERROR|SKIP)' || true
 for f in test/unit/*.log test/mpi/run_tests.sh.log test/mpi/multinode/run.sh.log; do
-  [ -f "$f" ] && grep -E '^(FAIL|\[  FAILED)' "$f" | head -20
+  # Each failure with the tail of its log (the runners indent it with "    | ").
+  [ -f "$f" ] && grep -E -A26 '^(FAIL|\[  FAILED)' "$f" | grep -E '^(FAIL|\[  FAILED|    \| )' | head -120
 done
 # Count: GoogleTest cases from the unit logs, MPI programs from the runner.
 passed=0

@@ -81,7 +81,8 @@ for list in "$srcdir"/test/mpi/*/testlist; do
         *) why="exit status $status" ;;
       esac
       echo "FAIL: $label$id ($nprocs): $why; log: $log"
-      tail -n 15 "$log" | sed 's/^/    | /'
+      # The check lines that failed (a script's "FAIL: ..."), then the end of the log.
+      { grep -m 8 '^FAIL: ' "$log"; echo "..."; tail -n 15 "$log"; } | sed 's/^/    | /'
     fi
   done < "$list"
 done

@@ -62,6 +62,14 @@
  * inner loop), -C US computes US microseconds per step on the CPU thread
  * after the step (p2p, rma: after it completed; st: after it was enqueued).
  * Every variant does the same work.
+ *
+ * GPU mode (-G PTXFILE; faces_gpu.c has the details): the stream is a CUDA
+ * stream, the kernels those of faces_kernels.cu (from its PTX, nvcc -ptx
+ * -arch=compute_90), the same steps with cuStreamSynchronize; run it with
+ * STMPI_STREAM_BACKEND=cuda. Buffers are pinned host memory. "launch" and
+ * "sync" are then cuLaunchKernel and cuStreamSynchronize; exec's stream_cpu,
+ * sleeps, preemptions and kernels_us and st's first_kernel_us, exec_us and
+ * tail_us are 0 (no host stream thread, no kernel clock). No -K with -G.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -77,6 +85,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "faces_gpu.h"
+#include "faces_kernels.h"
+#include "faces_util.h" /* now, factor3, parse_list, median, compute_chain, thread probes */
+
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
@@ -86,19 +98,13 @@
 #define FACES_ST 1
 #endif
 
-#define NDIR 27 /* direction index (dx+1)*9 + (dy+1)*3 + (dz+1); 13 is the rank itself */
+#define NDIR FACES_NDIR /* direction index (dx+1)*9 + (dy+1)*3 + (dz+1); 13 is the rank itself */
 #define SELF_DIR 13
 #define MAX_REPEATS 101
 #define MAX_SIZES 64
 
 enum variant { V_P2P, V_RMA, V_ST, NVARIANTS };
 static const char *variant_name[NVARIANTS] = {"p2p", "rma", "st"};
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int world_rank, world_size;
 
@@ -137,23 +143,7 @@ struct grid {
   int npeers, peers[NDIR]; /* distinct neighbour ranks, ascending */
 };
 
-/* Splits n into three factors as even as possible (smallest largest factor,
- * then smallest middle one), largest first. */
-static void factor3(int n, int dims[3]) {
-  int best[3] = {n, 1, 1};
-  for (int a = 1; a <= n; ++a) {
-    if (n % a) continue;
-    for (int b = 1; b <= a && a * b <= n; ++b) {
-      if ((n / a) % b) continue;
-      int c = n / a / b;
-      if (c > b) continue;
-      if (a < best[0] || (a == best[0] && b < best[1])) best[0] = a, best[1] = b, best[2] = c;
-    }
-  }
-  memcpy(dims, best, sizeof best);
-}
-
-static int opposite(int d) { return NDIR - 1 - d; }
+static int opposite(int d) { return faces_opposite(d); }
 static int dir_kind(int d) { /* 1 face, 2 edge, 3 corner */
   int dx = d / 9 - 1, dy = d / 3 % 3 - 1, dz = d % 3 - 1;
   return (dx != 0) + (dy != 0) + (dz != 0);
@@ -202,11 +192,8 @@ static void grid_setup(struct grid *g, long face_bytes, int periodic) {
 
 /* ---- data and kernels ----------------------------------------------------- */
 
-/* Value of element i that rank `r` sends in direction d, before any increment,
- * in middle iteration `mid`. Exact in a double for any realistic run. */
-static double base_value(long mid, int r, int d, long i) {
-  return (double)((((mid % 1024) * 4096 + r) * NDIR + d) * 65536 + i);
-}
+/* The values sent and expected (faces_base_value, faces_expected) are in
+ * faces_kernels.h, shared with the GPU kernels. */
 
 struct kstate {              /* shared by the kernels of one rank; touched only on the stream */
   const struct grid *g;
@@ -244,7 +231,7 @@ static void compare_kernel(void *arg) {
     /* Region d holds what the neighbour in direction d sent in its direction opposite(d). */
     const double *p = s->dst + g->off[d];
     for (long i = 0; i < g->len[d]; ++i) {
-      double want = base_value(s->mid, from, opposite(d), i) + (double)step;
+      double want = faces_expected(s->mid, from, d, i, step);
       if (p[i] != want) {
         if (s->errors++ == 0)
           snprintf(s->first_error, sizeof s->first_error,
@@ -261,7 +248,7 @@ static void compare_kernel(void *arg) {
 static void init_data(struct kstate *s, long mid) {
   const struct grid *g = s->g;
   for (int d = 0; d < NDIR; ++d)
-    for (long i = 0; i < g->len[d]; ++i) s->src[g->off[d] + i] = base_value(mid, world_rank, d, i);
+    for (long i = 0; i < g->len[d]; ++i) s->src[g->off[d] + i] = faces_base_value(mid, world_rank, d, i);
   for (long i = 0; i < g->total; ++i) s->dst[i] = -1.0;
   s->mid = mid;
   s->steps = 0;
@@ -291,41 +278,6 @@ struct timers { double t[NT]; };
     (tm)->t[slot] += now() - t0_;                                              \
   } while (0)
 
-/* ---- the stream's executor thread, seen from outside -------------------- */
-
-struct executor_id {
-  pid_t tid;
-  pthread_t thread;
-};
-
-static void whoami_kernel(void *arg) {
-  struct executor_id *e = arg;
-  e->thread = pthread_self();
-  __atomic_store_n(&e->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-}
-
-static double thread_cpu(pthread_t t) {
-  clockid_t cid;
-  struct timespec ts;
-  if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0) return 0;
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Context switches of a thread of this process: voluntary ones are sleeps
- * (each ended by a wake-up), involuntary ones preemptions and yields. */
-static void thread_switches(pid_t tid, long *vol, long *invol) {
-  char path[64], line[128];
-  *vol = *invol = 0;
-  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-  FILE *f = fopen(path, "r");
-  if (!f) return;
-  while (fgets(line, sizeof line, f)) {
-    if (!strncmp(line, "voluntary_ctxt_switches:", 24)) *vol = atol(line + 24);
-    else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27)) *invol = atol(line + 27);
-  }
-  fclose(f);
-}
-
 /* ---- options -------------------------------------------------------------- */
 
 struct opts {
@@ -336,13 +288,14 @@ struct opts {
   int repeats, warmup, periodic;
   int corrupt; /* self-test: rank 0 sends zeros instead of its first region */
   double kernel_us, cpu_us; /* overlap: compute per step on a second stream / on the CPU */
+  const char *gpu_ptx;      /* -G: GPU mode, the kernels' PTX file */
 };
 
 static void usage(void) {
   if (world_rank == 0)
     fprintf(stderr,
             "usage: faces [-v p2p|rma|st|all] [-s FACE_BYTES,...] [-o OUTER] [-m MIDDLE] [-i INNER]\n"
-            "             [-r REPEATS] [-w WARMUP] [-n] [-q] [-X]\n"
+            "             [-r REPEATS] [-w WARMUP] [-n] [-q] [-X] [-K US] [-C US] [-G PTXFILE]\n"
             "  -v  variant(s), comma separated; all = p2p,rma,st (default all)\n"
             "  -s  bytes per face, K/M suffixes (default 8,64,512,4K,16K,64K)\n"
             "  -o/-m/-i  outer (window/request lifetimes), middle (re-initialisations),\n"
@@ -354,24 +307,10 @@ static void usage(void) {
             "      every variant must then fail with a compare error\n"
             "  -q  quick: -o 1 -m 2 -i 20 -r 3\n"
             "  -K  overlap: a compute kernel of US microseconds per step on a second host stream\n"
-            "  -C  overlap: US microseconds of computation per step on the CPU thread\n");
-}
-
-static int parse_list(const char *s, long *out, int max) {
-  int n = 0;
-  while (*s && n < max) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s) return -1;
-    if (*end == 'K' || *end == 'k') v *= 1024, ++end;
-    else if (*end == 'M' || *end == 'm') v *= 1048576, ++end;
-    if (v < 1) return -1;
-    out[n++] = v;
-    if (*end == ',') ++end;
-    else if (*end) return -1;
-    s = end;
-  }
-  return n;
+            "  -C  overlap: US microseconds of computation per step on the CPU thread\n"
+            "  -G  GPU mode: a CUDA stream and the GPU kernels of faces_kernels.cu, from its PTX\n"
+            "      (nvcc -ptx -arch=compute_90 faces_kernels.cu); run with STMPI_STREAM_BACKEND=cuda;\n"
+            "      needs the CUDA driver and a device; not with -K\n");
 }
 
 static void parse_opts(struct opts *o, int argc, char **argv) {
@@ -391,6 +330,7 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
     else if (v && !strcmp(a, "-v")) vlist = v, ++i;
     else if (v && !strcmp(a, "-K")) o->kernel_us = atof(v), ++i;
     else if (v && !strcmp(a, "-C")) o->cpu_us = atof(v), ++i;
+    else if (v && !strcmp(a, "-G")) o->gpu_ptx = v, ++i;
     else if (v && !strcmp(a, "-s")) {
       o->nsizes = parse_list(v, o->sizes, MAX_SIZES), ++i;
       if (o->nsizes < 1) { usage(); fail("bad size list '%s'", v); }
@@ -411,8 +351,10 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
         if (n > MAX_REPEATS) fail("-r wants at most %d", MAX_REPEATS);
         o->repeats = (int)n;
       }
-    } else { usage(); fail("unknown option '%s'", a); }
+    } else { usage(); fail("unknown option '%s'%s", a, strcmp(a, "-G") ? "" : ": -G wants a PTX file"); }
   }
+  if (o->gpu_ptx && o->kernel_us > 0)
+    fail("-K (a compute kernel on a second host stream) is not supported in GPU mode (-G)");
   char buf[64];
   snprintf(buf, sizeof buf, "%s", vlist);
   for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
@@ -443,13 +385,17 @@ struct run_ctx {
   long kernel_iters, cpu_iters;
   double compute_acc;
   int corrupt_dir;             /* for -X: the direction rank 0 sends zeros in, or -1 */
+  int gpu;                     /* -G: CUDA stream and GPU kernels (faces_gpu.c) */
+  struct faces_kparams kp;     /* GPU mode: the kernels' argument */
 };
 
 struct probe { double stream_cpu, main_cpu; long vol, invol; };
 
 static void probe_read(const struct run_ctx *c, struct probe *p) {
-  p->stream_cpu = thread_cpu(c->exec.thread);
+  memset(p, 0, sizeof *p);
   p->main_cpu = thread_cpu(pthread_self());
+  if (c->gpu) return; /* no host stream thread */
+  p->stream_cpu = thread_cpu(c->exec.thread);
   thread_switches(c->exec.tid, &p->vol, &p->invol);
 }
 
@@ -469,27 +415,9 @@ static const double *send_region(const struct run_ctx *c, const double *src, int
 
 /* Overlap work: a dependent floating-point chain, the same in every variant. */
 struct compute_arg { struct run_ctx *c; long iters; };
-static void compute_chain(double *acc, long iters) {
-  double x = *acc;
-  for (long i = 0; i < iters; ++i) {
-    x = x * 0.999999 + 1e-6;
-    __asm__ volatile("" : "+x"(x)); /* a real chain: no folding, no vectorizing */
-  }
-  *acc = x;
-}
 static void compute_kernel(void *arg) {
   struct run_ctx *c = arg;
   compute_chain(&c->compute_acc, c->kernel_iters);
-}
-static long calibrate_iters(double us) {
-  if (us <= 0) return 0;
-  double acc = 1.0, best = 1e9;
-  for (int i = 0; i < 5; ++i) {
-    double t0 = now();
-    compute_chain(&acc, 1000000);
-    if (now() - t0 < best) best = now() - t0;
-  }
-  return (long)(us * 1e-6 / best * 1e6);
 }
 /* Before a step: the compute kernel on the second stream (-K). */
 static void overlap_before(struct run_ctx *c) {
@@ -503,24 +431,63 @@ static void overlap_end(struct run_ctx *c) {
   if (c->kernel_iters > 0) CHECK_MPI(MPIX_Host_stream_synchronize(c->compute_stream));
 }
 
+/* The stream: a host stream, or in GPU mode the CUDA stream of faces_gpu.c. */
+enum kernel { K_INCREMENT, K_COMPARE };
 static void stream_sync(struct run_ctx *c) {
-  TIMED(&c->tm, T_SYNC, MPIX_Host_stream_synchronize(c->stream));
+  double t0 = now();
+  if (c->gpu) faces_gpu_sync();
+  else CHECK_MPI(MPIX_Host_stream_synchronize(c->stream));
+  c->tm.t[T_SYNC] += now() - t0;
 }
-static void stream_launch(struct run_ctx *c, void (*fn)(void *)) {
-  TIMED(&c->tm, T_LAUNCH, MPIX_Host_stream_launch(c->stream, fn, &c->ks));
+static void stream_launch(struct run_ctx *c, enum kernel k) {
+  double t0 = now();
+  if (!c->gpu)
+    CHECK_MPI(MPIX_Host_stream_launch(c->stream, k == K_INCREMENT ? increment_kernel : compare_kernel, &c->ks));
+  else if (k == K_INCREMENT)
+    faces_gpu_increment(&c->kp);
+  else
+    faces_gpu_compare(&c->kp);
+  c->tm.t[T_LAUNCH] += now() - t0;
+}
+
+/* Buffers the kernels touch: in GPU mode pinned host memory (cuMemHostAlloc),
+ * which ordinary MPI calls and the stream's copies read and write alike. */
+static double *buf_alloc(const struct run_ctx *c, long n) {
+  if (c->gpu) return faces_gpu_alloc((size_t)n * sizeof(double));
+  double *p;
+  CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(n * (long)sizeof(double)), MPI_INFO_NULL, &p));
+  return p;
+}
+static void buf_free(const struct run_ctx *c, double *p) {
+  if (c->gpu) faces_gpu_free(p);
+  else CHECK_MPI(MPI_Free_mem(p));
+}
+
+/* Before a middle iteration's inner loop, the stream idle: fresh data, and in
+ * GPU mode zeroed kernel counters. After it: the kernels' results, checked. */
+static void begin_middle(struct run_ctx *c, long mid) {
+  init_data(&c->ks, mid);
+  if (c->gpu) faces_gpu_begin(&c->kp, c->ks.src, c->ks.dst, mid);
+}
+static void end_middle(struct run_ctx *c, long inner) {
+  if (c->gpu) {
+    long errors = 0;
+    faces_gpu_result(c->ks.mid, &errors, &c->ks.increments, &c->ks.steps, c->ks.first_error,
+                     sizeof c->ks.first_error);
+    c->ks.errors += errors;
+  }
+  check_data(&c->ks, inner);
 }
 
 static void run_p2p(struct run_ctx *c) {
   const struct grid *g = &c->g;
   const struct opts *o = c->o;
   for (long out = 0; out < o->outer; ++out) {
-    double *src, *dst;
-    CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(g->total * sizeof(double)), MPI_INFO_NULL, &src));
-    CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(g->total * sizeof(double)), MPI_INFO_NULL, &dst));
+    double *src = buf_alloc(c, g->total), *dst = buf_alloc(c, g->total);
     MPI_Request *reqs = malloc(2 * NDIR * sizeof *reqs);
     c->ks.src = src, c->ks.dst = dst;
     for (long mid = 0; mid < o->middle; ++mid) {
-      init_data(&c->ks, out * o->middle + mid);
+      begin_middle(c, out * o->middle + mid);
       struct probe pr;
       MPI_Barrier(MPI_COMM_WORLD);
       probe_read(c, &pr);
@@ -534,7 +501,7 @@ static void run_p2p(struct run_ctx *c) {
             CHECK_MPI(MPI_Irecv(dst + g->off[d], (int)g->len[d], MPI_DOUBLE, g->nb[d], d,
                                 MPI_COMM_WORLD, &reqs[n++]));
         c->tm.t[T_MPI] += now() - tm0;
-        stream_launch(c, increment_kernel);
+        stream_launch(c, K_INCREMENT);
         stream_sync(c);
         tm0 = now();
         for (int d = 0; d < NDIR; ++d)
@@ -543,18 +510,18 @@ static void run_p2p(struct run_ctx *c) {
                                 MPI_COMM_WORLD, &reqs[n++]));
         CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
         c->tm.t[T_MPI] += now() - tm0;
-        stream_launch(c, compare_kernel);
+        stream_launch(c, K_COMPARE);
         stream_sync(c);
         overlap_after(c);
       }
       overlap_end(c);
       c->tm.t[T_INNER] += now() - t0;
       probe_end(c, &pr);
-      check_data(&c->ks, o->inner);
+      end_middle(c, o->inner);
     }
     free(reqs);
-    CHECK_MPI(MPI_Free_mem(dst));
-    CHECK_MPI(MPI_Free_mem(src));
+    buf_free(c, dst);
+    buf_free(c, src);
   }
 }
 
@@ -575,14 +542,18 @@ static void run_rma(struct run_ctx *c, int st) {
   if (st) fail("this build has no stream-triggered RMA (MPIX_MODE_STREAM is not in mpi.h)");
 #endif
   for (long out = 0; out < o->outer; ++out) {
-    double *src, *dst;
+    double *src = buf_alloc(c, g->total), *dst;
     MPI_Win win;
-    CHECK_MPI(MPI_Alloc_mem((MPI_Aint)(g->total * sizeof(double)), MPI_INFO_NULL, &src));
     CHECK_MPI(MPI_Win_allocate((MPI_Aint)(g->total * sizeof(double)), (int)sizeof(double),
                                MPI_INFO_NULL, MPI_COMM_WORLD, &dst, &win));
+    /* GPU mode: compare reads the window. For st the library registers the
+     * window's whole shared segment with CUDA at the first post_stream (and
+     * fails where a part is registered already), so faces registers it only
+     * for rma, where no stream ever sees the window. */
+    void *registered = c->gpu && !st ? faces_gpu_register(dst, (size_t)g->total * sizeof(double)) : NULL;
     c->ks.src = src, c->ks.dst = dst;
     for (long mid = 0; mid < o->middle; ++mid) {
-      init_data(&c->ks, out * o->middle + mid);
+      begin_middle(c, out * o->middle + mid);
       struct probe pr;
       MPI_Barrier(MPI_COMM_WORLD);
       probe_read(c, &pr);
@@ -593,7 +564,7 @@ static void run_rma(struct run_ctx *c, int st) {
           double tm0 = now();
           CHECK_MPI(MPI_Win_post(c->group, 0, win));
           tm->t[T_MPI] += now() - tm0;
-          stream_launch(c, increment_kernel);
+          stream_launch(c, K_INCREMENT);
           stream_sync(c);
           tm0 = now();
           CHECK_MPI(MPI_Win_start(c->group, 0, win));
@@ -601,24 +572,24 @@ static void run_rma(struct run_ctx *c, int st) {
           CHECK_MPI(MPI_Win_complete(win));
           CHECK_MPI(MPI_Win_wait(win));
           tm->t[T_MPI] += now() - tm0;
-          stream_launch(c, compare_kernel);
+          stream_launch(c, K_COMPARE);
           stream_sync(c);
           overlap_after(c);
         }
       } else {
 #ifdef FACES_ST
-        void *stream = (void *)c->stream;
+        void *stream = c->gpu ? faces_gpu_stream() : (void *)c->stream;
         for (long it = 0; it < o->inner; ++it) {
           overlap_before(c);
           TIMED(tm, T_POST, MPIX_Win_post_stream(c->group, win, stream));
-          stream_launch(c, increment_kernel);
+          stream_launch(c, K_INCREMENT);
           TIMED(tm, T_START, MPI_Win_start(c->group, MPIX_MODE_STREAM, win));
           double tp = now();
           put_all(c, src, win);
           tm->t[T_PUT] += now() - tp;
           TIMED(tm, T_COMPLETE, MPIX_Win_complete_stream(win, stream));
           TIMED(tm, T_WAIT, MPIX_Win_wait_stream(win, stream));
-          stream_launch(c, compare_kernel);
+          stream_launch(c, K_COMPARE);
           overlap_after(c);
         }
         double t_enq = now();
@@ -626,15 +597,17 @@ static void run_rma(struct run_ctx *c, int st) {
         stream_sync(c);
         double t_end = now();
         tm->t[T_STSYNC] += t_end - t_enq;
-        tm->t[T_FIRST] += c->ks.t_first - t0;
-        tm->t[T_EXEC] += c->ks.t_last - c->ks.t_first;
-        tm->t[T_TAIL] += t_end - c->ks.t_last;
+        if (!c->gpu) { /* the host stream's clock */
+          tm->t[T_FIRST] += c->ks.t_first - t0;
+          tm->t[T_EXEC] += c->ks.t_last - c->ks.t_first;
+          tm->t[T_TAIL] += t_end - c->ks.t_last;
+        }
 #endif
       }
       overlap_end(c);
       c->tm.t[T_INNER] += now() - t0;
       probe_end(c, &pr);
-      check_data(&c->ks, o->inner);
+      end_middle(c, o->inner);
     }
 #ifdef FACES_ST
     if (st) {
@@ -646,8 +619,9 @@ static void run_rma(struct run_ctx *c, int st) {
       tm->t[T_COPY] += (double)copy, tm->t[T_WAITK] += (double)wait;
     }
 #endif
+    faces_gpu_unregister(registered);
     CHECK_MPI(MPI_Win_free(&win));
-    CHECK_MPI(MPI_Free_mem(src));
+    buf_free(c, src);
   }
   if (st) tm->t[T_MPI] = tm->t[T_POST] + tm->t[T_START] + tm->t[T_PUT] + tm->t[T_COMPLETE] + tm->t[T_WAIT];
 }
@@ -666,14 +640,6 @@ struct result {
   long steps;
 };
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static struct result run_variant(struct run_ctx *c, int variant, long face_bytes) {
   const struct opts *o = c->o;
@@ -687,7 +653,9 @@ static struct result run_variant(struct run_ctx *c, int variant, long face_bytes
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   CHECK_MPI(MPI_Group_incl(world, c->g.npeers, c->g.peers, &c->group));
   MPI_Group_free(&world);
-  c->zeros = calloc((size_t)c->g.total + 1, sizeof(double));
+  if (c->gpu) faces_gpu_grid(&c->kp, c->g.total, c->g.nb, c->g.len, c->g.off);
+  c->zeros = buf_alloc(c, c->g.total + 1); /* an origin of st's puts: pinned in GPU mode */
+  memset(c->zeros, 0, (size_t)(c->g.total + 1) * sizeof(double));
   c->corrupt_dir = -1;
   if (o->corrupt && world_rank == 0)
     for (int d = 0; d < NDIR && c->corrupt_dir < 0; ++d)
@@ -707,7 +675,7 @@ static struct result run_variant(struct run_ctx *c, int variant, long face_bytes
       parts[k][r] = c->tm.t[k] / (double)(k == T_FIRST || k == T_TAIL ? o->outer * o->middle : steps);
   }
   MPI_Group_free(&c->group);
-  free(c->zeros);
+  buf_free(c, c->zeros);
   res.min = res.max = per[0];
   for (int r = 1; r < o->repeats; ++r) {
     if (per[r] < res.min) res.min = per[r];
@@ -745,16 +713,23 @@ int main(int argc, char **argv) {
   struct run_ctx c;
   memset(&c, 0, sizeof c);
   c.o = &o;
-  CHECK_MPI(MPIX_Host_stream_create(&c.stream));
-  CHECK_MPI(MPIX_Host_stream_create(&c.compute_stream));
+  c.gpu = o.gpu_ptx != NULL;
+  if (c.gpu) {
+    faces_gpu_start(o.gpu_ptx, o.inner);
+  } else {
+    CHECK_MPI(MPIX_Host_stream_create(&c.stream));
+    CHECK_MPI(MPIX_Host_stream_create(&c.compute_stream));
+  }
   if (world_rank == 0) c.kernel_iters = calibrate_iters(o.kernel_us), c.cpu_iters = calibrate_iters(o.cpu_us);
   CHECK_MPI(MPI_Bcast(&c.kernel_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
   CHECK_MPI(MPI_Bcast(&c.cpu_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
-  CHECK_MPI(MPIX_Host_stream_launch(c.stream, whoami_kernel, &c.exec));
-  /* Not synchronize: its caller may run the kernel itself ("caller runs"),
-   * and the probe is after the stream's own thread. */
-  while (__atomic_load_n(&c.exec.tid, __ATOMIC_ACQUIRE) == 0) usleep(100);
-  CHECK_MPI(MPIX_Host_stream_synchronize(c.stream));
+  if (!c.gpu) {
+    CHECK_MPI(MPIX_Host_stream_launch(c.stream, whoami_kernel, &c.exec));
+    /* Not synchronize: its caller may run the kernel itself ("caller runs"),
+     * and the probe is after the stream's own thread. */
+    while (__atomic_load_n(&c.exec.tid, __ATOMIC_ACQUIRE) == 0) usleep(100);
+    CHECK_MPI(MPIX_Host_stream_synchronize(c.stream));
+  }
 
   grid_setup(&c.g, o.sizes[0], o.periodic);
   if (world_rank == 0) {
@@ -769,6 +744,9 @@ int main(int argc, char **argv) {
            c.g.npeers);
     printf("# faces: loops outer %ld x middle %ld x inner %ld, %d repeats; st variant %s\n", o.outer,
            o.middle, o.inner, o.repeats, FACES_HAVE_ST ? "built" : "not built (no MPIX_MODE_STREAM, or FACES_NO_ST)");
+    if (c.gpu)
+      printf("# faces: GPU mode: device 0 \"%s\", a CUDA stream, kernels from %s; exec and st stream-side "
+             "fields not measured (0)\n", faces_gpu_device(), o.gpu_ptx);
     if (o.kernel_us > 0 || o.cpu_us > 0)
       printf("# faces: overlap per step: compute kernel %.1f us on a second host stream (%ld iterations), "
              "%.1f us on the CPU thread (%ld iterations)\n", o.kernel_us, c.kernel_iters, o.cpu_us, c.cpu_iters);
@@ -809,8 +787,12 @@ int main(int argc, char **argv) {
     }
   }
   if (world_rank == 0 && o.nvariants > 1) print_table(&o, c.g.dims, res, have);
-  CHECK_MPI(MPIX_Host_stream_free(&c.stream));
-  CHECK_MPI(MPIX_Host_stream_free(&c.compute_stream));
+  if (c.gpu) {
+    faces_gpu_finalize();
+  } else {
+    CHECK_MPI(MPIX_Host_stream_free(&c.stream));
+    CHECK_MPI(MPIX_Host_stream_free(&c.compute_stream));
+  }
   if (world_rank == 0) printf("# faces: done\n");
   MPI_Finalize();
   return 0;

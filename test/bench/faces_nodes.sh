@@ -230,8 +230,8 @@ cp -L "$lib" "$workdir/lib/libmpi.so.12" || die "cannot copy $lib"
 ln -sf libmpi.so.12 "$workdir/lib/libmpi.so"
 ln -sf libmpi.so.12 "$workdir/lib/libmpich.so.12"  # the soname programs need
 exe=$workdir/faces
-${CC:-gcc} -O2 -Wall -I"$srcdir/include" -o "$exe" "$here/faces.c" -L"$workdir/lib" \
-  -Wl,-rpath,"$workdir/lib" -Wl,--disable-new-dtags -lmpi -lm >"$workdir/build.log" 2>&1 ||
+${CC:-gcc} -O2 -Wall -I"$srcdir/include" -I"$srcdir/test/mpi/util" -o "$exe" "$here/faces.c" "$here/faces_gpu.c" \
+  -L"$workdir/lib" -Wl,-rpath,"$workdir/lib" -Wl,--disable-new-dtags -lmpi -lm -ldl >"$workdir/build.log" 2>&1 ||
   { cat "$workdir/build.log" >&2; die "building faces failed"; }
 
 export STMPI_NETNS_PREFIX=${STMPI_NETNS_PREFIX:-f$$}

@@ -26,8 +26,16 @@
 #                         directory are copied first
 #   --workdir DIR         where the binary and raw outputs go (default: a new
 #                         directory under ${TMPDIR:-/tmp}); it is kept
+#   --gpu                 GPU mode: also compiles faces_kernels.cu to PTX
+#                         (nvcc -ptx -arch=compute_90, nvcc from PATH or
+#                         /usr/local/cuda/bin) into the work directory, runs
+#                         the kernels' host check (nvcc
+#                         -DFACES_KERNELS_HOST_CHECK), passes -G PTXFILE to
+#                         faces and sets STMPI_STREAM_BACKEND=cuda for the
+#                         runs (needs a CUDA device and a library built with
+#                         the CUDA stream backend)
 #   -h, --help
-# Environment: CC (default gcc), STMPI_BENCH_TIMEOUT (seconds per run,
+# Environment: CC (default gcc), NVCC (--gpu; default as above), STMPI_BENCH_TIMEOUT (seconds per run,
 #   default 180; 90 with --quick), extra STMPI_* variables are passed on.
 # Exit status: 0 when every run succeeded, 1 when some run failed (listed
 # at the end), 2 for usage or build errors.
@@ -45,6 +53,7 @@ extra_args=""
 bind=none
 workdir=""
 wait_idle=""
+gpu=0
 orig_args="$*"
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
@@ -62,6 +71,7 @@ while [[ $# -gt 0 ]]; do
     --builddir) builddir=${2:?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
     --wait-idle) wait_idle=${2:?}; shift ;;
+    --gpu) gpu=1 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
   esac
@@ -111,9 +121,12 @@ cp -rL "$srcdir/include" "$workdir/stmpi/include" || die "cannot copy $srcdir/in
 # A build tree outside the source tree may hold generated headers of its own.
 [[ -d "$builddir/include" && "$builddir" != "$srcdir" ]] && cp -rL "$builddir/include/." "$workdir/stmpi/include/"
 exe="$workdir/faces"
+# faces_gpu.c is the GPU mode (-G); it loads the CUDA driver at run time, so
+# it needs no CUDA to build.
 build() {
-  ${CC:-gcc} -O2 -Wall "$@" -I"$workdir/stmpi/include" -o "$exe" "$here/faces.c" -L"$workdir/stmpi/lib" \
-    -Wl,-rpath,"$workdir/stmpi/lib" -Wl,--disable-new-dtags -lmpi -lm >"$workdir/build.log" 2>&1
+  ${CC:-gcc} -O2 -Wall "$@" -I"$workdir/stmpi/include" -I"$srcdir/test/mpi/util" -o "$exe" "$here/faces.c" \
+    "$here/faces_gpu.c" -L"$workdir/stmpi/lib" -Wl,-rpath,"$workdir/stmpi/lib" -Wl,--disable-new-dtags \
+    -lmpi -lm -ldl >"$workdir/build.log" 2>&1
 }
 st_built=0
 st_note="mpi.h does not declare MPIX_MODE_STREAM"
@@ -128,6 +141,26 @@ fi
 if [[ $st_built -eq 0 ]]; then
   build -DFACES_NO_ST || { cat "$workdir/build.log" >&2; die "building faces failed"; }
 fi
+gpu_args=()
+if [[ $gpu -eq 1 ]]; then
+  nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  [[ -x "$nvcc" ]] || die "--gpu: no nvcc (not in PATH, not $nvcc; set NVCC)"
+  ptx="$workdir/faces_kernels.ptx"
+  "$nvcc" -ptx -arch=compute_90 -o "$ptx" "$here/faces_kernels.cu" >"$workdir/nvcc.log" 2>&1 ||
+    { cat "$workdir/nvcc.log" >&2; die "--gpu: nvcc -ptx faces_kernels.cu failed"; }
+  # Every thread of both kernels runs on the CPU, with the launch shapes faces uses.
+  "$nvcc" -arch=sm_90 -DFACES_KERNELS_HOST_CHECK -o "$workdir/faces_kernels_check" "$here/faces_kernels.cu" \
+    >>"$workdir/nvcc.log" 2>&1 || { cat "$workdir/nvcc.log" >&2; die "--gpu: nvcc of the kernels' host check failed"; }
+  "$workdir/faces_kernels_check" >"$workdir/kernels_check.log" 2>&1 ||
+    { cat "$workdir/kernels_check.log" >&2; die "--gpu: the kernels' host check failed"; }
+  # The kernels' by-value argument: the PTX's size against the host's sizeof.
+  ptx_bytes=$(sed -n 's/.*faces_compare_param_0\[\([0-9]*\)\].*/\1/p' "$ptx" | head -1)
+  host_bytes=$(sed -n 's/.*sizeof(struct faces_kparams) \([0-9]*\).*/\1/p' "$workdir/kernels_check.log")
+  [[ -n "$ptx_bytes" && "$ptx_bytes" == "$host_bytes" ]] ||
+    die "--gpu: faces_compare takes ${ptx_bytes:-?} bytes in the PTX, struct faces_kparams is ${host_bytes:-?}"
+  gpu_args=(-G "$ptx")
+  export STMPI_STREAM_BACKEND=cuda
+fi
 
 source "$here/bench_lib.sh"  # idle_percent, wait_for_idle
 
@@ -139,6 +172,7 @@ echo "# command: test/bench/faces_run.sh $orig_args" | sed 's/ *$//'
 echo "# STMPI: build tree $builddir (libmpi.so.12 of $(date -r "$lib" '+%F %T'), sha1 $(sha1sum "$lib" | cut -c1-12), copied)"
 echo "# $np ranks, binding $b, $repeats repeats, faces arguments: ${qflag:+$qflag }$extra_args; time limit per run ${run_timeout}s"
 [[ $st_built -eq 0 ]] && echo "# st variant not built: $st_note"
+[[ $gpu -eq 1 ]] && echo "# GPU mode: faces -G $ptx ($("$nvcc" --version | tail -1)), STMPI_STREAM_BACKEND=cuda; $(cat "$workdir/kernels_check.log")"
 echo "# raw outputs: $workdir/out"
 
 failures=()
@@ -153,7 +187,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
       wait_for_idle
       start=$(date +%s)
       timeout -k 5 "$run_timeout" "$workdir/stmpi/bin/mpiexec" -n "$np" -bind-to "$b" \
-        "$exe" ${qflag:+"$qflag"} -v "$v" -s "$s" "${extra[@]}" >"$out.out" 2>"$out.err" </dev/null
+        "$exe" ${qflag:+"$qflag"} -v "$v" -s "$s" ${gpu_args[@]+"${gpu_args[@]}"} "${extra[@]}" >"$out.out" 2>"$out.err" </dev/null
       rc=$?
       if [[ $rc -ne 0 ]] || ! grep -q '^# faces: done' "$out.out"; then
         why="exit status $rc"
@@ -180,6 +214,7 @@ function fmt(x) { return x == "" ? "-" : (x >= 100 ? sprintf("%.0f", x) : (x >= 
 function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 function addsize(s) { if (!(s in seen)) { seen[s] = 1; sizes[++ns] = s } }
 /^# faces: [0-9]+ ranks as/ && !grid { grid = $0; sub(/^# faces: /, "", grid) }
+/^# faces: GPU mode/ { gpu = 1 }
 $1 == "faces" { addsize($3); t[$2, $3] = t[$2, $3] " " $4; spread[$2, $3] = spread[$2, $3] " " ($6 - $5) / $4 }
 $1 == "cpu" { for (i = 4; i <= 6; i++) c[$2, $3, i] = c[$2, $3, i] " " $i }
 $1 == "exec" { for (i = 4; i <= 8; i++) e[$2, $3, i] = e[$2, $3, i] " " $i }
@@ -200,7 +235,8 @@ END {
     printf "%10s %10s %10s %10s %8s %8s %8s %7.0f%%\n", s, fmt(p), fmt(r), fmt(q), ratio(q, r), ratio(q, p), ratio(r, p), 100 * sp
   }
   print ""
-  print "== CPU time per step on rank 0, us: in MPI calls / in MPIX_Host_stream_launch / in MPIX_Host_stream_synchronize =="
+  if (gpu) print "== CPU time per step on rank 0, us: in MPI calls / in cuLaunchKernel / in cuStreamSynchronize (GPU mode) =="
+  else print "== CPU time per step on rank 0, us: in MPI calls / in MPIX_Host_stream_launch / in MPIX_Host_stream_synchronize =="
   printf "%10s %22s %22s %22s\n", "face B", "p2p", "rma", "st"
   for (i = 1; i <= ns; i++) {
     s = sizes[i]; line = sprintf("%10s", s)
@@ -214,6 +250,7 @@ END {
   }
   print ""
   print "== Threads per step on rank 0: stream thread CPU us / main thread CPU us / stream thread sleeps / preemptions+yields / us in the 2 kernels =="
+  if (gpu) print "   GPU mode: no host stream thread, no kernel clock: only main thread CPU is measured"
   printf "%10s %32s %32s %32s\n", "face B", "p2p", "rma", "st"
   for (i = 1; i <= ns; i++) {
     s = sizes[i]; line = sprintf("%10s", s)
@@ -229,7 +266,8 @@ END {
     print ""
     print "== st: where the time goes, us per step (rank 0) =="
     print "   CPU enqueue cost per epoch: post_stream, start, puts, complete_stream, wait_stream, the 2 kernel launches; enq = all of it"
-    print "   sync = CPU blocked in the one MPIX_Host_stream_synchronize of the inner loop, per step"
+    print "   sync = CPU blocked in the one " (gpu ? "cuStreamSynchronize" : "MPIX_Host_stream_synchronize") " of the inner loop, per step"
+    if (gpu) print "   GPU mode: first, exec and tail are not measured (0)"
     print "   stream, per inner loop (not per step): first = enqueue start -> first increment runs; tail = last compare ends -> synchronize returns"
     print "   exec = first increment starts -> last compare ends, per step"
     printf "%10s %7s %7s %7s %7s %7s %7s %8s %8s %8s %8s %7s\n", "face B", "post", "start", "puts", "compl", "wait", "launch", "enq", "sync", "first", "exec", "tail"

@@ -77,7 +77,8 @@ mkdir -p "$workdir" || die "cannot create $workdir"
 limit=${STMPI_BENCH_TIMEOUT:-300}
 
 "$prefix/bin/mpicc" -O2 "$here/st_exchange.c" -o "$workdir/st_exchange" || die "build of st_exchange failed"
-"$prefix/bin/mpicc" -O2 "$here/faces.c" -o "$workdir/faces" -lm || die "build of faces failed"
+"$prefix/bin/mpicc" -O2 -I"$srcdir/test/mpi/util" "$here/faces.c" "$here/faces_gpu.c" -o "$workdir/faces" -lm -ldl ||
+  die "build of faces failed"
 
 busy_pids=()
 start_load() {

@@ -10,6 +10,7 @@
 #include "stream/kernel_params.h"
 
 using stmpi::stream::gpu::CopyParams;
+using stmpi::stream::gpu::EpochParams;
 using stmpi::stream::gpu::SignalParams;
 using stmpi::stream::gpu::WaitParams;
 
@@ -69,16 +70,10 @@ extern "C" __global__ void stmpi_wait_kernel(WaitParams params) {
   __threadfence_system();
 }
 
-// Row blockIdx.y copies range y; the gridDim.x blocks of the row stride over
-// it, 16 bytes per thread and step when dst, src and length allow.
-extern "C" __global__ void stmpi_copy_kernel(CopyParams params) {
-  const unsigned range = blockIdx.y;
-  if (range >= params.count) return;
-  char* dst = static_cast<char*>(params.dst[range]);
-  const char* src = static_cast<const char*>(params.src[range]);
-  const uint64_t bytes = params.bytes[range];
-  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+// Threads first..bytes of the whole grid or block copy one range, 16 bytes
+// per thread and step when dst, src and length allow.
+__device__ inline void copy_range(char* dst, const char* src, uint64_t bytes, uint64_t first,
+                                  uint64_t stride) {
   uint64_t done = 0;
   if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) {
     const uint64_t words = bytes / 16;
@@ -88,4 +83,34 @@ extern "C" __global__ void stmpi_copy_kernel(CopyParams params) {
     done = words * 16;
   }
   for (uint64_t k = done + first; k < bytes; k += stride) dst[k] = src[k];
+}
+
+// Row blockIdx.y copies range y; the gridDim.x blocks of the row stride over
+// it, 16 bytes per thread and step when dst, src and length allow.
+extern "C" __global__ void stmpi_copy_kernel(CopyParams params) {
+  const unsigned range = blockIdx.y;
+  if (range >= params.count) return;
+  const uint64_t first = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
+  copy_range(static_cast<char*>(params.dst[range]), static_cast<const char*>(params.src[range]),
+             params.bytes[range], first, stride);
+}
+
+// A whole epoch step in one block: the waits, then the copies, then the
+// writes. Each thread fences its own copies at system scope before the
+// barrier that the writing threads pass, so a peer that sees a write sees
+// every byte of the epoch.
+extern "C" __global__ void stmpi_epoch_kernel(EpochParams params) {
+  const unsigned t = threadIdx.x;
+  if (t < params.waits) {
+    while (!satisfied(load_word(params.wait_addr[t]), params.wait_value[t], params.cmp)) backoff();
+    __threadfence_system();
+  }
+  __syncthreads();
+  for (uint32_t r = 0; r < params.copies; ++r)
+    copy_range(static_cast<char*>(params.dst[r]), static_cast<const char*>(params.src[r]),
+               params.bytes[r], t, blockDim.x);
+  __threadfence_system();
+  __syncthreads();
+  if (t < params.writes) store_word(params.write_addr[t], params.write_value[t]);
 }

@@ -14,7 +14,7 @@
 
 namespace stmpi::stream {
 
-enum class KernelId : uint8_t { kSignal, kWait, kCopy };
+enum class KernelId : uint8_t { kSignal, kWait, kCopy, kEpoch };
 
 struct LaunchShape {
   unsigned grid_x = 1;

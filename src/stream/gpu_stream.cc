@@ -6,6 +6,7 @@
 
 #include "util/error.h"
 #include "stream/kernel_params.h"
+#include "stream/settings.h"
 
 namespace stmpi::stream {
 namespace {
@@ -109,6 +110,42 @@ int GpuStream::copy(std::span<const CopyRange> ranges) {
       return err;
     count_launch(OpKind::kCopy);
   }
+  return MPI_SUCCESS;
+}
+
+int GpuStream::wait_copy_signal(const EpochStep& step) {
+  std::size_t bytes = 0;
+  for (const CopyRange& range : step.copies) bytes += range.bytes;
+  const std::size_t limit = settings().gpu_epoch_bytes;
+  if (limit == 0 || bytes > limit ||
+      step.waits.size() > gpu::kMaxEpochWaits || step.copies.size() > gpu::kMaxEpochCopies ||
+      step.writes.size() > gpu::kMaxEpochWrites)
+    return Stream::wait_copy_signal(step);
+  gpu::EpochParams params{};
+  params.cmp = step.cmp == Cmp::kEqual ? gpu::kCmpEqual : gpu::kCmpGreaterEqual;
+  params.waits = static_cast<uint32_t>(step.waits.size());
+  for (std::size_t i = 0; i < step.waits.size(); ++i) {
+    params.wait_addr[i] = step.waits[i].addr;
+    params.wait_value[i] = step.waits[i].value;
+  }
+  for (const CopyRange& range : step.copies) {
+    if (range.bytes == 0) continue;
+    params.dst[params.copies] = range.dst;
+    params.src[params.copies] = range.src;
+    params.bytes[params.copies] = range.bytes;
+    ++params.copies;
+  }
+  params.writes = static_cast<uint32_t>(step.writes.size());
+  for (std::size_t i = 0; i < step.writes.size(); ++i) {
+    params.write_addr[i] = step.writes[i].addr;
+    params.write_value[i] = step.writes[i].value;
+  }
+  const LaunchShape shape{1, 1, gpu::kEpochThreads};
+  if (int err = runtime_.launch_kernel(handle_, KernelId::kEpoch, shape, &params);
+      err != MPI_SUCCESS)
+    return err;
+  // One merged launch: counted as the epoch's copy launch.
+  count_launch(OpKind::kCopy);
   return MPI_SUCCESS;
 }
 

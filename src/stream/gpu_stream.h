@@ -23,6 +23,10 @@ class GpuStream final : public Stream {
   [[nodiscard]] int wait_values(std::span<const SignalWait> waits, Cmp cmp) override;
   [[nodiscard]] int copy(std::span<const CopyRange> ranges) override;
   [[nodiscard]] int synchronize() override;
+  // One epoch kernel (wait, copies, writes in one block) when the step fits
+  // EpochParams and copies at most STMPI_STREAM_GPU_EPOCH_BYTES; else the
+  // separate wait, copy and signal launches.
+  [[nodiscard]] int wait_copy_signal(const EpochStep& step) override;
   using Stream::copy;
 
   // The runtime the stream belongs to (e.g. to register memory its kernels use).

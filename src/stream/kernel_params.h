@@ -42,11 +42,38 @@ struct CopyParams {
   uint64_t bytes[kMaxCopiesPerLaunch];
 };
 
+// A 3-D halo exchange (26 neighbour directions, 26 targets) fits one launch.
+inline constexpr unsigned kMaxEpochWaits = 32;
+inline constexpr unsigned kMaxEpochCopies = 48;
+inline constexpr unsigned kMaxEpochWrites = 33;  // the targets' completions and the retire word
+inline constexpr unsigned kEpochThreads = 512;
+
+// One block runs a whole epoch step (EpochStep): threads i < waits poll
+// wait_addr[i]; after a barrier every thread copies its share of every
+// range and fences; after a second barrier threads i < writes store
+// write_value[i] to write_addr[i]. One launch instead of a wait, a copy and
+// a signal launch, for epochs small enough for one block to copy.
+struct EpochParams {
+  uint32_t waits;
+  uint32_t copies;
+  uint32_t writes;
+  uint32_t cmp;
+  const volatile uint64_t* wait_addr[kMaxEpochWaits];
+  uint64_t wait_value[kMaxEpochWaits];
+  void* dst[kMaxEpochCopies];
+  const void* src[kMaxEpochCopies];
+  uint64_t bytes[kMaxEpochCopies];
+  uint64_t* write_addr[kMaxEpochWrites];
+  uint64_t write_value[kMaxEpochWrites];
+};
+
 static_assert(sizeof(SignalParams) <= 4096 && sizeof(WaitParams) <= 4096 &&
-              sizeof(CopyParams) <= 4096);
+              sizeof(CopyParams) <= 4096 && sizeof(EpochParams) <= 4096);
+static_assert(kMaxEpochWaits <= kEpochThreads && kMaxEpochWrites <= kEpochThreads);
 
 inline constexpr const char* kSignalKernelName = "stmpi_signal_kernel";
 inline constexpr const char* kWaitKernelName = "stmpi_wait_kernel";
 inline constexpr const char* kCopyKernelName = "stmpi_copy_kernel";
+inline constexpr const char* kEpochKernelName = "stmpi_epoch_kernel";
 
 }  // namespace stmpi::stream::gpu

@@ -37,6 +37,11 @@ const util::Param kParams[] = {
      "MPI progress of a rank (inside MPI_Win_wait, MPI_Recv, ...) runs the ready signals, "
      "copies and already satisfied waits at the front of the host streams its stream-triggered "
      "windows use, instead of leaving them to the stream's thread; user work is never run there"},
+    {"gpu_epoch_bytes", util::Param::Type::kSize, &g_settings.gpu_epoch_bytes, "64K",
+     "an access epoch's completion on a GPU stream whose copies total at most this many bytes "
+     "(and at most 32 targets and 48 ranges) runs as one kernel (wait, copies, signals) instead "
+     "of three launches; 0: always three launches",
+     0, 1LL << 30},
 };
 const util::ParamTable kTable{"stream", kParams};
 const util::ParamRegistration kRegistration{&kTable};

@@ -3,6 +3,7 @@
 // which equal the table's defaults.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace stmpi::stream {
@@ -16,6 +17,7 @@ struct Settings {
   bool caller_runs = true;       // synchronize runs queued operations itself
   bool inline_ops = true;        // library operations on an idle stream run at enqueue
   bool progress = true;          // MPI progress runs ready library operations (run_ready)
+  std::size_t gpu_epoch_bytes = 65536;  // largest epoch step run as one GPU kernel; 0: never
 };
 
 const Settings& settings();

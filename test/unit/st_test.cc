@@ -280,9 +280,17 @@ class FakeGpu final : public stream::GpuRuntime {
         EXPECT_TRUE(registered(p->addr[i]));
         EXPECT_GE(*p->addr[i], p->value[i]) << "a wait that would block";
       }
-    } else {
+    } else if (kernel == stream::KernelId::kCopy) {
       auto* p = static_cast<stream::gpu::CopyParams*>(params);
       for (uint32_t i = 0; i < p->count; ++i) std::memcpy(p->dst[i], p->src[i], p->bytes[i]);
+    } else {
+      auto* p = static_cast<stream::gpu::EpochParams*>(params);
+      for (uint32_t i = 0; i < p->waits; ++i) EXPECT_GE(*p->wait_addr[i], p->wait_value[i]);
+      for (uint32_t i = 0; i < p->copies; ++i) std::memcpy(p->dst[i], p->src[i], p->bytes[i]);
+      for (uint32_t i = 0; i < p->writes; ++i) {
+        EXPECT_TRUE(registered(p->write_addr[i])) << "signal word outside registered memory";
+        *p->write_addr[i] = p->write_value[i];
+      }
     }
     return MPI_SUCCESS;
   }
@@ -315,7 +323,7 @@ class FakeGpu final : public stream::GpuRuntime {
     return false;
   }
 
-  int kernels[3] = {};
+  int kernels[4] = {};
   int host_fns = 0;
   int unregistered = 0;
   std::vector<std::pair<char*, std::size_t>> ranges;

@@ -769,6 +769,7 @@ TEST(Settings, DefaultsMatchTheParameterTable) {
   EXPECT_EQ(settings().caller_runs, before.caller_runs);
   EXPECT_EQ(settings().inline_ops, before.inline_ops);
   EXPECT_EQ(settings().progress, before.progress);
+  EXPECT_EQ(settings().gpu_epoch_bytes, before.gpu_epoch_bytes);
 }
 
 // GpuStream's merging over a runtime that runs each "kernel" on the spot.
@@ -790,10 +791,20 @@ class FakeRuntime final : public GpuRuntime {
       for (uint32_t i = 0; i < p->count; ++i)
         EXPECT_TRUE(wait_satisfied(*p->addr[i], p->value[i],
                                    p->cmp == gpu::kCmpEqual ? Cmp::kEqual : Cmp::kGreaterEqual));
-    } else {
+    } else if (kernel == KernelId::kCopy) {
       auto* p = static_cast<gpu::CopyParams*>(params);
       EXPECT_EQ(shape.grid_y, p->count);
       for (uint32_t i = 0; i < p->count; ++i) std::memcpy(p->dst[i], p->src[i], p->bytes[i]);
+    } else {
+      // The epoch kernel: one block; waits (already satisfied here), copies, writes.
+      auto* p = static_cast<gpu::EpochParams*>(params);
+      EXPECT_EQ(shape.grid_x * shape.grid_y, 1u);
+      EXPECT_GE(shape.block_x, std::max(p->waits, p->writes));
+      for (uint32_t i = 0; i < p->waits; ++i)
+        EXPECT_TRUE(wait_satisfied(*p->wait_addr[i], p->wait_value[i],
+                                   p->cmp == gpu::kCmpEqual ? Cmp::kEqual : Cmp::kGreaterEqual));
+      for (uint32_t i = 0; i < p->copies; ++i) std::memcpy(p->dst[i], p->src[i], p->bytes[i]);
+      for (uint32_t i = 0; i < p->writes; ++i) *p->write_addr[i] = p->write_value[i];
     }
     return MPI_SUCCESS;
   }
@@ -818,7 +829,7 @@ class FakeRuntime final : public GpuRuntime {
   int unregister_host(void*) override { return MPI_ERR_OTHER; }
 
   bool mem_ops = false;
-  int kernels[3] = {};
+  int kernels[4] = {};
   int mem_op_writes = 0;
   int mem_op_waits = 0;
   LaunchShape last_shape;
@@ -880,6 +891,57 @@ TEST(GpuStream, SingleWordsUseStreamMemoryOperations) {
   EXPECT_EQ(counter.load(), 1);
   EXPECT_EQ(copy_blocks_per_range(0), 1u);
   EXPECT_EQ(copy_blocks_per_range(1u << 30), 64u);
+}
+
+// An epoch step is one epoch kernel up to STMPI_STREAM_GPU_EPOCH_BYTES of
+// copies (and EpochParams' entry limits), else a wait, a copy and a signal.
+TEST(GpuStream, SmallEpochStepIsOneKernel) {
+  FakeRuntime runtime;
+  GpuStream stream(runtime, &runtime);
+  uint64_t posted[3] = {5, 6, 7}, completed[4] = {}, retire = 0;
+  std::vector<SignalWait> waits;
+  std::vector<SignalWrite> writes;
+  for (int i = 0; i < 3; ++i) {
+    waits.push_back({&posted[i], 5});
+    writes.push_back({&completed[i], 40u + static_cast<uint64_t>(i)});
+  }
+  writes.push_back({&retire, 9});
+  std::vector<char> src(3000, 'e'), dst(3000, 0);
+  const std::vector<CopyRange> copies = {{dst.data(), src.data(), 1000},
+                                         {dst.data() + 1000, src.data() + 1000, 0},
+                                         {dst.data() + 1000, src.data() + 1000, 2000}};
+  const EpochStep step{waits, Cmp::kGreaterEqual, copies, writes};
+  ASSERT_EQ(stream.wait_copy_signal(step), MPI_SUCCESS);
+  EXPECT_EQ(runtime.kernels[static_cast<int>(KernelId::kEpoch)], 1);
+  EXPECT_EQ(runtime.kernels[0] + runtime.kernels[1] + runtime.kernels[2], 0);
+  EXPECT_EQ(dst, src);
+  EXPECT_EQ(completed[2], 42u);
+  EXPECT_EQ(retire, 9u);
+  EXPECT_EQ(stream.launch_counts().total(), 1u);
+
+  // Over the byte limit: the three launches.
+  setenv("STMPI_STREAM_GPU_EPOCH_BYTES", "2999", 1);
+  std::string error;
+  ASSERT_TRUE(util::load_all(&error)) << error;
+  unsetenv("STMPI_STREAM_GPU_EPOCH_BYTES");
+  EXPECT_EQ(settings().gpu_epoch_bytes, 2999u);
+  retire = 0;
+  ASSERT_EQ(stream.wait_copy_signal(step), MPI_SUCCESS);
+  EXPECT_EQ(runtime.kernels[static_cast<int>(KernelId::kEpoch)], 1);
+  EXPECT_EQ(runtime.kernels[0], 1);
+  EXPECT_EQ(runtime.kernels[1], 1);
+  EXPECT_EQ(runtime.kernels[2], 1);
+  EXPECT_EQ(retire, 9u);
+  ASSERT_TRUE(util::load_all(&error)) << error;
+  EXPECT_EQ(settings().gpu_epoch_bytes, 65536u);
+
+  // More targets than EpochParams holds: the three launches too.
+  std::vector<uint64_t> many(gpu::kMaxEpochWaits + 1, 1);
+  std::vector<SignalWait> many_waits;
+  for (uint64_t& word : many) many_waits.push_back({&word, 1});
+  ASSERT_EQ(stream.wait_copy_signal({many_waits, Cmp::kGreaterEqual, copies, writes}), MPI_SUCCESS);
+  EXPECT_EQ(runtime.kernels[static_cast<int>(KernelId::kEpoch)], 1);
+  EXPECT_EQ(runtime.kernels[1], 2);
 }
 
 }  // namespace

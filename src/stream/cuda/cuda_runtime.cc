@@ -97,6 +97,7 @@ struct Kernels {
   CUfunction signal = nullptr;
   CUfunction wait = nullptr;
   CUfunction copy = nullptr;
+  CUfunction epoch = nullptr;
 };
 
 class CudaRuntime final : public GpuRuntime {
@@ -197,7 +198,8 @@ int CudaRuntime::kernels_for(CUcontext context, const Kernels** out) {
       CUfunction* function;
     } entries[] = {{gpu::kSignalKernelName, &kernels.signal},
                    {gpu::kWaitKernelName, &kernels.wait},
-                   {gpu::kCopyKernelName, &kernels.copy}};
+                   {gpu::kCopyKernelName, &kernels.copy},
+                   {gpu::kEpochKernelName, &kernels.epoch}};
     for (const auto& entry : entries) {
       if (CUresult r = api_.module_get_function(entry.function, module, entry.name);
           r != CUDA_SUCCESS) {
@@ -231,9 +233,8 @@ int CudaRuntime::launch_kernel(void* stream, KernelId kernel, const LaunchShape&
   if (scope.result() != CUDA_SUCCESS) return error("cuStreamGetCtx", scope.result());
   const Kernels* kernels = nullptr;
   if (int err = kernels_for(scope.context(), &kernels); err != MPI_SUCCESS) return err;
-  CUfunction function = kernel == KernelId::kSignal ? kernels->signal
-                        : kernel == KernelId::kWait ? kernels->wait
-                                                    : kernels->copy;
+  const CUfunction functions[] = {kernels->signal, kernels->wait, kernels->copy, kernels->epoch};
+  const CUfunction function = functions[static_cast<int>(kernel)];
   void* args[] = {params};
   if (CUresult r = api_.launch_kernel(function, shape.grid_x, shape.grid_y, 1, shape.block_x, 1, 1,
                                       0, cu_stream, args, nullptr);

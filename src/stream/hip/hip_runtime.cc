@@ -94,6 +94,7 @@ struct Kernels {
   hipFunction_t signal = nullptr;
   hipFunction_t wait = nullptr;
   hipFunction_t copy = nullptr;
+  hipFunction_t epoch = nullptr;
 };
 
 std::string describe(const HipApi& api, const char* call, hipError_t result) {
@@ -183,7 +184,8 @@ int HipRuntime::kernels_for(hipStream_t stream, const Kernels** out) {
       hipFunction_t* function;
     } entries[] = {{gpu::kSignalKernelName, &kernels.signal},
                    {gpu::kWaitKernelName, &kernels.wait},
-                   {gpu::kCopyKernelName, &kernels.copy}};
+                   {gpu::kCopyKernelName, &kernels.copy},
+                   {gpu::kEpochKernelName, &kernels.epoch}};
     for (const auto& entry : entries) {
       if (hipError_t r = api_.module_get_function(entry.function, module, entry.name);
           r != hipSuccess) {
@@ -202,9 +204,8 @@ int HipRuntime::launch_kernel(void* stream, KernelId kernel, const LaunchShape& 
   const Kernels* kernels = nullptr;
   if (int err = kernels_for(static_cast<hipStream_t>(stream), &kernels); err != MPI_SUCCESS)
     return err;
-  hipFunction_t function = kernel == KernelId::kSignal ? kernels->signal
-                           : kernel == KernelId::kWait ? kernels->wait
-                                                       : kernels->copy;
+  const hipFunction_t functions[] = {kernels->signal, kernels->wait, kernels->copy, kernels->epoch};
+  const hipFunction_t function = functions[static_cast<int>(kernel)];
   void* args[] = {params};
   if (hipError_t r =
           api_.module_launch_kernel(function, shape.grid_x, shape.grid_y, 1, shape.block_x, 1, 1,

@@ -9,7 +9,7 @@ EXTRA_DIST += test/bench/faces.c test/bench/faces_util.h test/bench/faces_gpu.c 
 	test/bench/faces_kernels.cu test/bench/faces_kernels.h test/bench/faces_run.sh test/bench/faces_nodes.sh
 # st_chain: one NIC triggered chain per trigger path against plain writes (st_chain_run.sh
 # builds it with `make test/bench/st_chain`; internal API, so not an mpicc program)
-EXTRA_DIST += test/bench/st_chain_run.sh
+EXTRA_DIST += test/bench/st_chain_run.sh test/bench/gpu_run.sh
 if HAVE_OFI
 EXTRA_PROGRAMS += test/bench/st_chain
 test_bench_st_chain_SOURCES = test/bench/st_chain.cc $(OFI_SOURCES) $(OFI_TRIGGERED_SOURCES) \

@@ -25,14 +25,31 @@ constexpr uint32_t kIds = (dev::match::kMaxContextId + 1) / 2;
 constexpr std::size_t kWords = kIds / 64;
 static_assert(kIds % 64 == 0);
 
+// The blocking reserve: 1024 ids just below the bootstrap ids (the last
+// word), offered only by blocking constructions. A blocking construction
+// that meets a nonblocking one holding the rest of the mask (an
+// MPI_Comm_idup started before an MPI_Comm_create_group on some processes
+// and after it on others) agrees on a reserve id instead of waiting for a
+// construction that cannot move until it returns. Lowest ids are taken
+// first, so the reserve is used only then, or once the rest is full.
+constexpr std::size_t kReserveWords = 16;
+constexpr std::size_t kReserveEnd = kWords - 1;  // the bootstrap ids' word
+constexpr std::size_t kReserveBegin = kReserveEnd - kReserveWords;
+static_assert(kBootstrapContextIds == 64 && kReserveBegin > 0);
+
+bool in_reserve(std::size_t word) { return word >= kReserveBegin && word < kReserveEnd; }
+
 struct ContextIdState {
   std::mutex mutex;
   std::array<uint64_t, kWords> free_mask;
   // Keys (agreement_key) of the constructions in progress in this process
   // (a multiset: equal keys, which only erroneous programs produce, must
-  // not let one construction's end erase the other's entry).
+  // not let one construction's end erase the other's entry), and of the
+  // blocking ones among them.
   std::multiset<uint64_t> in_flight;
-  bool mask_offered = false;  // a construction's round holds the real mask
+  std::multiset<uint64_t> blocking_in_flight;
+  bool mask_offered = false;     // a construction's round holds the mask outside the reserve
+  bool reserve_offered = false;  // a blocking construction's round holds the reserve
 
   ContextIdState() { free_mask.fill(~uint64_t{0}); }
 };
@@ -89,33 +106,39 @@ struct Agreement {
   enum class Outcome { kFound, kRetry, kFailed };
   uint64_t key;
   int count;
-  bool offering = false;  // this round's offer is the real mask
+  bool blocking;                  // may offer the blocking reserve
+  bool offering = false;          // this round's offer holds the mask outside the reserve
+  bool offering_reserve = false;  // ... and the reserve
   bool in_flight = true;
-  // kWords mask words, then the "everyone offered the real mask" word.
+  // kWords mask words, then the "everyone offered all it may" word.
   std::array<uint64_t, kWords + 1> offer{};
 
-  Agreement(uint64_t k, int n) : key(k), count(n) {
+  Agreement(uint64_t k, int n, bool is_blocking) : key(k), count(n), blocking(is_blocking) {
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
     s.in_flight.insert(key);
+    if (blocking) s.blocking_in_flight.insert(key);
   }
   ~Agreement() { abandon(); }
   Agreement(const Agreement&) = delete;
   Agreement& operator=(const Agreement&) = delete;
 
-  // Fills `offer` for the next round: the real mask if no other
-  // construction of this process holds it and none with a lower key waits.
+  // Fills `offer` for the next round: the real mask outside the reserve if
+  // no other construction of this process holds it and none with a lower
+  // key waits; for a blocking construction, the real reserve likewise among
+  // the blocking ones. Nothing else is free in the offer.
   void make_offer() {
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
+    offer.fill(0);
     offering = !s.mask_offered && !s.in_flight.empty() && *s.in_flight.begin() == key;
-    if (offering) {
-      s.mask_offered = true;
-      std::memcpy(offer.data(), s.free_mask.data(), sizeof s.free_mask);
-      offer[kWords] = ~uint64_t{0};
-    } else {
-      offer.fill(0);
-    }
+    offering_reserve = blocking && !s.reserve_offered && !s.blocking_in_flight.empty() &&
+                       *s.blocking_in_flight.begin() == key;
+    if (offering) s.mask_offered = true;
+    if (offering_reserve) s.reserve_offered = true;
+    for (std::size_t w = 0; w < kWords; ++w)
+      if (in_reserve(w) ? offering_reserve : offering) offer[w] = s.free_mask[w];
+    offer[kWords] = offering && (offering_reserve || !blocking) ? ~uint64_t{0} : 0;
   }
 
   // Reads the combined offer (err: how combining went): found (ids marked
@@ -125,9 +148,8 @@ struct Agreement {
     const bool found = err == MPI_SUCCESS && lowest_free(offer.data(), count, bits);
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
-    if (offering) s.mask_offered = false;
-    offering = false;
-    // Free bits mean every process offered its real mask, this one too.
+    release_offers(s);
+    // Free bits mean every process offered them, this one too.
     if (found) {
       for (int i = 0; i < count; ++i) {
         set_used(s, static_cast<uint32_t>(bits[i]) * 2, true);
@@ -143,15 +165,23 @@ struct Agreement {
   void abandon() {
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
-    if (offering) s.mask_offered = false;
-    offering = false;
+    release_offers(s);
     leave(s);
   }
 
-  // Removes this construction's entry (one of equal keys), once.
+  void release_offers(ContextIdState& s) {
+    if (offering) s.mask_offered = false;
+    if (offering_reserve) s.reserve_offered = false;
+    offering = offering_reserve = false;
+  }
+
+  // Removes this construction's entries (one of equal keys), once.
   void leave(ContextIdState& s) {
     if (!in_flight) return;
     if (auto it = s.in_flight.find(key); it != s.in_flight.end()) s.in_flight.erase(it);
+    if (blocking)
+      if (auto it = s.blocking_in_flight.find(key); it != s.blocking_in_flight.end())
+        s.blocking_in_flight.erase(it);
     in_flight = false;
   }
 };
@@ -181,7 +211,7 @@ void context_id_and(const void* in, void* inout, std::size_t bytes) {
 std::size_t context_id_offer_bytes() { return (kWords + 1) * sizeof(uint64_t); }
 
 int context_id_allocate_n(Comm& parent, int count, uint32_t* ids, const ContextIdCombine& combine) {
-  Agreement a(agreement_key(parent.context_id, parent.coll_seq), count);
+  Agreement a(agreement_key(parent.context_id, parent.coll_seq), count, true);
   for (;;) {
     a.make_offer();
     const int err = combine(a.offer.data(), sizeof a.offer);
@@ -213,7 +243,7 @@ struct ScheduledAgreement {
   // the AND of the local group's (see append_agreement_round).
   std::array<uint64_t, kWords + 1> remote{}, local{};
   ScheduledAgreement(uint64_t key, int count, std::function<void(int, const uint32_t*)> fn)
-      : agreement(key, count), done(std::move(fn)) {}
+      : agreement(key, count, false), done(std::move(fn)) {}
 };
 
 // The AND of every offer into sa->agreement.offer, identically everywhere.
@@ -322,7 +352,9 @@ void context_id_reset() {
   s.free_mask.fill(~uint64_t{0});
   for (uint32_t i = 0; i < kBootstrapContextIds; ++i) set_used(s, bootstrap_context_id(i), true);
   s.in_flight.clear();
+  s.blocking_in_flight.clear();
   s.mask_offered = false;
+  s.reserve_offered = false;
 }
 
 }  // namespace stmpi::mpi

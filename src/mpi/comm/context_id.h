@@ -22,7 +22,12 @@
 // member), so the lowest construction among all in flight wins everywhere
 // and progress is guaranteed. An extra word in the reduced message says
 // whether every process offered its real bitmap; only then is an empty
-// result "out of context ids" rather than "try again".
+// result "out of context ids" rather than "try again". The top 1024 ids
+// (below the bootstrap ids) are a reserve that only blocking constructions
+// offer, ordered among themselves: a blocking construction (say
+// MPI_Comm_create_group) on processes where a nonblocking one (an
+// MPI_Comm_idup started earlier there, later elsewhere) holds the rest of
+// the bitmap still agrees on an id, where waiting would deadlock.
 #pragma once
 
 #include <cstddef>

@@ -35,8 +35,11 @@ class RankIndex {
   std::unordered_map<int, int> index_;
 };
 
+// An empty result is MPI_GROUP_EMPTY itself, as the standard says for
+// MPI_Group_incl with n = 0 and MPICH and Open MPI do for every constructor.
 int return_group(std::vector<int> world_ranks, MPI_Group* newgroup) {
-  *newgroup = mpi::group_create(std::move(world_ranks))->handle;
+  *newgroup = world_ranks.empty() ? MPI_GROUP_EMPTY
+                                  : mpi::group_create(std::move(world_ranks))->handle;
   return MPI_SUCCESS;
 }
 
@@ -101,9 +104,9 @@ int group_free(MPI_Group* group) {
   Group* object = mpi::group_get(*group);
   if (object == nullptr)
     return make_error(MPI_ERR_GROUP, "group 0x%x is not a valid group", *group);
-  if (object->predefined)
-    return make_error(MPI_ERR_GROUP, "MPI_GROUP_EMPTY is predefined and cannot be freed");
-  mpi::group_release(object);
+  // MPI_GROUP_EMPTY, which empty results are, may be freed like them (as in
+  // MPICH and Open MPI): the handle becomes MPI_GROUP_NULL, the group stays.
+  if (!object->predefined) mpi::group_release(object);
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
 }

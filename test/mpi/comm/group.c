@@ -1,6 +1,7 @@
 /* Group constructors, queries and set operations, checked against explicit
  * lists of world ranks; bad and repeated ranks are MPI_ERR_RANK with the
- * index and value in the message; MPI_GROUP_EMPTY cannot be freed. */
+ * index and value in the message; empty results are MPI_GROUP_EMPTY, which
+ * may be freed (the handle becomes MPI_GROUP_NULL). */
 #include "mtest.h"
 
 static MPI_Group world_group;
@@ -133,15 +134,20 @@ int main(int argc, char **argv)
     int big = size;
     rc = MPI_Group_translate_ranks(world_group, 1, &big, rev, want);
     CHECK_ERR_CLASS(rc, MPI_ERR_RANK);
+    /* MPI_GROUP_EMPTY may be freed (the handle becomes MPI_GROUP_NULL) and
+     * stays usable, as in MPICH and Open MPI. */
     MPI_Group empty = MPI_GROUP_EMPTY;
-    rc = MPI_Group_free(&empty);
-    CHECK_ERR_CLASS(rc, MPI_ERR_GROUP);
+    CHECK_SUCCESS(MPI_Group_free(&empty));
+    CHECK(empty == MPI_GROUP_NULL, "freed MPI_GROUP_EMPTY handle is not MPI_GROUP_NULL");
+    int esize = -1;
+    MPI_Group_size(MPI_GROUP_EMPTY, &esize);
+    CHECK_INT(esize, 0);
 
-    /* Empty results are empty groups that can be freed; they compare IDENT
-     * with MPI_GROUP_EMPTY. */
+    /* Empty results are MPI_GROUP_EMPTY itself, and can be freed. */
     MPI_Group none;
     CHECK_SUCCESS(MPI_Group_incl(world_group, 0, NULL, &none));
-    int esize = -1;
+    CHECK(none == MPI_GROUP_EMPTY, "MPI_Group_incl with n = 0 is not MPI_GROUP_EMPTY");
+    esize = -1;
     MPI_Group_size(none, &esize);
     CHECK_INT(esize, 0);
     MPI_Group_rank(none, &grank);
@@ -150,6 +156,7 @@ int main(int argc, char **argv)
     CHECK_INT(result, MPI_IDENT);
     CHECK_SUCCESS(MPI_Group_free(&none));
     CHECK_SUCCESS(MPI_Group_difference(world_group, world_group, &none));
+    CHECK(none == MPI_GROUP_EMPTY, "an empty difference is not MPI_GROUP_EMPTY");
     MPI_Group_size(none, &esize);
     CHECK_INT(esize, 0);
     CHECK_SUCCESS(MPI_Group_free(&none));

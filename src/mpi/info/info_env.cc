@@ -1,6 +1,7 @@
 // MPI_Info_create_env (MPI 4.1 section 11.2.2): an info describing how this
 // process was started, with the keys the standard reserves for it. Keys
-// whose value is not known are left out, as the standard allows.
+// whose value is not known are left out, as the standard allows; the info
+// is the same before MPI_Init, during and after MPI_Finalize.
 #include <limits.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,23 +12,9 @@
 
 #include "mpi/impl.h"
 #include "mpi/info/info.h"
-#include "mpi/init/state.h"
 #include "util/launcher_env.h"
 
 namespace stmpi::impl {
-namespace {
-
-const char* thread_level_name(int level) {
-  switch (level) {
-    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-    default: return "MPI_THREAD_MULTIPLE";
-  }
-}
-
-}  // namespace
-
 int info_create_env(int argc, char* argv[], MPI_Info* info) {
   mpi::Info* env = mpi::info_create();
   // argv may be NULL (and argc 0) in C: then command and argv are unknown.
@@ -47,7 +34,9 @@ int info_create_env(int argc, char* argv[], MPI_Info* info) {
     env->set("host", host);
   if (struct utsname names {}; uname(&names) == 0) env->set("arch", names.machine);
   if (char dir[PATH_MAX] = {}; getcwd(dir, sizeof(dir)) != nullptr) env->set("wdir", dir);
-  if (mpi::is_initialized()) env->set("thread_level", thread_level_name(mpi::thread_level()));
+  // thread_level is "the requested level of thread support, if requested
+  // before the program started execution": the launcher has no way to
+  // request one, so the key is absent, before MPI_Init and after it alike.
   *info = env->handle;
   return MPI_SUCCESS;
 }

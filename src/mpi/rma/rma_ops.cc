@@ -102,6 +102,11 @@ int do_accumulate(const void* origin, MPI_Count ocount, const Datatype* otype, v
                       function);
   const bool no_op = op.handle == MPI_NO_OP;
   if (no_op) otype = nullptr;
+  // Nothing moves (zero counts or zero-size types): nothing to check or do,
+  // whatever the types are made of (MPICH's rma/badrma).
+  if (tcount * ttype.size == 0 && (otype == nullptr || ocount * otype->size == 0) &&
+      (rtype == nullptr || rcount * rtype->size == 0))
+    return MPI_SUCCESS;
   const Datatype* basic = nullptr;
   if (int err = basic_type_of(ttype, "target_datatype", function, &basic)) return err;
   if (otype != nullptr) {

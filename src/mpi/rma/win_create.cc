@@ -223,7 +223,8 @@ int win_shared_query_c(mpi::Win& win, int rank, MPI_Aint* size, MPI_Aint* disp_u
   const bool shared = t.shared_base != nullptr;
   *size = shared ? static_cast<MPI_Aint>(t.size) : 0;
   *disp_unit = t.disp_unit;
-  *static_cast<void**>(baseptr) = shared ? t.shared_base : nullptr;
+  // A segment of size 0 has no address of its own: NULL, as in MPICH.
+  *static_cast<void**>(baseptr) = shared && t.size > 0 ? t.shared_base : nullptr;
   return MPI_SUCCESS;
 }
 

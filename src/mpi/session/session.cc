@@ -212,9 +212,8 @@ int group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Grou
 
 int session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
                               MPI_Errhandler* errhandler) {
-  if (!mpi::is_initialized())
-    return make_error(MPI_ERR_OTHER, "MPI_Session_create_errhandler needs an open session or "
-                      "MPI_Init");
+  // Callable before MPI_Init or any session: MPI_Session_init takes the
+  // error handler as an argument.
   if (session_errhandler_fn == nullptr)
     return make_error(MPI_ERR_ARG, "session_errhandler_fn is NULL");
   auto* eh = new mpi::Errhandler;

@@ -86,6 +86,15 @@ int main(int argc, char **argv) {
   CHECK_ERR_CLASS(MPI_Compare_and_swap(&d, &d, &dr, MPI_DOUBLE, peer, 0, win), MPI_ERR_TYPE);
   CHECK_ERR_CLASS(MPI_Accumulate(&d, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win), MPI_ERR_OP);
   CHECK_SUCCESS(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 1000, 1, MPI_INT, win)); /* PROC_NULL: no-op */
+  /* Nothing moves: zero counts and zero-size types are fine whatever the types (MPICH's
+   * rma/badrma), while the same types with data are refused above. */
+  MPI_Datatype none;
+  MPI_Type_contiguous(0, MPI_INT, &none);
+  MPI_Type_commit(&none);
+  CHECK_SUCCESS(MPI_Accumulate(&v, 0, MPI_INT, peer, 0, 0, MPI_DOUBLE, MPI_SUM, win));
+  CHECK_SUCCESS(MPI_Accumulate(&v, 1, none, peer, 0, 0, none, MPI_SUM, win));
+  CHECK_SUCCESS(MPI_Get_accumulate(&v, 0, MPI_INT, &d, 0, MPI_DOUBLE, peer, 0, 0, none, MPI_SUM, win));
+  MPI_Type_free(&none);
   CHECK_SUCCESS(MPI_Win_unlock(peer, win));
   CHECK_ERR_CLASS(MPI_Win_unlock(peer, win), MPI_ERR_RMA_SYNC);
 

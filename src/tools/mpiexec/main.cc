@@ -40,6 +40,12 @@ void raise_descriptor_limit() {
 int main(int argc, char** argv) {
   using namespace stmpi::tools::mpiexec;
   ensure_standard_descriptors();
+  // Debian's libfabric links libinfinipath (its psm provider), which installs crash handlers
+  // in every rank at load time: a rank's SIGSEGV then printed "terminated with signal 11 ...
+  // Backtrace" and left backtrace files in the working directory instead of dying by the
+  // signal that mpiexec names. This variable (read by that library) turns them off, unless the
+  // user set it.
+  setenv("IPATH_NO_BACKTRACE", "1", 0);
 
   Options options;
   std::string error;

@@ -130,7 +130,10 @@ else fail "launcher killed: status $rc, stderr $(cat "$WORK/kill.err"), left: $(
 rm -f "/dev/shm/stmpi-kvs_${MPIEXEC_PID}_0-session$$"
 
 # In a terminal: what is typed reaches rank 0; Ctrl-C (sent by the terminal to its foreground
-# group, which holds mpiexec, not the ranks) ends the job with status 130.
+# group, which holds mpiexec, not the ranks) ends the job with status 130. script(1) runs the
+# line with $SHELL: bash, because a non-interactive dash (CI's /bin/sh) dies of the same
+# SIGINT instead of waiting for mpiexec, and the status line would never be printed.
+export SHELL=/bin/bash
 if script -qfec true /dev/null > /dev/null 2>&1 < /dev/null; then
   { sleep 1.5; printf 'typed line\n'; sleep 2; printf '\003'; sleep 3; } |
     timeout -k 2 30 script -qfec "$STMPI_MPIEXEC -n $n sh -c 'if [ \$PMI_RANK = 0 ]; then read -r l; echo \"rank 0 read: \$l\"; fi; exec $MARK'; echo \"status \$?\"" \

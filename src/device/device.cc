@@ -266,6 +266,10 @@ const util::Pvar kOfiPvars[] = {
     {"thread_polls", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_polls(); },
      "times the progress thread drove the provider because no MPI call had polled it since its "
      "last look (STMPI_OFI_PROGRESS_THREAD_US apart)"},
+    {"thread_sleeps", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_blocks(); },
+     "times the progress thread slept on the provider's descriptors (STMPI_OFI_PROGRESS_BLOCK)"},
+    {"thread_wakeups", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_wakeups(); },
+     "sleeps of the progress thread that the network ended (the rest timed out or were stopped)"},
 };
 const util::PvarTable kOfiPvarTable{"ofi", kOfiPvars};
 const util::PvarRegistration kOfiPvarRegistration{&kOfiPvarTable};

@@ -10,6 +10,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -261,6 +265,9 @@ TEST(Ofi, DataProgressChoice) {
 // check is a ratio, tried up to three times.
 TEST(Ofi, ProgressThreadIdlesWhileRanksPoll) {
   load_settings("tcp;ofi_rxm", "manual");
+  setenv("STMPI_OFI_PROGRESS_BLOCK", "no", 1);  // timed looks (the next test: sleeps)
+  std::string load_error;
+  ASSERT_TRUE(stmpi::util::load_all(&load_error)) << load_error;
   Ofi ofi;
   std::string error;
   ASSERT_EQ(init_alone(&ofi, &error), 0) << error;
@@ -280,6 +287,82 @@ TEST(Ofi, ProgressThreadIdlesWhileRanksPoll) {
   EXPECT_LT(busy * 4, idle) << "the progress thread polled " << busy
                             << " times while the rank polled (" << idle << " while idle)";
   ofi.finalize();
+  unsetenv("STMPI_OFI_PROGRESS_BLOCK");
+}
+
+// STMPI_OFI_PROGRESS_BLOCK=auto: with nothing to do, the progress thread
+// sleeps on the provider's descriptors instead of looking every 50 us, and a
+// message that arrives while the rank does not poll wakes it (the rank then
+// finds the message). Sent to itself: one process, the same sockets.
+TEST(Ofi, ProgressThreadSleepsUntilTheNetworkWakesIt) {
+  load_settings("tcp;ofi_rxm", "manual");
+  setenv("STMPI_OFI_PROGRESS_BLOCK", "auto", 1);
+  std::string error;
+  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+  Ofi ofi;
+  ASSERT_EQ(init_alone(&ofi, &error), 0) << error;
+  ASSERT_TRUE(ofi.progress_thread_running());
+  // As root the sleeping thread runs at STMPI_OFI_PROGRESS_THREAD_NICE (-10).
+  if (geteuid() == 0) {
+    bool found = false;
+    for (int i = 0; i < 100 && !found; ++i) {
+      for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream in(task.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        for (int f = 3; f <= 19 && rest >> field; ++f) {}
+        found = found || field == "-10";  // field 19: nice
+      }
+      if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(found) << "no thread of this process runs at nice -10";
+  }
+  WireHeader h{};
+  h.kind = MsgKind::kEager;
+  h.sender = 0;
+  h.payload_bytes = 8;
+  const char payload[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  int got = 0;
+  std::string bad;
+  auto receive = [&](int tag) {
+    return poll_until(ofi, [&] {
+      ofi.poll([&](const WireHeader& m, const char* p) {
+        ++got;
+        if (m.tag != tag || m.payload_bytes != 8 || std::memcmp(p, payload, 8) != 0)
+          bad = "wrong message (tag " + std::to_string(m.tag) + ")";
+      });
+      return got > 0;
+    });
+  };
+  // The first message makes the connection (the rank polls meanwhile).
+  h.tag = 76;
+  ASSERT_TRUE(poll_until(ofi, [&] {
+    if (ofi.send(0, h, payload)) return true;
+    ofi.poll([&](const WireHeader&, const char*) { ++got; });
+    return false;
+  })) << ofi.error();
+  ASSERT_TRUE(receive(76));
+  ASSERT_EQ(bad, "");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const uint64_t polls = ofi.thread_polls(), blocks = ofi.thread_blocks();
+  EXPECT_GE(blocks, 1u) << "the thread never slept on the provider's descriptors";
+  // Timed looks would make thousands in 300 ms; sleeps end by timeout (100 ms) or a wake-up.
+  EXPECT_LT(polls, 20u) << "the idle thread kept looking";
+  const uint64_t wakeups = ofi.thread_wakeups();
+  h.tag = 77;
+  ASSERT_TRUE(ofi.send(0, h, payload)) << ofi.error();
+  bool woken = false;
+  for (int i = 0; i < 100 && !woken; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    woken = ofi.thread_wakeups() > wakeups;
+  }
+  EXPECT_TRUE(woken) << "a message to this rank did not wake the sleeping thread";
+  got = 0;
+  ASSERT_TRUE(receive(77));
+  EXPECT_EQ(bad, "");
+  ofi.finalize();
+  unsetenv("STMPI_OFI_PROGRESS_BLOCK");
 }
 
 TEST(Ofi, UnknownProviderNamesWhatIsAvailable) {

@@ -222,7 +222,8 @@ int Fabric::open_endpoint(Endpoint* e, uint64_t cntr_events, std::string* error)
   if (rc != 0) return *error = fi_error("fi_cq_open", rc), -1;
   fi_cntr_attr cntr_attr{};
   cntr_attr.events = FI_CNTR_EVENTS_COMP;
-  cntr_attr.wait_obj = FI_WAIT_UNSPEC;
+  cntr_attr.wait_obj = wait_set_ != nullptr ? FI_WAIT_SET : FI_WAIT_UNSPEC;
+  cntr_attr.wait_set = wait_set_;
   rc = fi_cntr_open(domain_, &cntr_attr, &e->cntr, nullptr);
   if (rc != 0) return *error = fi_error("fi_cntr_open", rc), -1;
   rc = fi_ep_bind(e->ep, &e->av->fid, 0);
@@ -238,12 +239,33 @@ int Fabric::open_endpoint(Endpoint* e, uint64_t cntr_events, std::string* error)
   return 0;
 }
 
-int Fabric::open(ProviderChoice choice, std::string* error) {
+int Fabric::open(ProviderChoice choice, bool want_wait_set, std::string* error) {
   choice_ = std::move(choice);
   long rc = fi_fabric(choice_.info->fabric_attr, &fabric_, nullptr);
   if (rc != 0) return *error = fi_error("fi_fabric", rc), -1;
   rc = fi_domain(fabric_, choice_.info, &domain_, nullptr);
   if (rc != 0) return *error = fi_error("fi_domain", rc), -1;
+  if (want_wait_set) {
+    // A wait set of descriptors that both counters join: the provider adds
+    // its sockets (and the sockets of connections made later), so the set is
+    // readable whenever there is something to progress. Not every provider
+    // offers one; the progress thread then looks at timed intervals.
+    fi_wait_attr wait_attr{};
+    wait_attr.wait_obj = FI_WAIT_FD;
+    fid_wait* set = nullptr;
+    rc = fi_wait_open(fabric_, &wait_attr, &set);
+    int fd = -1;
+    if (rc == 0) rc = fi_control(&set->fid, FI_GETWAIT, &fd);
+    if (rc == 0 && fd >= 0) {
+      wait_set_ = set;
+      wait_fd_ = fd;
+      why_no_wait_fd_.clear();
+    } else {
+      if (set != nullptr) fi_close(&set->fid);
+      why_no_wait_fd_ = fi_error(set == nullptr ? "fi_wait_open(FI_WAIT_FD)" : "fi_control(FI_GETWAIT)",
+                                 rc != 0 ? rc : -FI_ENODATA);
+    }
+  }
   if (open_endpoint(&msg_, FI_READ, error) != 0) return -1;
   if (open_endpoint(&rma_, FI_READ | FI_WRITE, error) != 0) return -1;
   return 0;
@@ -288,6 +310,12 @@ int Fabric::insert_peers(const std::vector<std::string>& names, std::string* err
   return 0;
 }
 
+int Fabric::trywait() {
+  if (wait_set_ == nullptr) return -FI_ENOSYS;
+  fid* fids[] = {&wait_set_->fid};
+  return fi_trywait(fabric_, fids, 1);
+}
+
 void Fabric::close() {
   for (Endpoint* e : {&rma_, &msg_}) {
     if (e->ep) fi_close(&e->ep->fid);
@@ -296,6 +324,9 @@ void Fabric::close() {
     if (e->av) fi_close(&e->av->fid);
     *e = Endpoint{};
   }
+  if (wait_set_) fi_close(&wait_set_->fid);
+  wait_set_ = nullptr;
+  wait_fd_ = -1;
   if (domain_) fi_close(&domain_->fid);
   if (fabric_) fi_close(&fabric_->fid);
   domain_ = nullptr;

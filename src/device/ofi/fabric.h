@@ -65,7 +65,10 @@ class Fabric {
   ~Fabric() { close(); }
 
   // Opens fabric, domain and both endpoints. Takes ownership of choice.info.
-  [[nodiscard]] int open(ProviderChoice choice, std::string* error);
+  // With want_wait_set, both endpoints' counters share one wait set of file
+  // descriptors (where the provider offers FI_WAIT_FD wait sets; else each
+  // has its own wait object, and wait_fd() says why not).
+  [[nodiscard]] int open(ProviderChoice choice, bool want_wait_set, std::string* error);
   // This process's endpoint names, msg then rma, as one byte string.
   [[nodiscard]] int local_names(std::string* names, std::string* error) const;
   // Inserts every rank's names (from local_names) into the address vectors.
@@ -77,6 +80,15 @@ class Fabric {
   fid_domain* domain() const { return domain_; }
   Endpoint& msg() { return msg_; }
   Endpoint& rma() { return rma_; }
+  // The counters' wait set as a descriptor that poll(2) can watch (readable
+  // when the provider has something to progress), or -1 (why_no_wait_fd()).
+  int wait_fd() const { return wait_fd_; }
+  const std::string& why_no_wait_fd() const { return why_no_wait_fd_; }
+  // The wait set stays (the counters are bound to it), but nobody sleeps on it.
+  void forget_wait_fd(const std::string& why) { wait_fd_ = -1, why_no_wait_fd_ = why; }
+  // fi_trywait on the wait set: 0 when the caller may block on wait_fd(),
+  // -FI_EAGAIN when the provider has work to progress first.
+  int trywait();
 
  private:
   int open_endpoint(Endpoint* e, uint64_t cntr_events, std::string* error);
@@ -84,6 +96,9 @@ class Fabric {
   ProviderChoice choice_;
   fid_fabric* fabric_ = nullptr;
   fid_domain* domain_ = nullptr;
+  fid_wait* wait_set_ = nullptr;
+  int wait_fd_ = -1;
+  std::string why_no_wait_fd_ = "not asked for";
   Endpoint msg_;
   Endpoint rma_;
 };

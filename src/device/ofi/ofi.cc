@@ -2,13 +2,19 @@
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+
+#include <cerrno>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "device/ofi/settings.h"
 #include "util/backoff.h"
@@ -42,6 +48,8 @@ bool software_provider(const char* name) {
 
 // The progress thread's longest sleep while ranks keep polling (see init).
 constexpr int kLongestNapUs = 1000;
+// The longest the progress thread sleeps on the provider's descriptors.
+constexpr int kLongestBlockMs = 100;
 
 }  // namespace
 
@@ -88,7 +96,20 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   // waiting rank drives the provider (README.md, "Manual progress").
   const fi_progress want = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
   if (select_provider(s.provider, address, want, &choice, error) != 0) return -1;
-  if (fabric_.open(std::move(choice), error) != 0) {
+  if (s.progress_thread_nice < -20 || s.progress_thread_nice > 19) {
+    *error = "STMPI_OFI_PROGRESS_THREAD_NICE=" + std::to_string(s.progress_thread_nice) +
+             ": expected a nice value from -20 to 19";
+    return -1;
+  }
+  if (s.progress_block != "auto" && s.progress_block != "no") {
+    *error = "STMPI_OFI_PROGRESS_BLOCK=" + s.progress_block + ": expected auto or no";
+    return -1;
+  }
+  // The progress thread sleeps on the provider's descriptors where it can
+  // (progress_thread_main); only a manual-progress domain has one.
+  const bool want_wait_set = s.progress_block == "auto" && !choice.auto_progress &&
+                             s.progress_thread != "no";
+  if (fabric_.open(std::move(choice), want_wait_set, error) != 0) {
     *error = "libfabric provider " + fabric_.choice().description + ": " + *error;
     return -1;
   }
@@ -123,32 +144,13 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
                            (s.progress_thread == "auto" && !fabric_.choice().auto_progress);
   if (want_thread && fabric_.choice().thread_safe) {
     stop_thread_ = false;
+    if (fabric_.wait_fd() >= 0 && stop_fd_ < 0) stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    // Without its eventfd a sleeping thread could not be stopped promptly:
+    // it looks at timed intervals instead.
+    if (stop_fd_ < 0) fabric_.forget_wait_fd("eventfd: " + std::string(std::strerror(errno)));
     const int sleep_us = std::max(s.progress_thread_us, 0);
-    progress_thread_ = std::thread([this, sleep_us] {
-      uint64_t seen = polls_.load(std::memory_order_relaxed);
-      int nap_us = sleep_us;
-      while (!stop_thread_.load(std::memory_order_relaxed)) {
-        // A rank waiting in MPI polls the provider itself; the thread drives
-        // it only when nobody polled since its last look (the application
-        // computes), so the two never contend for the provider's lock. While
-        // the rank keeps polling, the thread looks less often (up to every
-        // kLongestNapUs): each wake-up takes a CPU from a rank on a full node.
-        const uint64_t now = polls_.load(std::memory_order_relaxed);
-        if (now == seen) {
-          // Reading a counter drives a manual-progress provider without
-          // consuming completions that belong to the protocol.
-          (void)fi_cntr_read(fabric_.msg().cntr);
-          (void)fi_cntr_read(fabric_.rma().cntr);
-          thread_polls_.store(thread_polls_.load(std::memory_order_relaxed) + 1,
-                              std::memory_order_relaxed);
-          nap_us = sleep_us;
-        } else {
-          nap_us = std::min(std::max(nap_us, 1) * 2, std::max(sleep_us, kLongestNapUs));
-        }
-        seen = now;
-        if (nap_us > 0) usleep(static_cast<useconds_t>(nap_us)); else sched_yield();
-      }
-    });
+    thread_nice_ = s.progress_thread_nice;
+    progress_thread_ = std::thread([this, sleep_us] { progress_thread_main(sleep_us); });
   }
   // A waiting rank must leave CPU time to the threads that progress the
   // provider (util/backoff.h): other ranks' one-sided operations on this
@@ -489,12 +491,83 @@ void Ofi::drain_sends() {
   }
 }
 
+void Ofi::progress_thread_main(int sleep_us) {
+  // A rank waiting in MPI polls the provider itself; the thread drives it
+  // only when nobody polled since its last look (the application computes),
+  // so the two never contend for the provider's lock. While the rank keeps
+  // polling, the thread naps, longer each time (up to kLongestNapUs): each
+  // wake-up takes a CPU from a rank on a full node.
+  //
+  // Where the provider has a wait set (fabric.h, wait_fd), the thread then
+  // sleeps in poll(2) on it once it has driven the provider and found nothing
+  // left to do, and the network wakes it (the provider's sockets are in the
+  // set): a passive target answers without costing CPU while nothing
+  // arrives. Without a wait set, it looks every sleep_us instead.
+  const int wait_fd = fabric_.wait_fd();
+  // The sleeping thread runs only when the network brings work for a rank
+  // that computes; a higher priority lets that wake-up preempt the
+  // computation at once instead of waiting for the scheduler (on a node with
+  // a rank per core there is no idle CPU to run it). Lowering the nice value
+  // needs CAP_SYS_NICE or RLIMIT_NICE; without them it stays the rank's.
+  if (wait_fd >= 0 && thread_nice_ < 0 &&
+      setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), thread_nice_) != 0)
+    thread_nice_failed_ = errno;
+  auto count = [](std::atomic<uint64_t>& c) {
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  };
+  uint64_t seen = polls_.load(std::memory_order_relaxed);
+  int nap_us = sleep_us;
+  while (!stop_thread_.load(std::memory_order_relaxed)) {
+    const uint64_t now = polls_.load(std::memory_order_relaxed);
+    if (now != seen) {
+      seen = now;
+      nap_us = std::min(std::max(nap_us, 1) * 2, std::max(sleep_us, kLongestNapUs));
+      usleep(static_cast<useconds_t>(nap_us));
+      continue;
+    }
+    // Reading a counter drives a manual-progress provider without consuming
+    // completions that belong to the protocol.
+    (void)fi_cntr_read(fabric_.msg().cntr);
+    (void)fi_cntr_read(fabric_.rma().cntr);
+    count(thread_polls_);
+    nap_us = sleep_us;
+    if (wait_fd < 0) {
+      if (nap_us > 0) usleep(static_cast<useconds_t>(nap_us)); else sched_yield();
+      continue;
+    }
+    if (fabric_.trywait() != 0) continue;  // the provider has work: drive it again at once
+    pollfd fds[2] = {{wait_fd, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    // The timeout only bounds what a missed wake-up could cost.
+    const int ready = ::poll(fds, 2, kLongestBlockMs);
+    count(thread_blocks_);
+    if (ready > 0 && (fds[0].revents & POLLIN) != 0) count(thread_wakeups_);
+    else if (ready == 0) count(thread_timeouts_);
+    // `seen` stays the count from before the sleep: a rank that polled
+    // meanwhile is inside MPI and takes the arrival itself (the next turn
+    // naps); otherwise the next turn drives the provider at once.
+  }
+}
+
 void Ofi::finalize() {
   drain_sends();
   if (progress_thread_.joinable()) {
     stop_thread_ = true;
+    if (stop_fd_ >= 0) (void)eventfd_write(stop_fd_, 1);
     progress_thread_.join();
   }
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+  stop_fd_ = -1;
+  if (verbose_ && initialized_)
+    std::fprintf(stderr,
+                 "STMPI network module: rank %d: progress thread drove the provider %llu times, "
+                 "slept on its descriptors %llu times (%llu woken by the network, %llu timed "
+                 "out)%s%s\n",
+                 rank_, static_cast<unsigned long long>(thread_polls()),
+                 static_cast<unsigned long long>(thread_blocks()),
+                 static_cast<unsigned long long>(thread_wakeups()),
+                 static_cast<unsigned long long>(thread_timeouts_.load()),
+                 thread_nice_failed_ != 0 ? "; its nice value stayed the rank's: " : "",
+                 thread_nice_failed_ != 0 ? std::strerror(thread_nice_failed_) : "");
   if (!initialized_ && fabric_.domain() == nullptr) return;
   for (auto it = at_finalize_.rbegin(); it != at_finalize_.rend(); ++it) (*it)();
   at_finalize_.clear();

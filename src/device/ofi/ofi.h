@@ -156,6 +156,8 @@ class Ofi final {
   // Counters for tests and verbose output.
   std::size_t credit_waits() const { return credit_waits_; }
   uint64_t thread_polls() const { return thread_polls_.load(std::memory_order_relaxed); }
+  uint64_t thread_blocks() const { return thread_blocks_.load(std::memory_order_relaxed); }
+  uint64_t thread_wakeups() const { return thread_wakeups_.load(std::memory_order_relaxed); }
   std::size_t credit_messages() const { return credit_messages_; }
   std::size_t reordered() const { return reordered_; }
 
@@ -248,12 +250,20 @@ class Ofi final {
   std::string error_;
   FatalHandler fatal_ = nullptr;
 
+  void progress_thread_main(int sleep_us);
+
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
+  int stop_fd_ = -1;  // eventfd that wakes a sleeping progress thread at finalize
+  int thread_nice_ = 0;                    // STMPI_OFI_PROGRESS_THREAD_NICE
+  std::atomic<int> thread_nice_failed_{0};  // errno of setpriority, 0 if it worked
   // Calls of poll() (one writer at a time: the protocol's progress), which
   // the progress thread reads to stay off the provider while a rank polls.
   std::atomic<uint64_t> polls_{0};
   std::atomic<uint64_t> thread_polls_{0};  // provider polls made by the progress thread
+  std::atomic<uint64_t> thread_blocks_{0};   // its sleeps on the provider's descriptors
+  std::atomic<uint64_t> thread_wakeups_{0};  // sleeps that the network ended
+  std::atomic<uint64_t> thread_timeouts_{0}; // sleeps that ended by their timeout
   int windows_ = 0;                         // registered windows (register_window)
   std::vector<std::function<void()>> at_finalize_;
 };

@@ -35,6 +35,15 @@ const util::Param kParams[] = {
      "data progress), yes or no"},
     {"progress_thread_us", util::Param::Type::kInt, &g_settings.progress_thread_us, "50",
      "microseconds the progress thread sleeps between two polls of the provider"},
+    {"progress_block", util::Param::Type::kString, &g_settings.progress_block, "auto",
+     "how the progress thread waits while no MPI call polls: auto (it sleeps on the provider's "
+     "descriptors, a wait set that its sockets join, and the network wakes it; timed looks "
+     "where the provider has no such wait set) or no (a look every STMPI_OFI_PROGRESS_THREAD_US)"},
+    {"progress_thread_nice", util::Param::Type::kInt, &g_settings.progress_thread_nice, "-10",
+     "nice value (-20..19) of a progress thread that sleeps on the provider's descriptors, so "
+     "that a network wake-up preempts the computing rank at once; lowering it needs "
+     "CAP_SYS_NICE or RLIMIT_NICE (without them the thread keeps the rank's value and says so "
+     "at STMPI_DEVICE_VERBOSE=yes); 0 leaves it"},
     {"host_progress", util::Param::Type::kString, &g_settings.host_progress, "auto",
      "whether the provider's progress runs in host threads of this process that need CPU time "
      "while a rank waits; then waits yield after 20 polls (STMPI_PROGRESS_POLLS_BEFORE_YIELD, "

@@ -14,6 +14,8 @@ struct Settings {
   std::string data_progress;    // "provider" or "manual" (fabric.h, select_provider)
   std::string progress_thread;  // "auto", "yes" or "no"
   int progress_thread_us = 0;   // sleep of the progress thread between polls
+  std::string progress_block;   // "auto" or "no": the thread sleeps on the provider's descriptors
+  int progress_thread_nice = 0;  // nice value of a thread that sleeps on the descriptors
   std::string host_progress;    // "auto", "yes" or "no": the provider progresses in host threads
   std::size_t eager_size = 0;   // bytes of one eager message, headers included
   int credits = 0;              // eager messages in flight per peer

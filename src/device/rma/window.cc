@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include <mpi.h>
 
@@ -333,18 +334,42 @@ bool Window::find_attached(int target, uint64_t low, uint64_t high, AttachedRegi
     const uint64_t count =
         std::min<uint64_t>(word(WindowLayout::kAttachCount, std::memory_order_acquire),
                            static_cast<uint64_t>(layout_.attach_slots()));
+    // Most accesses lie in one region: stop at it. Otherwise the whole
+    // table is needed to join adjacent regions.
+    std::vector<AttachedRegion> table;
     bool hit = false;
     for (uint64_t i = 0; i < count && !hit; ++i) {
       const std::size_t at = layout_.attach_entry(static_cast<int>(i));
-      const uint64_t base = word(at, std::memory_order_relaxed);
-      const uint64_t bytes = word(at + 8, std::memory_order_relaxed);
-      if (low >= base && high <= base + bytes) {
-        *found = {base, bytes};
-        hit = true;
-      }
+      const AttachedRegion r{word(at, std::memory_order_relaxed),
+                             word(at + 8, std::memory_order_relaxed)};
+      if (low >= r.base && high <= r.base + r.bytes) *found = r, hit = true;
+      else table.push_back(r);
     }
+    if (!hit) hit = cover(table, low, high, found);
     if (word(WindowLayout::kAttachVersion, std::memory_order_acquire) == before) return hit;
   }
+}
+
+bool Window::cover(std::vector<AttachedRegion>& table, uint64_t low, uint64_t high,
+                   AttachedRegion* found) {
+  // One region that holds [low, high), or a run of regions that follow each
+  // other without a gap (memory attached in pieces, e.g. two halves of one
+  // array): every path reaches attached memory by the target's virtual
+  // addresses (mapped, CMA or active messages), so the run acts as one.
+  for (const AttachedRegion& r : table)
+    if (low >= r.base && high <= r.base + r.bytes) return *found = r, true;
+  std::sort(table.begin(), table.end(),
+            [](const AttachedRegion& a, const AttachedRegion& b) { return a.base < b.base; });
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (low < table[i].base || low >= table[i].base + table[i].bytes) continue;
+    uint64_t end = table[i].base + table[i].bytes;
+    for (std::size_t j = i + 1; j < table.size() && end < high && table[j].base == end; ++j)
+      end += table[j].bytes;
+    if (high > end) return false;
+    *found = {table[i].base, end - table[i].base};
+    return true;
+  }
+  return false;
 }
 
 }  // namespace stmpi::dev::rma

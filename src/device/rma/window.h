@@ -125,6 +125,10 @@ class Window {
   // others; find_attached() looks one up in `target`'s table.
   void publish_attached(std::span<const AttachedRegion> regions);
   bool find_attached(int target, uint64_t low, uint64_t high, AttachedRegion* found) const;
+  // The attached memory that holds [low, high) in `table` (reordered): one
+  // region, or regions that follow each other without a gap, as one.
+  static bool cover(std::vector<AttachedRegion>& table, uint64_t low, uint64_t high,
+                    AttachedRegion* found);
 
  private:
   int map_segment(GroupExchange& group, uint64_t segment_id, int leader);

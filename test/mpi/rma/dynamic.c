@@ -3,7 +3,8 @@
  * others put, get and accumulate at those addresses under locks and in
  * fence epochs, with strided datatypes too. Accesses outside attached
  * memory (after a detach, or straddling a region's end) fail with
- * MPI_ERR_RMA_RANGE; attach on a non-dynamic window with MPI_ERR_RMA_FLAVOR;
+ * MPI_ERR_RMA_RANGE; memory attached in two adjacent pieces acts as one
+ * region; attach on a non-dynamic window with MPI_ERR_RMA_FLAVOR;
  * detach of unknown memory and overlapping attaches with
  * MPI_ERR_RMA_ATTACH. */
 #include <mpi.h>
@@ -67,6 +68,41 @@ int main(int argc, char **argv) {
   CHECK_SUCCESS(MPI_Win_unlock(right, win));
   MPI_Barrier(MPI_COMM_WORLD);
 
+  /* One array attached as two halves: accesses across the seam reach both, as
+   * one region (put, accumulate, strided get); after the second half is
+   * detached the same access is out of range. */
+  long *c = calloc(2 * N, sizeof(long));
+  CHECK_SUCCESS(MPI_Win_attach(win, c + N, N * sizeof(long)));
+  CHECK_SUCCESS(MPI_Win_attach(win, c, N * sizeof(long)));
+  MPI_Aint cmine, *caddr = malloc(sizeof(MPI_Aint) * size);
+  MPI_Get_address(c, &cmine);
+  MPI_Allgather(&cmine, 1, MPI_AINT, caddr, 1, MPI_AINT, MPI_COMM_WORLD);
+  const MPI_Aint seam = caddr[right] + (N - 4) * sizeof(long);
+  CHECK_SUCCESS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+  CHECK_SUCCESS(MPI_Put(src, 8, MPI_LONG, right, seam, 8, MPI_LONG, win));
+  CHECK_SUCCESS(MPI_Accumulate(src, 8, MPI_LONG, right, seam, 8, MPI_LONG, MPI_SUM, win));
+  CHECK_SUCCESS(MPI_Win_unlock(right, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < 2 * N; ++i)
+    CHECK_INT(c[i], i >= N - 4 && i < N + 4 ? 2 * (left * 100 + i - (N - 4)) : 0);
+  MPI_Datatype seam_stride;
+  MPI_Type_vector(4, 1, 2, MPI_LONG, &seam_stride);
+  MPI_Type_commit(&seam_stride);
+  CHECK_SUCCESS(MPI_Win_fence(0, win));
+  CHECK_SUCCESS(MPI_Get(got, 4, MPI_LONG, left, caddr[left] + (N - 4) * sizeof(long), 1, seam_stride, win));
+  CHECK_SUCCESS(MPI_Win_fence(0, win));
+  MPI_Type_free(&seam_stride);
+  for (int i = 0; i < 4; ++i) CHECK_INT(got[i], 2 * (leftleft * 100 + 2 * i));
+  CHECK_SUCCESS(MPI_Win_detach(win, c + N));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_SUCCESS(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+  CHECK_ERR_CLASS(MPI_Get(got, 8, MPI_LONG, right, seam, 8, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+  CHECK_SUCCESS(MPI_Get(got, 4, MPI_LONG, right, seam, 4, MPI_LONG, win));
+  CHECK_SUCCESS(MPI_Win_unlock(right, win));
+  for (int i = 0; i < 4; ++i) CHECK_INT(got[i], 2 * (rank * 100 + i));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_SUCCESS(MPI_Win_detach(win, c));
+
   /* Detach a: the others can no longer reach it, b still works. */
   CHECK_SUCCESS(MPI_Win_detach(win, a));
   CHECK_ERR_CLASS(MPI_Win_detach(win, a), MPI_ERR_RMA_ATTACH);
@@ -91,6 +127,8 @@ int main(int argc, char **argv) {
   CHECK_SUCCESS(MPI_Win_free(&win));
   free(a);
   free(b);
+  free(c);
   free(addr);
+  free(caddr);
   return mtest_finish();
 }

@@ -68,6 +68,7 @@ constexpr std::size_t kHostAcc = 3100;    // 8 doubles accumulated by the host p
 constexpr std::size_t kSignal = 4000;     // signal of the chain
 constexpr std::size_t kRotate = 4001;     // signal of the rotation loop
 constexpr std::size_t kSlots = 4002;      // words of the slot-exhaustion signals
+constexpr std::size_t kRead = 5000;       // 16 words read by a triggered read
 constexpr std::size_t kDone = 8191;       // rank 0 finished
 
 template <class F>
@@ -92,6 +93,19 @@ int host_put(const rma::Region& region, std::span<const rma::Run> runs, const rm
   for (const rma::Run& run : runs) {
     const uint64_t raddr = (g_ofi->virt_addr() ? region.remote : 0) + run.offset;
     if (g_ofi->put(region.target, at, run.bytes, raddr, region.key) != 0) return MPI_ERR_OTHER;
+    at += run.bytes;
+  }
+  return g_ofi->flush() == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+// The host path of reads (set_host_get): in the library NetRma::get.
+int g_host_gets = 0;
+int host_get(const rma::Region& region, std::span<const rma::Run> runs, void* out) {
+  ++g_host_gets;
+  char* at = static_cast<char*>(out);
+  for (const rma::Run& run : runs) {
+    const uint64_t raddr = (g_ofi->virt_addr() ? region.remote : 0) + run.offset;
+    if (g_ofi->get(region.target, at, run.bytes, raddr, region.key) != 0) return MPI_ERR_OTHER;
     at += run.bytes;
   }
   return g_ofi->flush() == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
@@ -144,21 +158,34 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   const rma::st::OriginPiece host_piece{reinterpret_cast<char*>(&src[2048 + 104]), 64};
   rma::AccumulateOp dacc{stmpi::util::OpKind::kSum, stmpi::util::ElementKind::kDouble, 8};
   CHECK_OK(nic->post_accumulate(region, {&host_run, 1}, {&host_piece, 1}, dacc, t, 1, c));
-  CHECK_OK(nic->post_signal(region, kSignal * 8, 7, c, 7, c));
+  // A read of 16 words into two pieces: run by the host when t is bumped,
+  // complete when add_counter returns.
+  g_host_gets = 0;
+  nic->set_host_get(host_get);
+  uint64_t low[8] = {}, high[8] = {};
+  const rma::Run read_run{kRead * 8, 128};
+  const rma::st::OriginPiece read_pieces[2] = {{reinterpret_cast<char*>(low), 64},
+                                               {reinterpret_cast<char*>(high), 64}};
+  CHECK_OK(nic->post_read(region, {&read_run, 1}, read_pieces, t, 1, c));
+  CHECK_OK(nic->post_signal(region, kSignal * 8, 7, c, 8, c));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = 1000 + i;
   // Each trade() is an exchange: one message each way.
   trade(pipes, "posted");
   const std::string seen = trade(pipes, "looked?");
   CHECK(seen == "nothing arrived", "the target saw data before the trigger: " + seen);
-  CHECK(nic->read_counter(c) == 0 && g_host_calls == 0, "completions before the trigger");
+  CHECK(nic->read_counter(c) == 0 && g_host_calls == 0 && g_host_gets == 0 && low[0] == 0,
+        "completions before the trigger");
   CHECK_OK(nic->add_counter(t, 1));
+  bool read_ok = g_host_gets == 1;
+  for (int i = 0; i < 8; ++i) read_ok = read_ok && low[i] == 777000u + i && high[i] == 777008u + i;
+  CHECK(read_ok, "the triggered read was not complete when add_counter returned");
   // The origin was read when the trigger fired: changing it now (as the
   // stream's next work may) changes nothing on the way.
   std::fill(src.begin(), src.end(), uint64_t{0xdead});
-  CHECK(wait_for([&] { return nic->read_counter(c) >= 8; }),
+  CHECK(wait_for([&] { return nic->read_counter(c) >= 9; }),
         "chain never completed: counter " + std::to_string(nic->read_counter(c)));
-  CHECK(nic->read_counter(c) == 8, "extra completions");
-  CHECK(g_host_calls == 1 && nic->stats().host_fired == 1, "host accumulate not run once");
+  CHECK(nic->read_counter(c) == 9, "extra completions");
+  CHECK(g_host_calls == 1 && nic->stats().host_fired == 2, "host accumulate or read not run once");
   CHECK_OK(nic->first_error(c));
   const std::string chain = trade(pipes, "chain done");
   CHECK(chain == "chain ok", "target check of the chain: " + chain);
@@ -168,6 +195,7 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   CHECK(nic->ops_free() == all_slots, "operations not reclaimed");
   CHECK(nic->stats().retired == 0, "a clean counter was retired");
   CHECK(nic->stats().posted == 4 + 2 + 1 + 1, "posted " + std::to_string(nic->stats().posted));
+  CHECK(g_host_gets == 1, "the read ran " + std::to_string(g_host_gets) + " times");
   nic.reset();
 
   // 2. Budgets: 3 counters, 6 slots, counter limit 64.
@@ -303,6 +331,7 @@ std::string run_rank(TriggerPath path, int rank, const Pipes& pipes) {
     return "init: " + error;
   std::vector<uint64_t> window(kWords, 0);
   for (std::size_t i = 0; i < 8; ++i) window[kAcc + i] = 5;
+  for (std::size_t i = 0; i < 16; ++i) window[kRead + i] = 777000 + i;
   ofi::Registration reg;
   if (ofi.register_window(window.data(), window.size() * 8, &reg, &error) != 0) return error;
   const uint64_t mine[2] = {reg.remote_address(window.data()), reg.key};

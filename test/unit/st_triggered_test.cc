@@ -75,6 +75,13 @@ class FakeTriggers final : public TriggeredOps {
                       const AccumulateOp&, CounterId, uint64_t, CounterId) override {
     return MPI_ERR_INTERN;
   }
+  int post_read(const Region& region, std::span<const Run> runs, std::span<const OriginPiece> dest,
+                CounterId trigger, uint64_t threshold, CounterId completion) override {
+    EXPECT_EQ(runs.size(), 1u);
+    EXPECT_EQ(dest.size(), 1u);
+    return post({dest[0].addr, region.mapped + runs[0].offset, runs[0].bytes, 0, trigger,
+                 threshold, completion});
+  }
   int post_signal(const Region& region, uint64_t offset, uint64_t value, CounterId trigger,
                   uint64_t threshold, CounterId completion) override {
     return post({region.mapped + offset, nullptr, 8, value, trigger, threshold, completion});

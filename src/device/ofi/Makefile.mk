@@ -2,7 +2,8 @@
 OFI_SOURCES = src/device/ofi/fabric.cc src/device/ofi/mr_cache.cc src/device/ofi/ofi.cc \
 	src/device/ofi/ofi_rma.cc src/device/ofi/settings.cc
 # NIC triggered operations for stream-triggered epochs between nodes
-OFI_TRIGGERED_SOURCES = src/device/ofi/ofi_triggered.cc src/device/ofi/ofi_atomic_names.cc
+OFI_TRIGGERED_SOURCES = src/device/ofi/ofi_triggered.cc src/device/ofi/ofi_triggered_host.cc \
+	src/device/ofi/ofi_atomic_names.cc
 noinst_HEADERS += src/device/ofi/fabric.h src/device/ofi/mr_cache.h src/device/ofi/ofi.h \
 	src/device/ofi/ofi_rma.h src/device/ofi/settings.h src/device/ofi/ofi_triggered.h
 EXTRA_DIST += src/device/ofi/README.md

@@ -1,6 +1,6 @@
 // The triggered-operation pool (ofi_triggered.h): counters, op slots, the
 // native (FI_TRIGGER) and deferred (FI_QUEUE_WORK) posting paths, error
-// capture.
+// capture. Operations the host runs: ofi_triggered_host.cc.
 #include "device/ofi/ofi_triggered.h"
 
 #include <rdma/fi_errno.h>
@@ -372,24 +372,12 @@ int TriggeredNic::post_accumulate(const rma::Region& region, std::span<const rma
       return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                               "triggered accumulate: the NIC cannot apply this operation on "
                               "these elements atomically with the target's other origins");
-    uint64_t physical = 0;
-    if (const int rc = physical_threshold(trigger, threshold, &physical)) return rc;
     HostOp op;
-    op.threshold = counters_[trigger].base + physical;
     op.region = region;
     op.runs.assign(runs.begin(), runs.end());
     op.pieces.assign(origin.begin(), origin.end());
     op.acc = acc;
-    op.trigger = trigger;
-    op.completion = completion;
-    Counter& t = counters_[trigger];
-    t.max_threshold = std::max(t.max_threshold, op.threshold);
-    t.host_ops.push_back(std::move(op));
-    ++counters_[completion].completions_owed;
-    ++counters_[completion].units;
-    ++ops_in_use_;
-    host_ops_pending_ = true;
-    return MPI_SUCCESS;
+    return queue_host_op_locked(std::move(op), trigger, threshold, completion);
   }
   const uint64_t max_bytes = max_count * acc.element_size;
   std::vector<Piece> pieces;
@@ -610,59 +598,18 @@ int TriggeredNic::add_counter(CounterId id, uint64_t value) {
     return util::make_error(MPI_ERR_OTHER, "triggered operations: %s",
                             fi_error("fi_cntr_add", rc).c_str());
   c.added += value;
-  if (host_ops_pending_) {
+  // Host operations queued and not finished (some may be running on another
+  // thread that took them first): wait for them, run what this bump released.
+  if (host_ops_unfinished_.load(std::memory_order_acquire) != 0) {
     mutex_.unlock();
-    fire_host_ops();
+    fire_host_ops(true);
     mutex_.lock();
   }
   return MPI_SUCCESS;
 }
 
-void TriggeredNic::set_host_accumulate(HostAccumulate fn) {
-  std::lock_guard lock(mutex_);
-  host_accumulate_ = fn;
-}
-
-void TriggeredNic::fire_host_ops() {
-  // Take the ready ones under the lock, run them without it (each is a
-  // blocking network accumulate), account for them under it again.
-  std::vector<HostOp> ready;
-  {
-    std::lock_guard lock(mutex_);
-    bool left = false;
-    for (Counter& c : counters_) {
-      if (c.host_ops.empty()) continue;
-      const uint64_t value = value_locked(c);
-      auto keep = std::stable_partition(c.host_ops.begin(), c.host_ops.end(),
-                                        [&](const HostOp& op) { return op.threshold > value; });
-      std::move(keep, c.host_ops.end(), std::back_inserter(ready));
-      c.host_ops.erase(keep, c.host_ops.end());
-      left = left || !c.host_ops.empty();
-    }
-    host_ops_pending_ = left;
-  }
-  for (HostOp& op : ready) {
-    uint64_t bytes = 0;
-    for (const rma::st::OriginPiece& p : op.pieces) bytes += p.bytes;
-    op.origin.resize(bytes);
-    char* at = op.origin.data();
-    for (const rma::st::OriginPiece& p : op.pieces) at = std::copy_n(p.addr, p.bytes, at);
-    const int err = host_accumulate_(op.region, op.runs, op.acc, op.origin.data());
-    std::lock_guard lock(mutex_);
-    ++stats_.host_fired;
-    if (err != MPI_SUCCESS) {
-      ++stats_.errors;
-      for (CounterId id : {op.completion, op.trigger})
-        if (counters_[id].error == MPI_SUCCESS) counters_[id].error = err;
-      continue;
-    }
-    (void)fi_cntr_add(counters_[op.completion].cntr, 1);
-  }
-  if (!ready.empty() && host_ops_pending_) fire_host_ops();  // chained on what just completed
-}
-
 uint64_t TriggeredNic::read_counter(CounterId id) {
-  if (host_ops_pending_) fire_host_ops();
+  if (host_ops_pending_) fire_host_ops(false);
   std::lock_guard lock(mutex_);
   if (id >= counters_.size() || counters_[id].cntr == nullptr) return 0;
   return value_locked(counters_[id]);
@@ -756,7 +703,7 @@ void TriggeredNic::collect_errors_locked() {
 }
 
 int TriggeredNic::first_error(CounterId id) {
-  if (host_ops_pending_) fire_host_ops();
+  if (host_ops_pending_) fire_host_ops(false);
   std::lock_guard lock(mutex_);
   collect_errors_locked();
   if (id >= counters_.size()) return MPI_SUCCESS;

@@ -89,6 +89,9 @@ struct TriggeredStats {
 // the MPI thread's network operations.
 using HostAccumulate = int (*)(const rma::Region& region, std::span<const rma::Run> runs,
                                const rma::AccumulateOp& acc, const void* in);
+// Reads `runs` of `region` into `out` (packed), complete on return; set the
+// same way.
+using HostGet = int (*)(const rma::Region& region, std::span<const rma::Run> runs, void* out);
 
 class TriggeredNic final : public rma::st::TriggeredOps {
  public:
@@ -107,6 +110,10 @@ class TriggeredNic final : public rma::st::TriggeredOps {
                                     std::span<const rma::st::OriginPiece> origin,
                                     const rma::AccumulateOp& acc, CounterId trigger,
                                     uint64_t threshold, CounterId completion) override;
+  // Reads run on the host (ofi_triggered_host.cc) like host accumulates.
+  [[nodiscard]] int post_read(const rma::Region& region, std::span<const rma::Run> runs,
+                              std::span<const rma::st::OriginPiece> dest, CounterId trigger,
+                              uint64_t threshold, CounterId completion) override;
   [[nodiscard]] int post_signal(const rma::Region& region, uint64_t offset, uint64_t value,
                                 CounterId trigger, uint64_t threshold,
                                 CounterId completion) override;
@@ -122,6 +129,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   // add_counter (or a poll) sees it reach their threshold; their completion
   // is then added to the completion counter, so chains behave the same.
   void set_host_accumulate(HostAccumulate fn);
+  void set_host_get(HostGet fn);
   TriggeredStats stats();
   // Operations that may still be posted (STMPI_ST_TRIGGERED_OPS less those in use).
   std::size_t ops_free();
@@ -150,12 +158,14 @@ class TriggeredNic final : public rma::st::TriggeredOps {
     int target = -1;
     bool atomic_op = false;
   };
-  // An accumulate the host runs when its trigger counter is reached.
+  // An accumulate or a read the host runs when its trigger counter is reached.
   struct HostOp {
+    bool read = false;
     uint64_t threshold = 0;  // value scale of the trigger counter
     rma::Region region;
     std::vector<rma::Run> runs;
-    std::vector<char> origin;  // filled when it fires (the origin is read then)
+    // Filled when it fires: the origin, read then; a read's data, packed.
+    std::vector<char> origin;
     std::vector<rma::st::OriginPiece> pieces;
     rma::AccumulateOp acc;
     CounterId trigger = 0;
@@ -226,8 +236,13 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   void collect_errors_locked();
   // Copies the origin of every staged piece whose threshold `value` reaches.
   void stage_locked(Counter& c, uint64_t value);
-  // Runs the host accumulates whose trigger counters were reached.
-  void fire_host_ops();
+  // Runs the host operations whose trigger counters were reached; `wait`:
+  // also those another thread is running now (ofi_triggered_host.cc).
+  void fire_host_ops(bool wait);
+  int run_host_op(HostOp& op);
+  // Queues `op` on `trigger` (a unit of the budget, one completion owed).
+  int queue_host_op_locked(HostOp op, CounterId trigger, uint64_t threshold,
+                           CounterId completion);
   uint64_t remote_address(const rma::Region& region, uint64_t offset) const;
   Slot* slot_of_context(void* context);
 
@@ -254,7 +269,10 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   std::size_t atomic_max_bytes_ = 0;
   std::string last_error_;        // the first failure's text (for every counter)
   HostAccumulate host_accumulate_ = nullptr;
+  HostGet host_get_ = nullptr;
   std::atomic<bool> host_ops_pending_{false};
+  std::recursive_mutex host_run_mutex_;  // held while host operations run
+  std::atomic<uint64_t> host_ops_unfinished_{0};  // queued, not yet run to the end
   TriggeredStats stats_;
 };
 

@@ -123,6 +123,12 @@ inline void net_release(void* handle) {
         Completion done;
         return NetRma::accumulate(region, runs, acc, in, nullptr, &done);
       });
+  // Reads (MPI_Get in a stream epoch) too: blocking, complete on return.
+  static_cast<ofi::TriggeredNic*>(*out)->set_host_get(
+      [](const Region& region, std::span<const Run> runs, void* out_bytes) {
+        Completion done;
+        return NetRma::get(region, runs, out_bytes, &done);
+      });
   return MPI_SUCCESS;
 }
 }  // namespace stmpi::dev::rma

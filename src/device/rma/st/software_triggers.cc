@@ -158,6 +158,20 @@ int SoftwareTriggers::post_accumulate(const Region& region, std::span<const Run>
   return post(std::move(op), trigger);
 }
 
+int SoftwareTriggers::post_read(const Region& region, std::span<const Run> runs,
+                                std::span<const OriginPiece> dest, CounterId trigger,
+                                uint64_t threshold, CounterId completion) {
+  std::unique_ptr<Op> op(new (std::nothrow) Op);
+  if (op == nullptr) return util::make_error(MPI_ERR_NO_MEM, "out of memory for a triggered read");
+  op->kind = Kind::kRead;
+  op->region = region;
+  op->runs.assign(runs.begin(), runs.end());
+  op->origin.assign(dest.begin(), dest.end());
+  op->threshold = threshold;
+  op->completion = completion;
+  return post(std::move(op), trigger);
+}
+
 int SoftwareTriggers::post_signal(const Region& region, uint64_t offset, uint64_t value,
                                   CounterId trigger, uint64_t threshold, CounterId completion) {
   std::unique_ptr<Op> op(new (std::nothrow) Op);
@@ -251,6 +265,29 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
     Completion done;
     return accumulate(op.region, std::span<const Run>(&run, 1), replace, &op.value, nullptr,
                       &done);
+  }
+  if (op.kind == Kind::kRead) {
+    // A blocking read (the data is in place on return), through a packed
+    // buffer when the destination is in pieces.
+    uint64_t bytes = 0;
+    for (const OriginPiece& p : op.origin) bytes += p.bytes;
+    char* out = op.origin.size() == 1 ? op.origin[0].addr : nullptr;
+    if (out == nullptr) {
+      op.packed.resize(bytes);
+      out = op.packed.data();
+    }
+    Completion done;
+    if (int err = get(op.region, op.runs, out, &done); err != MPI_SUCCESS) return err;
+    if (done.pending.load(std::memory_order_acquire) != 0)
+      return util::make_error(MPI_ERR_INTERN,
+                              "a triggered read from rank %d did not complete at once",
+                              op.region.target);
+    if (out == op.packed.data())
+      for (const OriginPiece& p : op.origin) {
+        std::memcpy(p.addr, out, p.bytes);
+        out += p.bytes;
+      }
+    return done.error;
   }
   const char* in = op.origin.size() == 1 ? op.origin[0].addr : nullptr;
   if (op.origin.size() > 1) {

@@ -66,6 +66,9 @@ class SoftwareTriggers final : public TriggeredOps {
                                     std::span<const OriginPiece> origin, const AccumulateOp& acc,
                                     CounterId trigger, uint64_t threshold,
                                     CounterId completion) override;
+  [[nodiscard]] int post_read(const Region& region, std::span<const Run> runs,
+                              std::span<const OriginPiece> dest, CounterId trigger,
+                              uint64_t threshold, CounterId completion) override;
   [[nodiscard]] int post_signal(const Region& region, uint64_t offset, uint64_t value,
                                 CounterId trigger, uint64_t threshold,
                                 CounterId completion) override;
@@ -77,18 +80,18 @@ class SoftwareTriggers final : public TriggeredOps {
   SoftwareTriggerStats stats();
 
  private:
-  enum class Kind : uint8_t { kWrite, kAccumulate, kSignal };
+  enum class Kind : uint8_t { kWrite, kAccumulate, kRead, kSignal };
   struct Op {
     Kind kind = Kind::kWrite;
     Region region;
     std::vector<Run> runs;
-    std::vector<OriginPiece> origin;
+    std::vector<OriginPiece> origin;  // kRead: where the data goes
     AccumulateOp acc;
     uint64_t offset = 0;  // kSignal
     uint64_t value = 0;   // kSignal
     uint64_t threshold = 0;
     CounterId completion = 0;
-    std::vector<char> packed;  // a noncontiguous origin, packed when fired
+    std::vector<char> packed;  // a noncontiguous origin (or read destination), packed
   };
   struct Counter {
     std::atomic<uint64_t> value{0};

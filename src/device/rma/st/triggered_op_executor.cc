@@ -109,7 +109,8 @@ struct TriggeredOpExecutor::Epoch {
   int counters = 0;
   uint64_t done_at = 0;  // completion counter's final value
   uint32_t ops = 0;      // slots held
-  uint32_t writes = 0;   // access: data operations posted
+  uint32_t writes = 0;   // access: data operations posted (reads included)
+  uint32_t reads = 0;    // access: reads (MPI_Get) among them
   bool exposure = false;
 };
 
@@ -295,27 +296,33 @@ int TriggeredOpExecutor::record(AccessPlan& plan, std::size_t index) {
                             "the window memory of rank %d is neither mapped here nor registered "
                             "with the network module, so a stream cannot reach it",
                             op.target);
-  if (op.kind == DeferredKind::kGet)
-    return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
-                            "MPI_Get in a stream access epoch from rank %d on another node: "
-                            "triggered reads between nodes are not provided (use MPI_Put from "
-                            "the other side, or ordinary RMA synchronization)",
-                            op.target);
   if (open_ == nullptr)
     if (int err = open_access(); err != MPI_SUCCESS) return err;
-  if (int err = reserve(1, "a put or accumulate of a stream epoch"); err != MPI_SUCCESS)
+  if (int err = reserve(1, "a put, get or accumulate of a stream epoch"); err != MPI_SUCCESS)
     return err;
   const std::span<const Run> runs(plan.runs.data() + op.first_run, op.run_count);
   const std::span<const OriginPiece> pieces(plan.pieces.data() + op.first_piece, op.piece_count);
-  const int err = op.kind == DeferredKind::kPut
-                      ? nic_.post_write(op.region, runs, pieces, open_->trigger, 1,
-                                        open_->completion)
-                      : nic_.post_accumulate(op.region, runs, pieces, op.acc, open_->trigger, 1,
-                                             open_->completion);
+  // A get is read when the epoch's trigger fires (after every target's
+  // exposure signal), on the host, complete when the trigger call returns
+  // (triggered_ops.h): the data is there in stream order after the complete.
+  int err = MPI_SUCCESS;
+  switch (op.kind) {
+    case DeferredKind::kPut:
+      err = nic_.post_write(op.region, runs, pieces, open_->trigger, 1, open_->completion);
+      break;
+    case DeferredKind::kGet:
+      err = nic_.post_read(op.region, runs, pieces, open_->trigger, 1, open_->completion);
+      break;
+    case DeferredKind::kAccumulate:
+      err = nic_.post_accumulate(op.region, runs, pieces, op.acc, open_->trigger, 1,
+                                 open_->completion);
+      break;
+  }
   if (err != MPI_SUCCESS) {
     g_ops_in_use.fetch_sub(1, std::memory_order_relaxed);
     return err;
   }
+  if (op.kind == DeferredKind::kGet) ++open_->reads;
   ++open_->ops;
   ++open_->writes;
   ++stats_.posted;
@@ -523,7 +530,9 @@ int TriggeredOpExecutor::arm(AccessPlan& plan) {
   plan.trigger_owner = &nic_;
   plan.trigger_counter = e.trigger;
   plan.trigger_broken = &broken_;
-  plan.doorbell = nic_.doorbell(e.trigger);
+  // Reads run in the trigger's host call: a stream that bumped a doorbell
+  // instead would go on before their data is in place.
+  plan.doorbell = e.reads == 0 ? nic_.doorbell(e.trigger) : nullptr;
   outstanding_.push_back(std::move(open_));
   ++access_epochs_;
   return MPI_SUCCESS;

@@ -71,6 +71,14 @@ class TriggeredOps {
                                             std::span<const OriginPiece> origin,
                                             const AccumulateOp& acc, CounterId trigger,
                                             uint64_t threshold, CounterId completion) = 0;
+  // A read of `runs` of `region` into `dest` (pack order), triggered the
+  // same way; its completion adds 1 to `completion` once the data is in
+  // `dest`. Every implementation runs reads on the host and completes them
+  // before add_counter returns (the executor relies on it: an MPI_Get's data
+  // is there, in stream order, after MPIX_Win_complete_stream).
+  [[nodiscard]] virtual int post_read(const Region& region, std::span<const Run> runs,
+                                      std::span<const OriginPiece> dest, CounterId trigger,
+                                      uint64_t threshold, CounterId completion) = 0;
   // A 64-bit store of `value` at `offset` of `region` (a signal word).
   [[nodiscard]] virtual int post_signal(const Region& region, uint64_t offset, uint64_t value,
                                         CounterId trigger, uint64_t threshold,

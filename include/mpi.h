@@ -604,7 +604,8 @@ typedef enum STMPI_T_bind_t {
     MPI_T_BIND_MPI_REQUEST,
     MPI_T_BIND_MPI_WIN,
     MPI_T_BIND_MPI_MESSAGE,
-    MPI_T_BIND_MPI_INFO
+    MPI_T_BIND_MPI_INFO,
+    MPI_T_BIND_MPI_SESSION  /* MPI 4.0; 9711, MPICH's value */
 } STMPI_T_bind_t;
 
 typedef enum STMPI_T_scope_t {

@@ -85,6 +85,9 @@ static void visit_all(int library_up, int write)
         CHECK(verbosity >= MPI_T_VERBOSITY_USER_BASIC && verbosity <= MPI_T_VERBOSITY_MPIDEV_ALL,
               "%s: verbosity %d", name, verbosity);
         CHECK_INT(bind, MPI_T_BIND_NO_OBJECT);
+        /* MPI 4.0's binding for sessions exists, after MPI_T_BIND_MPI_INFO (MPICH's values). */
+        CHECK_INT(MPI_T_BIND_MPI_SESSION, MPI_T_BIND_MPI_INFO + 1);
+        CHECK_INT(MPI_T_BIND_MPI_SESSION, 9711);
         CHECK(scope == MPI_T_SCOPE_READONLY || scope == MPI_T_SCOPE_LOCAL ||
               scope == MPI_T_SCOPE_ALL_EQ, "%s: scope %d", name, scope);
         CHECK(type == MPI_INT || type == MPI_UNSIGNED_LONG || type == MPI_CHAR,

@@ -18,7 +18,8 @@
 #   --prefix DIR     STMPI installation (default: <source>/_inst, made by maint/build.sh)
 #   --source DIR     an MPICH repository (bare or not) or source tree
 #   --repo URL       what to clone (default https://github.com/pmodels/mpich.git)
-#   --chapters LIST  test/mpi subdirectories (default coll,topo,comm,group)
+#   --chapters LIST  test/mpi subdirectories (default coll,topo,comm,group; nested ones such as
+#                    threads/pt2pt too)
 #   --filter RE      only tests whose name matches RE
 #   --workdir DIR    where the copy, the build and the logs go (default: a new directory)
 #   -h, --help
@@ -121,8 +122,9 @@ for dir in "${dirs[@]}"; do
     [ -z "$skip" ] && grep -q "dtpools\|mtest_dtp.h" "$src" && skip="uses MPICH's dtpools"
     label="$dir/$name $np ${args[*]}"
     if [ -n "$skip" ]; then skipped=$((skipped + 1)); echo "SKIP: $label: $skip"; continue; fi
-    exe=$build/${dir}_$name
-    log=$build/${dir}_$name.$np.$((passed + failed)).log
+    flat=${dir//\//_}  # threads/pt2pt -> threads_pt2pt
+    exe=$build/${flat}_$name
+    log=$build/${flat}_$name.$np.$((passed + failed)).log
     # Most programs define run() and take main() from MPICH's run_mpitests.c; older ones have main().
     driver=("$build/run_mpitests.o")
     grep -q "^int main" "$src" && driver=()

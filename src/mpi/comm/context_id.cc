@@ -39,6 +39,24 @@ static_assert(kBootstrapContextIds == 64 && kReserveBegin > 0);
 
 bool in_reserve(std::size_t word) { return word >= kReserveBegin && word < kReserveEnd; }
 
+// The local pool: 64 ids just below the reserve that no agreement offers,
+// for communicators of one process (MPI_COMM_SELF's duplicates), whose id
+// needs to be unique in this process only. They are taken at once, without
+// rounds, so such a construction never waits for the mask another
+// construction's round holds. Waiting there could deadlock: under
+// MPI_THREAD_MULTIPLE, a thread duplicating MPI_COMM_SELF inside an
+// application lock while another thread's round on a larger communicator
+// waits for a process whose own MPI_COMM_SELF duplication waits for its
+// round (MPICH's threads/comm/comm_dup_deadlock). When the pool is full,
+// such constructions agree like the others (one word: every id set aside
+// here is one fewer for communicators of several processes).
+constexpr std::size_t kLocalWords = 1;
+constexpr std::size_t kLocalEnd = kReserveBegin;
+constexpr std::size_t kLocalBegin = kLocalEnd - kLocalWords;
+static_assert(kLocalBegin > 0);
+
+bool in_local(std::size_t word) { return word >= kLocalBegin && word < kLocalEnd; }
+
 struct ContextIdState {
   std::mutex mutex;
   std::array<uint64_t, kWords> free_mask;
@@ -69,9 +87,9 @@ void set_used(ContextIdState& s, uint32_t id, bool used) {
 }
 
 // The `count` lowest set bits of the reduced mask, or false if fewer are set.
-bool lowest_free(const uint64_t* mask, int count, long* bits) {
+bool lowest_free(const uint64_t* mask, int count, long* bits, std::size_t words = kWords) {
   int found = 0;
-  for (std::size_t w = 0; w < kWords && found < count; ++w) {
+  for (std::size_t w = 0; w < words && found < count; ++w) {
     uint64_t word = mask[w];
     while (word != 0 && found < count) {
       bits[found++] = static_cast<long>(w * 64 + std::countr_zero(word));
@@ -137,7 +155,7 @@ struct Agreement {
     if (offering) s.mask_offered = true;
     if (offering_reserve) s.reserve_offered = true;
     for (std::size_t w = 0; w < kWords; ++w)
-      if (in_reserve(w) ? offering_reserve : offering) offer[w] = s.free_mask[w];
+      if (!in_local(w) && (in_reserve(w) ? offering_reserve : offering)) offer[w] = s.free_mask[w];
     offer[kWords] = offering && (offering_reserve || !blocking) ? ~uint64_t{0} : 0;
   }
 
@@ -196,6 +214,17 @@ int out_of_ids(const Comm& parent) {
 }  // namespace
 
 int context_id_allocate(Comm& parent, uint32_t* id) {
+  if (!parent.is_inter() && parent.size == 1) {
+    // One process agrees with itself: the local pool, at once.
+    ContextIdState& s = state();
+    std::lock_guard lock(s.mutex);
+    long bit = 0;
+    if (lowest_free(s.free_mask.data() + kLocalBegin, 1, &bit, kLocalWords)) {
+      *id = static_cast<uint32_t>(kLocalBegin * 64 + static_cast<std::size_t>(bit)) * 2;
+      set_used(s, *id, true);
+      return MPI_SUCCESS;
+    }
+  }
   return context_id_allocate_n(parent, 1, id, [&parent](void* offer, std::size_t bytes) {
     return coll::allreduce(MPI_IN_PLACE, offer, static_cast<MPI_Count>(bytes), coll::byte_type(),
                            bitwise_and(), parent);

@@ -19,9 +19,10 @@ int main(int argc, char **argv)
     }
     CHECK_ERR_CLASS(rc, MPI_ERR_OTHER);
     CHECK_ERR_STRING(rc, "context id");
-    /* 2^15 even ids, minus MPI_COMM_WORLD, MPI_COMM_SELF and the 64 ids
-     * reserved for group-only constructions (MPI_Comm_create_group ...). */
-    CHECK_INT(n, 32768 - 2 - 64);
+    /* 2^15 even ids, minus MPI_COMM_WORLD, MPI_COMM_SELF, the 64 ids
+     * reserved for group-only constructions (MPI_Comm_create_group ...) and
+     * the 64 of the local pool (communicators of one process). */
+    CHECK_INT(n, 32768 - 2 - 64 - 64);
     int lo = n, hi = n;
     MPI_Allreduce(&n, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&n, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -259,11 +259,8 @@ int Fabric::open(ProviderChoice choice, bool want_wait_set, std::string* error) 
     if (rc == 0 && fd >= 0) {
       wait_set_ = set;
       wait_fd_ = fd;
-      why_no_wait_fd_.clear();
-    } else {
-      if (set != nullptr) fi_close(&set->fid);
-      why_no_wait_fd_ = fi_error(set == nullptr ? "fi_wait_open(FI_WAIT_FD)" : "fi_control(FI_GETWAIT)",
-                                 rc != 0 ? rc : -FI_ENODATA);
+    } else if (set != nullptr) {
+      fi_close(&set->fid);
     }
   }
   if (open_endpoint(&msg_, FI_READ, error) != 0) return -1;

@@ -67,7 +67,7 @@ class Fabric {
   // Opens fabric, domain and both endpoints. Takes ownership of choice.info.
   // With want_wait_set, both endpoints' counters share one wait set of file
   // descriptors (where the provider offers FI_WAIT_FD wait sets; else each
-  // has its own wait object, and wait_fd() says why not).
+  // has its own wait object and wait_fd() is -1).
   [[nodiscard]] int open(ProviderChoice choice, bool want_wait_set, std::string* error);
   // This process's endpoint names, msg then rma, as one byte string.
   [[nodiscard]] int local_names(std::string* names, std::string* error) const;
@@ -81,11 +81,11 @@ class Fabric {
   Endpoint& msg() { return msg_; }
   Endpoint& rma() { return rma_; }
   // The counters' wait set as a descriptor that poll(2) can watch (readable
-  // when the provider has something to progress), or -1 (why_no_wait_fd()).
+  // when the provider has something to progress), or -1: not asked for, or
+  // the provider has no FI_WAIT_FD wait set.
   int wait_fd() const { return wait_fd_; }
-  const std::string& why_no_wait_fd() const { return why_no_wait_fd_; }
   // The wait set stays (the counters are bound to it), but nobody sleeps on it.
-  void forget_wait_fd(const std::string& why) { wait_fd_ = -1, why_no_wait_fd_ = why; }
+  void forget_wait_fd() { wait_fd_ = -1; }
   // fi_trywait on the wait set: 0 when the caller may block on wait_fd(),
   // -FI_EAGAIN when the provider has work to progress first.
   int trywait();
@@ -98,7 +98,6 @@ class Fabric {
   fid_domain* domain_ = nullptr;
   fid_wait* wait_set_ = nullptr;
   int wait_fd_ = -1;
-  std::string why_no_wait_fd_ = "not asked for";
   Endpoint msg_;
   Endpoint rma_;
 };

@@ -147,7 +147,7 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     if (fabric_.wait_fd() >= 0 && stop_fd_ < 0) stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     // Without its eventfd a sleeping thread could not be stopped promptly:
     // it looks at timed intervals instead.
-    if (stop_fd_ < 0) fabric_.forget_wait_fd("eventfd: " + std::string(std::strerror(errno)));
+    if (stop_fd_ < 0) fabric_.forget_wait_fd();
     const int sleep_us = std::max(s.progress_thread_us, 0);
     thread_nice_ = s.progress_thread_nice;
     progress_thread_ = std::thread([this, sleep_us] { progress_thread_main(sleep_us); });

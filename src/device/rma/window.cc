@@ -334,18 +334,23 @@ bool Window::find_attached(int target, uint64_t low, uint64_t high, AttachedRegi
     const uint64_t count =
         std::min<uint64_t>(word(WindowLayout::kAttachCount, std::memory_order_acquire),
                            static_cast<uint64_t>(layout_.attach_slots()));
-    // Most accesses lie in one region: stop at it. Otherwise the whole
-    // table is needed to join adjacent regions.
-    std::vector<AttachedRegion> table;
+    auto entry = [&](uint64_t i) {
+      const std::size_t at = layout_.attach_entry(static_cast<int>(i));
+      return AttachedRegion{word(at, std::memory_order_relaxed),
+                            word(at + 8, std::memory_order_relaxed)};
+    };
+    // Most accesses lie in one region: stop at it, without allocating.
+    // Otherwise the whole table is needed to join adjacent regions.
     bool hit = false;
     for (uint64_t i = 0; i < count && !hit; ++i) {
-      const std::size_t at = layout_.attach_entry(static_cast<int>(i));
-      const AttachedRegion r{word(at, std::memory_order_relaxed),
-                             word(at + 8, std::memory_order_relaxed)};
+      const AttachedRegion r = entry(i);
       if (low >= r.base && high <= r.base + r.bytes) *found = r, hit = true;
-      else table.push_back(r);
     }
-    if (!hit) hit = cover(table, low, high, found);
+    if (!hit) {
+      std::vector<AttachedRegion> table(count);
+      for (uint64_t i = 0; i < count; ++i) table[i] = entry(i);
+      hit = cover(table, low, high, found);
+    }
     if (word(WindowLayout::kAttachVersion, std::memory_order_acquire) == before) return hit;
   }
 }
@@ -356,8 +361,6 @@ bool Window::cover(std::vector<AttachedRegion>& table, uint64_t low, uint64_t hi
   // other without a gap (memory attached in pieces, e.g. two halves of one
   // array): every path reaches attached memory by the target's virtual
   // addresses (mapped, CMA or active messages), so the run acts as one.
-  for (const AttachedRegion& r : table)
-    if (low >= r.base && high <= r.base + r.bytes) return *found = r, true;
   std::sort(table.begin(), table.end(),
             [](const AttachedRegion& a, const AttachedRegion& b) { return a.base < b.base; });
   for (std::size_t i = 0; i < table.size(); ++i) {

@@ -127,15 +127,26 @@ struct Agreement {
   bool blocking;                  // may offer the blocking reserve
   bool offering = false;          // this round's offer holds the mask outside the reserve
   bool offering_reserve = false;  // ... and the reserve
-  bool in_flight = true;
+  bool in_flight = false;  // in the priority order
   // kWords mask words, then the "everyone offered all it may" word.
   std::array<uint64_t, kWords + 1> offer{};
 
+  // Under MPI_THREAD_MULTIPLE a construction enters the priority order only
+  // once every process has arrived (its first round offers nothing); in
+  // other processes at once (see context_id.h, "Arrival").
   Agreement(uint64_t k, int n, bool is_blocking) : key(k), count(n), blocking(is_blocking) {
+    if (thread_level() != MPI_THREAD_MULTIPLE) join();
+  }
+
+  void join() {
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
+    join(s);
+  }
+  void join(ContextIdState& s) {
     s.in_flight.insert(key);
     if (blocking) s.blocking_in_flight.insert(key);
+    in_flight = true;
   }
   ~Agreement() { abandon(); }
   Agreement(const Agreement&) = delete;
@@ -149,6 +160,7 @@ struct Agreement {
     ContextIdState& s = state();
     std::lock_guard lock(s.mutex);
     offer.fill(0);
+    if (!in_flight) return;  // the arrival round
     offering = !s.mask_offered && !s.in_flight.empty() && *s.in_flight.begin() == key;
     offering_reserve = blocking && !s.reserve_offered && !s.blocking_in_flight.empty() &&
                        *s.blocking_in_flight.begin() == key;
@@ -176,6 +188,10 @@ struct Agreement {
     }
     if (err != MPI_SUCCESS || found || offer[kWords] != 0) leave(s);
     if (found) return Outcome::kFound;
+    if (err == MPI_SUCCESS && !in_flight && offer[kWords] == 0) {
+      join(s);  // the arrival round: every process has reached this construction
+      return Outcome::kRetry;
+    }
     return err != MPI_SUCCESS || offer[kWords] != 0 ? Outcome::kFailed : Outcome::kRetry;
   }
 

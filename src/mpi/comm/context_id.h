@@ -28,6 +28,19 @@
 // MPI_Comm_create_group) on processes where a nonblocking one (an
 // MPI_Comm_idup started earlier there, later elsewhere) holds the rest of
 // the bitmap still agrees on an id, where waiting would deadlock.
+//
+// Arrival: under MPI_THREAD_MULTIPLE a construction enters that order only
+// after every process of it has arrived: its first round offers nothing
+// (processes without threads offer from the first round on, so a job
+// without threads agrees in one round as before). A round
+// holding a process's bitmap could otherwise wait for a member whose thread
+// is still in another construction that this bitmap's absence keeps from
+// finishing: with threads, a non-member of an MPI_Comm_create_group runs
+// ahead into the next construction over all processes, takes its bitmap for
+// a round the others cannot join yet, and a lower construction that needs
+// that bitmap blocks the very threads the round waits for (MPICH's
+// threads/comm/comm_create_group_threads2). Once all have arrived, every
+// member loops over the same rounds, so a round never waits for long.
 #pragma once
 
 #include <cstddef>

@@ -22,6 +22,8 @@ endif
 EXTRA_DIST += test/bench/net_layers_run.sh
 # net_phases: one PSCW or lock epoch's time per call (mpicc program; net_run.sh runs it)
 EXTRA_DIST += test/bench/net_phases.c
+# st_enqueue: a host-stream ST step's enqueue and execution per call, against PSCW (mpicc, 1 rank)
+EXTRA_DIST += test/bench/st_enqueue.c
 if HAVE_OFI
 EXTRA_PROGRAMS += test/bench/net_layers
 test_bench_net_layers_SOURCES = test/bench/net_layers.cc

@@ -7,7 +7,6 @@
 #include <rdma/fi_errno.h>
 
 #include <algorithm>
-#include <cstring>
 #include <iterator>
 
 #include <mpi.h>
@@ -67,22 +66,15 @@ int TriggeredNic::post_read(const rma::Region& region, std::span<const rma::Run>
 }
 
 int TriggeredNic::run_host_op(HostOp& op) {
-  uint64_t bytes = 0;
-  for (const rma::st::OriginPiece& p : op.pieces) bytes += p.bytes;
-  op.origin.resize(bytes);
+  op.origin.resize(rma::st::pieces_bytes(op.pieces));
   if (op.read) {
     // Into a packed buffer, then the destination's pieces (pack order).
     if (const int err = host_get_(op.region, op.runs, op.origin.data()); err != MPI_SUCCESS)
       return err;
-    const char* at = op.origin.data();
-    for (const rma::st::OriginPiece& p : op.pieces) {
-      std::memcpy(p.addr, at, p.bytes);
-      at += p.bytes;
-    }
+    rma::st::unpack_pieces(op.origin.data(), op.pieces);
     return MPI_SUCCESS;
   }
-  char* at = op.origin.data();
-  for (const rma::st::OriginPiece& p : op.pieces) at = std::copy_n(p.addr, p.bytes, at);
+  rma::st::pack_pieces(op.pieces, op.origin.data());
   return host_accumulate_(op.region, op.runs, op.acc, op.origin.data());
 }
 

@@ -16,6 +16,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <vector>
 
 #include "device/rma/region.h"
@@ -28,6 +30,27 @@ struct OriginPiece {
   char* addr = nullptr;
   uint64_t bytes = 0;
 };
+
+// The pieces' bytes together; copies of them, in pack order, to `out`
+// (pack) or from `in` (unpack). Host paths that move a noncontiguous origin
+// or destination through one contiguous buffer use these.
+inline uint64_t pieces_bytes(std::span<const OriginPiece> pieces) {
+  uint64_t bytes = 0;
+  for (const OriginPiece& p : pieces) bytes += p.bytes;
+  return bytes;
+}
+inline void pack_pieces(std::span<const OriginPiece> pieces, char* out) {
+  for (const OriginPiece& p : pieces) {
+    std::memcpy(out, p.addr, p.bytes);
+    out += p.bytes;
+  }
+}
+inline void unpack_pieces(const char* in, std::span<const OriginPiece> pieces) {
+  for (const OriginPiece& p : pieces) {
+    std::memcpy(p.addr, in, p.bytes);
+    in += p.bytes;
+  }
+}
 
 enum class DeferredKind : uint8_t { kPut, kGet, kAccumulate };
 

@@ -1,7 +1,6 @@
 #include "device/rma/st/software_triggers.h"
 
 #include <algorithm>
-#include <cstring>
 #include <new>
 
 #include <mpi.h>
@@ -269,11 +268,9 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
   if (op.kind == Kind::kRead) {
     // A blocking read (the data is in place on return), through a packed
     // buffer when the destination is in pieces.
-    uint64_t bytes = 0;
-    for (const OriginPiece& p : op.origin) bytes += p.bytes;
     char* out = op.origin.size() == 1 ? op.origin[0].addr : nullptr;
     if (out == nullptr) {
-      op.packed.resize(bytes);
+      op.packed.resize(pieces_bytes(op.origin));
       out = op.packed.data();
     }
     Completion done;
@@ -282,24 +279,14 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
       return util::make_error(MPI_ERR_INTERN,
                               "a triggered read from rank %d did not complete at once",
                               op.region.target);
-    if (out == op.packed.data())
-      for (const OriginPiece& p : op.origin) {
-        std::memcpy(p.addr, out, p.bytes);
-        out += p.bytes;
-      }
+    if (out == op.packed.data()) unpack_pieces(out, op.origin);
     return done.error;
   }
   const char* in = op.origin.size() == 1 ? op.origin[0].addr : nullptr;
   if (op.origin.size() > 1) {
     // Packed now, when the counter fired: the data the buffer holds now.
-    uint64_t bytes = 0;
-    for (const OriginPiece& p : op.origin) bytes += p.bytes;
-    op.packed.resize(bytes);
-    char* at = op.packed.data();
-    for (const OriginPiece& p : op.origin) {
-      std::memcpy(at, p.addr, p.bytes);
-      at += p.bytes;
-    }
+    op.packed.resize(pieces_bytes(op.origin));
+    pack_pieces(op.origin, op.packed.data());
     in = op.packed.data();
   }
   if (op.kind == Kind::kWrite) return put(op.region, op.runs, in);

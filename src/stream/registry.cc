@@ -101,17 +101,23 @@ int create_host_stream(std::shared_ptr<HostStream>* out) {
   return MPI_SUCCESS;
 }
 
-std::shared_ptr<HostStream> find_host_stream(const void* handle) {
+HostStream* find_host_stream_borrowed(const void* handle) {
   const uint64_t generation = g_generation.load(std::memory_order_acquire);
   LookupCache& cache = tl_lookup;
   if (cache.handle == handle && cache.generation == generation && handle != nullptr)
-    return cache.stream;
+    return cache.stream.get();
   Registry& reg = registry();
   std::lock_guard lock(reg.mutex);
   const auto it = reg.host.find(handle);
   if (it == reg.host.end()) return nullptr;
   cache = {handle, g_generation.load(std::memory_order_relaxed), it->second};
-  return it->second;
+  return cache.stream.get();
+}
+
+std::shared_ptr<HostStream> find_host_stream(const void* handle) {
+  HostStream* host = find_host_stream_borrowed(handle);
+  if (host == nullptr) return nullptr;
+  return tl_lookup.stream;
 }
 
 int free_host_stream(const void* handle) {
@@ -141,9 +147,9 @@ int free_host_stream(const void* handle) {
   return MPI_SUCCESS;
 }
 
-int resolve(void* handle, std::shared_ptr<Stream>* out) {
-  if (std::shared_ptr<HostStream> host = find_host_stream(handle)) {
-    *out = std::move(host);
+int resolve_borrowed(void* handle, Stream** out) {
+  if (HostStream* host = find_host_stream_borrowed(handle)) {
+    *out = host;
     return MPI_SUCCESS;
   }
   BackendKind kind;
@@ -154,7 +160,7 @@ int resolve(void* handle, std::shared_ptr<Stream>* out) {
     std::lock_guard lock(reg.mutex);
     std::shared_ptr<GpuStream>& wrapper = reg.gpu[handle];
     if (wrapper == nullptr) wrapper = std::make_shared<GpuStream>(*gpu, handle);
-    *out = wrapper;
+    *out = wrapper.get();  // never erased: lives as long as the process
     return MPI_SUCCESS;
   }
   if (handle == nullptr)
@@ -164,6 +170,13 @@ int resolve(void* handle, std::shared_ptr<Stream>* out) {
   return util::make_error(MPI_ERR_ARG,
                                  "stream=%p is not a stream this library can use (backend: %s)",
                                  handle, backend_name(kind));
+}
+
+int resolve(void* handle, std::shared_ptr<Stream>* out) {
+  Stream* stream = nullptr;
+  if (int err = resolve_borrowed(handle, &stream); err != MPI_SUCCESS) return err;
+  *out = stream->shared_from_this();
+  return MPI_SUCCESS;
 }
 
 std::size_t host_stream_count() {

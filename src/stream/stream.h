@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace stmpi::stream {
@@ -84,7 +85,9 @@ struct LaunchCounts {
   uint64_t total() const { return by_kind[0] + by_kind[1] + by_kind[2] + by_kind[3]; }
 };
 
-class Stream {
+// Always owned by a std::shared_ptr (the registry's), so a caller holding
+// only a reference can take shared ownership (shared_from_this).
+class Stream : public std::enable_shared_from_this<Stream> {
  public:
   // Adds this stream's launches to the process totals of freed streams.
   virtual ~Stream();
@@ -122,6 +125,10 @@ class Stream {
   }
 
   LaunchCounts launch_counts() const;
+  // One kind's launches so far (cheaper than launch_counts() per call).
+  uint64_t launch_count(OpKind kind) const {
+    return launches_[static_cast<std::size_t>(kind)].load(std::memory_order_relaxed);
+  }
 
  protected:
   // Joins the list of live streams that process_launch_counts() sums.

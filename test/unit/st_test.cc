@@ -90,15 +90,15 @@ TEST(StreamWindow, ProgressRunsReadyStepsOfItsHostStreams) {
     for (int r = 0; r < kRanks; ++r) {
       const int peer = 1 - r;
       std::shared_ptr<stream::Stream> s = host[r];
-      ASSERT_EQ(windows[r]->post({&peer, 1}, s), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->post({&peer, 1}, *s), MPI_SUCCESS);
       ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
       const rma::Run run{8u * static_cast<uint64_t>(r), 8};
       const OriginPiece piece{reinterpret_cast<char*>(&src[r]), 8};
       DeferredOp op = put_to(segment, peer);
       op.bytes = 8;
       ASSERT_EQ(windows[r]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->complete(s), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->wait(s), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->complete(*s), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->wait(*s), MPI_SUCCESS);
     }
   }
   EXPECT_EQ(dev::live_hooks(), kRanks);
@@ -155,15 +155,15 @@ TEST(StreamWindow, EpochOnIdleHostStreamsRunsInline) {
   }
   const int origin = 0, target = 1;
   uint64_t value = 0x1234567890abcdefu;
-  ASSERT_EQ(windows[target]->post({&origin, 1}, streams[target]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->post({&origin, 1}, *streams[target]), MPI_SUCCESS);
   ASSERT_EQ(windows[origin]->start({&target, 1}), MPI_SUCCESS);
   const rma::Run run{0, 8};
   const OriginPiece piece{reinterpret_cast<char*>(&value), 8};
   DeferredOp op = put_to(segment, target);
   op.bytes = 8;
   ASSERT_EQ(windows[origin]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
-  ASSERT_EQ(windows[origin]->complete(streams[origin]), MPI_SUCCESS);
-  ASSERT_EQ(windows[target]->wait(streams[target]), MPI_SUCCESS);
+  ASSERT_EQ(windows[origin]->complete(*streams[origin]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->wait(*streams[target]), MPI_SUCCESS);
   // No synchronize: everything already happened.
   uint64_t received = 0;
   std::memcpy(&received, segment.data(target), 8);
@@ -208,15 +208,15 @@ TEST(StreamWindow, SynchronizingThreadsRunQueuedEpochs) {
     for (int r = 0; r < kRanks; ++r) {
       const int peer = 1 - r;
       ASSERT_EQ(streams[r]->launch(produce, &state[r]), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->post({&peer, 1}, streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->post({&peer, 1}, *streams[r]), MPI_SUCCESS);
       ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
       const rma::Run run{8u * static_cast<uint64_t>(r), 8};
       const OriginPiece piece{reinterpret_cast<char*>(&state[r].src), 8};
       DeferredOp op = put_to(segment, peer);
       op.bytes = 8;
       ASSERT_EQ(windows[r]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->complete(streams[r]), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->wait(streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->complete(*streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->wait(*streams[r]), MPI_SUCCESS);
       ASSERT_EQ(streams[r]->launch(check, &state[r]), MPI_SUCCESS);
     }
   }
@@ -249,10 +249,10 @@ TEST(StreamWindow, DrainSkipsAFreedHostStream) {
   std::shared_ptr<stream::HostStream> host;
   ASSERT_EQ(stream::HostStream::create(&host), MPI_SUCCESS);
   const int self = 0;
-  ASSERT_EQ(window->post({&self, 1}, host), MPI_SUCCESS);
+  ASSERT_EQ(window->post({&self, 1}, *host), MPI_SUCCESS);
   ASSERT_EQ(window->start({&self, 1}), MPI_SUCCESS);
-  ASSERT_EQ(window->complete(host), MPI_SUCCESS);
-  ASSERT_EQ(window->wait(host), MPI_SUCCESS);
+  ASSERT_EQ(window->complete(*host), MPI_SUCCESS);
+  ASSERT_EQ(window->wait(*host), MPI_SUCCESS);
   host->shut_down();  // what MPIX_Host_stream_free does: runs the queue, then stops
   EXPECT_EQ(window->drain(), MPI_SUCCESS);
   EXPECT_EQ(window->stats().pending_plans, 0u);
@@ -340,7 +340,7 @@ TEST(StreamWindow, GpuStreamRegistersMemoryAndMergesEveryLaunch) {
     std::unique_ptr<StreamWindow> origin = make_window(segment, 0);
     std::unique_ptr<StreamWindow> target = make_window(segment, 1);
     const int zero = 0, one = 1;
-    ASSERT_EQ(target->post({&zero, 1}, stream), MPI_SUCCESS);
+    ASSERT_EQ(target->post({&zero, 1}, *stream), MPI_SUCCESS);
     EXPECT_EQ(gpu.ranges.size(), 2u);  // the segment and the retire words
     ASSERT_EQ(origin->start({&one, 1}), MPI_SUCCESS);
     static uint64_t values[kPuts];
@@ -360,8 +360,8 @@ TEST(StreamWindow, GpuStreamRegistersMemoryAndMergesEveryLaunch) {
     const rma::Run acc_run{8, 8};
     const OriginPiece acc_piece{reinterpret_cast<char*>(&addend), 8};
     ASSERT_EQ(origin->record(acc, {&acc_run, 1}, {&acc_piece, 1}), MPI_SUCCESS);
-    ASSERT_EQ(origin->complete(stream), MPI_SUCCESS);
-    ASSERT_EQ(target->wait(stream), MPI_SUCCESS);
+    ASSERT_EQ(origin->complete(*stream), MPI_SUCCESS);
+    ASSERT_EQ(target->wait(*stream), MPI_SUCCESS);
     EXPECT_EQ(gpu.ranges.size(), 4u);  // the origin's window registered too
 
     const auto* data = reinterpret_cast<const uint64_t*>(segment.data(1));

@@ -132,7 +132,7 @@ inline void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWi
     for (int r = 0; r < kRanks; ++r) {
       const int peer = 1 - r;
       ASSERT_EQ(streams[r]->launch(produce, &state[r]), MPI_SUCCESS);
-      const int posted = windows[r]->post({&peer, 1}, streams[r]);
+      const int posted = windows[r]->post({&peer, 1}, *streams[r]);
       ASSERT_EQ(posted, MPI_SUCCESS) << util::error_string(posted);
       ASSERT_EQ(windows[r]->start({&peer, 1}), MPI_SUCCESS);
       const rma::Run run{8u * static_cast<uint64_t>(r), 8};
@@ -142,8 +142,8 @@ inline void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWi
       op.bytes = 8;
       const int recorded = windows[r]->record(op, {&run, 1}, {&piece, 1});
       ASSERT_EQ(recorded, MPI_SUCCESS) << util::error_string(recorded) << " epoch " << e;
-      ASSERT_EQ(windows[r]->complete(streams[r]), MPI_SUCCESS);
-      ASSERT_EQ(windows[r]->wait(streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->complete(*streams[r]), MPI_SUCCESS);
+      ASSERT_EQ(windows[r]->wait(*streams[r]), MPI_SUCCESS);
       ASSERT_EQ(streams[r]->launch(check, &state[r]), MPI_SUCCESS);
     }
   }

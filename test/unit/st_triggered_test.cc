@@ -245,7 +245,7 @@ void one_epoch(const FakeSegment& segment, StreamWindow& window, RankState& stat
   const int r = state.rank, peer = 1 - r;
   ASSERT_EQ(stream->launch(produce, &state), MPI_SUCCESS);
   const auto t0 = std::chrono::steady_clock::now();
-  const int posted = window.post({&peer, 1}, stream);
+  const int posted = window.post({&peer, 1}, *stream);
   if (post_s != nullptr)
     *post_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (posted_flag != nullptr) posted_flag->store(true);
@@ -257,8 +257,8 @@ void one_epoch(const FakeSegment& segment, StreamWindow& window, RankState& stat
   op.region.kind = RegionKind::kNet;
   op.bytes = 8;
   ASSERT_EQ(window.record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
-  ASSERT_EQ(window.complete(stream), MPI_SUCCESS);
-  ASSERT_EQ(window.wait(stream), MPI_SUCCESS);
+  ASSERT_EQ(window.complete(*stream), MPI_SUCCESS);
+  ASSERT_EQ(window.wait(*stream), MPI_SUCCESS);
   ASSERT_EQ(stream->launch(check, &state), MPI_SUCCESS);
 }
 
@@ -392,9 +392,9 @@ TEST(TriggeredOpExecutor, CounterWaitsGiveUpAfterWaitTimeout) {
   op.bytes = 8;
   ASSERT_EQ(windows[origin]->start({&target, 1}), MPI_SUCCESS);
   ASSERT_EQ(windows[origin]->record(op, {&run, 1}, {&piece, 1}), MPI_SUCCESS);
-  ASSERT_EQ(windows[origin]->complete(streams[origin]), MPI_SUCCESS);
-  ASSERT_EQ(windows[target]->post({&origin, 1}, streams[target]), MPI_SUCCESS);
-  ASSERT_EQ(windows[target]->wait(streams[target]), MPI_SUCCESS);
+  ASSERT_EQ(windows[origin]->complete(*streams[origin]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->post({&origin, 1}, *streams[target]), MPI_SUCCESS);
+  ASSERT_EQ(windows[target]->wait(*streams[target]), MPI_SUCCESS);
   EXPECT_EQ(fake0.in_use(), 2);
   EXPECT_EQ(fake1.in_use(), 1);
 
@@ -411,7 +411,7 @@ TEST(TriggeredOpExecutor, CounterWaitsGiveUpAfterWaitTimeout) {
   EXPECT_EQ(fake0.in_use(), 2);  // the failed epoch took nothing
 
   const auto [exposure_err, exposure_s] =
-      timed([&] { return windows[target]->post({&origin, 1}, streams[target]); });
+      timed([&] { return windows[target]->post({&origin, 1}, *streams[target]); });
   EXPECT_EQ(util::error_class_of(exposure_err), MPI_ERR_OTHER) << util::error_string(exposure_err);
   EXPECT_NE(util::error_string(exposure_err).find("STMPI_ST_WAIT_TIMEOUT"), std::string::npos)
       << util::error_string(exposure_err);

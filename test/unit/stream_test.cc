@@ -690,6 +690,41 @@ TEST(Registry, LookupCacheForgetsFreedStreams) {
   free_stream(second);
 }
 
+// Borrowed lookups (the per-call path of the MPIX calls) take no reference:
+// the stream stays alive through this thread's cache while another thread
+// frees it (its enqueues then fail), and is not found again afterwards.
+TEST(Registry, BorrowedLookupStaysValidUntilThisThreadLooksAgain) {
+  auto stream = make_stream();
+  const void* handle = stream->handle();
+  HostStream* borrowed = find_host_stream_borrowed(handle);
+  ASSERT_EQ(borrowed, stream.get());
+  Stream* resolved = nullptr;
+  ASSERT_EQ(resolve_borrowed(const_cast<void*>(handle), &resolved), MPI_SUCCESS);
+  EXPECT_EQ(resolved, stream.get());
+  EXPECT_EQ(resolved->shared_from_this().get(), stream.get()) << "shared ownership from a borrow";
+  const long owners = stream.use_count();
+  EXPECT_EQ(find_host_stream(handle).get(), stream.get());
+  EXPECT_EQ(stream.use_count(), owners) << "a lookup leaked a reference";
+
+  std::weak_ptr<HostStream> watch = stream;
+  stream.reset();
+  std::thread other([&] { ASSERT_EQ(free_host_stream(handle), MPI_SUCCESS); });
+  other.join();
+  ASSERT_FALSE(watch.expired()) << "this thread's cache keeps the borrowed stream alive";
+  EXPECT_TRUE(borrowed->executor().stopped());
+  int ran = 0;
+  const int code = borrowed->launch([](void* arg) { ++*static_cast<int*>(arg); }, &ran);
+  EXPECT_EQ(mpi::errhan::error_class_of(code), MPI_ERR_OTHER) << "enqueue on a freed stream";
+  EXPECT_EQ(find_host_stream_borrowed(handle), nullptr);
+  int other_stream = 0;
+  (void)find_host_stream_borrowed(&other_stream);  // a miss keeps the cache as it was
+  auto next = make_stream();
+  EXPECT_EQ(find_host_stream_borrowed(next->handle()), next.get());
+  EXPECT_TRUE(watch.expired()) << "the cache let go of the freed stream";
+  free_stream(next);
+  EXPECT_EQ(ran, 0);
+}
+
 TEST(Backend, Selection) {
   BackendKind kind = BackendKind::kCuda;
   std::unique_ptr<GpuRuntime> gpu;

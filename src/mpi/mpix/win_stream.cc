@@ -61,10 +61,12 @@ int check_flavor(const Win& win, const char* function) {
                     function, static_cast<unsigned>(win.handle), flavor_name(win.flavor));
 }
 
-// The stream behind a user's handle; resolve() names the pointer and the
-// backend in its MPI_ERR_ARG.
-int resolve_stream(void* handle, std::shared_ptr<stream::Stream>* out) {
-  return stream::resolve(handle, out);
+// The stream behind a user's handle, borrowed (registry.h): the window
+// takes shared ownership when it first sees it, before anything could run
+// user code; resolve_borrowed() names the pointer and the backend in its
+// MPI_ERR_ARG.
+int resolve_stream(void* handle, stream::Stream** out) {
+  return stream::resolve_borrowed(handle, out);
 }
 
 int stream_window(Win& win, StreamWindow** out) {
@@ -180,7 +182,7 @@ int win_post_stream(Group& group, Win& win, void* stream_handle) {
                       "%s: RMA calls were made in the current fence epoch; close it with "
                       "MPI_Win_fence (MPI_MODE_NOSUCCEED) first",
                       kFunction);
-  std::shared_ptr<stream::Stream> stream;
+  stream::Stream* stream = nullptr;
   if (int err = resolve_stream(stream_handle, &stream)) return err;
   // No exposure epoch is open, so post_ranks is unused: the ranks go there
   // directly and the vector keeps its capacity from epoch to epoch (no
@@ -189,7 +191,7 @@ int win_post_stream(Group& group, Win& win, void* stream_handle) {
   int err = rma::ranks_of(win, group, kFunction, &origins);
   StreamWindow* sw = nullptr;
   if (err == MPI_SUCCESS) err = stream_window(win, &sw);
-  if (err == MPI_SUCCESS) err = sw->post(origins, stream);
+  if (err == MPI_SUCCESS) err = sw->post(origins, *stream);
   if (err != MPI_SUCCESS) {
     origins.clear();
     return err;
@@ -213,9 +215,9 @@ int win_complete_stream(Win& win, void* stream_handle) {
                       "%s: the access epoch was opened by MPI_Win_start without MPIX_MODE_STREAM; "
                       "close it with MPI_Win_complete",
                       kFunction);
-  std::shared_ptr<stream::Stream> stream;
+  stream::Stream* stream = nullptr;
   if (int err = resolve_stream(stream_handle, &stream)) return err;
-  const int err = win.stream->complete(stream);
+  const int err = win.stream->complete(*stream);
   for (int target : e.start_ranks) e.start_state[target] = kNotStarted;
   e.started = false;
   e.stream_access = false;
@@ -235,9 +237,9 @@ int win_wait_stream(Win& win, void* stream_handle) {
                       "%s: the exposure epoch was opened by MPI_Win_post; close it with "
                       "MPI_Win_wait or MPI_Win_test",
                       kFunction);
-  std::shared_ptr<stream::Stream> stream;
+  stream::Stream* stream = nullptr;
   if (int err = resolve_stream(stream_handle, &stream)) return err;
-  if (int err = win.stream->wait(stream)) return err;  // the epoch stays open
+  if (int err = win.stream->wait(*stream)) return err;  // the epoch stays open
   e.posted = false;
   e.stream_exposure = false;
   e.post_ranks.clear();

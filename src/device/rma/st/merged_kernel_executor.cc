@@ -17,9 +17,9 @@ using stream::OpKind;
 // `count` (a GPU batch too large for one kernel is several launches).
 template <class Enqueue>
 int counted(stream::Stream& stream, OpKind kind, uint64_t* count, Enqueue&& enqueue) {
-  const uint64_t before = stream.launch_counts()[kind];
+  const uint64_t before = stream.launch_count(kind);
   const int err = enqueue();
-  *count += stream.launch_counts()[kind] - before;
+  *count += stream.launch_count(kind) - before;
   return err;
 }
 
@@ -147,13 +147,14 @@ int MergedKernelExecutor::complete_in_one_step(AccessPlan& plan, stream::Stream&
   }
   for (const DeferredOp& op : plan.ops) append_copies(plan, op, &plan.copies);
   plan.writes.push_back({retire_word, plan.seq});
-  const stream::LaunchCounts before = stream.launch_counts();
+  const uint64_t waits = stream.launch_count(OpKind::kWait);
+  const uint64_t copies = stream.launch_count(OpKind::kCopy);
+  const uint64_t signals = stream.launch_count(OpKind::kSignal);
   const int err = stream.wait_copy_signal(
       {plan.waits, stream::Cmp::kGreaterEqual, plan.copies, plan.writes});
-  const stream::LaunchCounts after = stream.launch_counts();
-  tally->wait += after[OpKind::kWait] - before[OpKind::kWait];
-  tally->copy += after[OpKind::kCopy] - before[OpKind::kCopy];
-  tally->signal += after[OpKind::kSignal] - before[OpKind::kSignal];
+  tally->wait += stream.launch_count(OpKind::kWait) - waits;
+  tally->copy += stream.launch_count(OpKind::kCopy) - copies;
+  tally->signal += stream.launch_count(OpKind::kSignal) - signals;
   return err;
 }
 

@@ -96,10 +96,14 @@ StreamWindow::~StreamWindow() {
   std::free(retire_words_);
 }
 
-int StreamWindow::slot_of(const std::shared_ptr<stream::Stream>& stream, int* slot) {
+int StreamWindow::slot_of(stream::Stream& stream, int* slot) {
+  if (last_slot_ >= 0 && slots_[static_cast<std::size_t>(last_slot_)].stream.get() == &stream) {
+    *slot = last_slot_;
+    return MPI_SUCCESS;
+  }
   for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i].stream == stream) {
-      *slot = static_cast<int>(i);
+    if (slots_[i].stream.get() == &stream) {
+      *slot = last_slot_ = static_cast<int>(i);
       return MPI_SUCCESS;
     }
   }
@@ -107,14 +111,14 @@ int StreamWindow::slot_of(const std::shared_ptr<stream::Stream>& stream, int* sl
     return util::make_error(MPI_ERR_OTHER,
                                    "stream %p would be the %zu-th stream used for stream epochs of "
                                    "this window (at most %zu)",
-                                   stream->handle(), slots_.size() + 1, kMaxStreamsPerWindow);
-  if (int err = executor_->attach_stream(*stream); err != MPI_SUCCESS) return err;
-  slots_.push_back({stream, 0});
-  if (stream->backend() == stream::BackendKind::kHost && stream::settings().progress) {
-    host_streams_.push_back(&static_cast<stream::HostStream&>(*stream));
+                                   stream.handle(), slots_.size() + 1, kMaxStreamsPerWindow);
+  if (int err = executor_->attach_stream(stream); err != MPI_SUCCESS) return err;
+  slots_.push_back({stream.shared_from_this(), 0});
+  if (stream.backend() == stream::BackendKind::kHost && stream::settings().progress) {
+    host_streams_.push_back(&static_cast<stream::HostStream&>(stream));
     if (progress_hook_ < 0) progress_hook_ = add_progress_hook(&StreamWindow::run_ready_host_ops, this);
   }
-  *slot = static_cast<int>(slots_.size() - 1);
+  *slot = last_slot_ = static_cast<int>(slots_.size() - 1);
   return MPI_SUCCESS;
 }
 
@@ -178,8 +182,7 @@ int StreamWindow::throttle() {
   return err;
 }
 
-int StreamWindow::post(std::span<const int> origins,
-                       const std::shared_ptr<stream::Stream>& stream) {
+int StreamWindow::post(std::span<const int> origins, stream::Stream& stream) {
   int slot = 0;
   if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
   // Plans are access-side: start and complete recycle them (and report
@@ -188,7 +191,7 @@ int StreamWindow::post(std::span<const int> origins,
   exposure_.origins.assign(origins.begin(), origins.end());
   exposure_.epochs.clear();
   for (int origin : origins) exposure_.epochs.push_back(++exposures_to_[origin]);
-  if (int err = executor_->post(exposure_, *stream, &stats_.launches); err != MPI_SUCCESS) {
+  if (int err = executor_->post(exposure_, stream, &stats_.launches); err != MPI_SUCCESS) {
     // One launch, so nothing was enqueued: the epoch numbers stay in step.
     for (int origin : origins) --exposures_to_[origin];
     return err;
@@ -197,12 +200,12 @@ int StreamWindow::post(std::span<const int> origins,
   return MPI_SUCCESS;
 }
 
-int StreamWindow::wait(const std::shared_ptr<stream::Stream>& stream) {
+int StreamWindow::wait(stream::Stream& stream) {
   int slot = 0;
   if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
   if (int err = remote_error(); err != MPI_SUCCESS) return err;
   // One launch: after a failure nothing was enqueued and the epoch stays open.
-  if (int err = executor_->wait(exposure_, *stream, &stats_.launches); err != MPI_SUCCESS)
+  if (int err = executor_->wait(exposure_, stream, &stats_.launches); err != MPI_SUCCESS)
     return err;
   exposure_open_ = false;
   ++stats_.exposure_epochs;
@@ -252,14 +255,14 @@ int StreamWindow::record(DeferredOp op, std::span<const Run> runs,
   return MPI_SUCCESS;
 }
 
-int StreamWindow::complete(const std::shared_ptr<stream::Stream>& stream) {
+int StreamWindow::complete(stream::Stream& stream) {
   int slot = 0;
   if (int err = slot_of(stream, &slot); err != MPI_SUCCESS) return err;
   if (int err = throttle(); err != MPI_SUCCESS) return err;
   AccessPlan& plan = *access_;
   plan.slot = slot;
   plan.seq = ++slots_[static_cast<std::size_t>(slot)].issued;
-  const int err = executor_->complete(plan, *stream, &retire_words_[slot], &stats_.launches);
+  const int err = executor_->complete(plan, stream, &retire_words_[slot], &stats_.launches);
   // Even after a failure part of the epoch may be queued: the plan stays
   // until the stream has passed it (drain() makes sure of that).
   in_flight_.push_back(std::move(access_));
@@ -290,6 +293,7 @@ int StreamWindow::drain() {
   const int err = reclaim();
   stop_progress_hook();
   slots_.clear();
+  last_slot_ = -1;
   // A failure between nodes not reported yet is dropped here: MPI_Win_free
   // must free the window on every member whatever happened to its epochs.
   (void)remote_error();

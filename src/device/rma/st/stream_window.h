@@ -69,10 +69,15 @@ class StreamWindow {
   StreamWindow(const StreamWindow&) = delete;
   StreamWindow& operator=(const StreamWindow&) = delete;
 
+  // The stream arguments below may be borrowed references (no shared
+  // ownership held by the caller): the window takes shared ownership of a
+  // stream the first time it sees it (Stream::shared_from_this) and keeps
+  // it until drain().
+  //
   // Target side. `origins` are window ranks, each at most once. After a
   // failure of post or wait nothing was enqueued and the state is unchanged.
-  [[nodiscard]] int post(std::span<const int> origins, const std::shared_ptr<stream::Stream>& stream);
-  [[nodiscard]] int wait(const std::shared_ptr<stream::Stream>& stream);
+  [[nodiscard]] int post(std::span<const int> origins, stream::Stream& stream);
+  [[nodiscard]] int wait(stream::Stream& stream);
   bool exposure_open() const { return exposure_open_; }
 
   // Origin side. `targets` are window ranks, each at most once.
@@ -82,7 +87,7 @@ class StreamWindow {
   [[nodiscard]] int record(DeferredOp op, std::span<const Run> runs,
                            std::span<const OriginPiece> pieces);
   // Closes the access epoch, also after a failure (part of it may be queued).
-  [[nodiscard]] int complete(const std::shared_ptr<stream::Stream>& stream);
+  [[nodiscard]] int complete(stream::Stream& stream);
   bool access_open() const { return access_ != nullptr; }
   // Drops an access epoch that failed before it was enqueued.
   void abandon_access();
@@ -104,7 +109,7 @@ class StreamWindow {
   };
 
   explicit StreamWindow(WindowView view);
-  [[nodiscard]] int slot_of(const std::shared_ptr<stream::Stream>& stream, int* slot);
+  [[nodiscard]] int slot_of(stream::Stream& stream, int* slot);
   uint64_t retired(int slot) const;
   // Recycles executed plans; returns the first failure one reported.
   [[nodiscard]] int reclaim();
@@ -121,6 +126,7 @@ class StreamWindow {
   // One retire word per stream slot, in a page of its own (GPU-registrable).
   uint64_t* retire_words_ = nullptr;
   std::vector<StreamSlot> slots_;
+  int last_slot_ = -1;  // slot_of's last answer: most programs use one stream
   // The host streams among the slots, which MPI progress advances
   // (STMPI_STREAM_PROGRESS), and the hook doing it (-1: none).
   std::vector<stream::HostStream*> host_streams_;

@@ -123,12 +123,17 @@ void origin_pieces(const void* buf, MPI_Count count, const Datatype& type,
   }
 }
 
-int record(Win& win, DeferredOp op, const rma::TargetSpan& span, const void* origin,
+int record(Win& win, DeferredOp& op, const rma::TargetSpan& span, const void* origin,
            MPI_Count count, const Datatype& type) {
-  thread_local std::vector<OriginPiece> pieces;
-  origin_pieces(origin, count, type, &pieces);
   op.region = span.region;
   op.bytes = static_cast<uint64_t>(count * type.size);
+  if (type.contiguous) {  // one piece: no list to build
+    const OriginPiece piece{const_cast<char*>(static_cast<const char*>(origin)) + type.true_lb,
+                            op.bytes};
+    return win.stream->record(op, span.runs.span(), {&piece, 1});
+  }
+  thread_local std::vector<OriginPiece> pieces;
+  origin_pieces(origin, count, type, &pieces);
   return win.stream->record(op, span.runs.span(), pieces);
 }
 

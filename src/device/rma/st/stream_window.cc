@@ -162,8 +162,11 @@ int StreamWindow::reclaim() {
 }
 
 int StreamWindow::throttle() {
-  if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  // start() reclaimed (and reported failures) just before this epoch:
+  // below the limit there is nothing to wait for.
   const auto limit = static_cast<std::size_t>(std::max(1, settings().max_pending_epochs));
+  if (in_flight_.size() < limit) return MPI_SUCCESS;
+  if (int err = reclaim(); err != MPI_SUCCESS) return err;
   if (in_flight_.size() < limit) return MPI_SUCCESS;
   ++stats_.throttled;
   // The stream is behind by `limit` epochs: it needs the CPU more than this
@@ -228,20 +231,20 @@ int StreamWindow::start(std::span<const int> targets) {
   return MPI_SUCCESS;
 }
 
-int StreamWindow::record(DeferredOp op, std::span<const Run> runs,
+int StreamWindow::record(const DeferredOp& op, std::span<const Run> runs,
                          std::span<const OriginPiece> pieces) {
   AccessPlan& plan = *access_;
-  op.first_run = static_cast<uint32_t>(plan.runs.size());
-  op.run_count = static_cast<uint32_t>(runs.size());
-  op.first_piece = static_cast<uint32_t>(plan.pieces.size());
-  op.piece_count = static_cast<uint32_t>(pieces.size());
+  DeferredOp& recorded = plan.ops.emplace_back(op);
+  recorded.first_run = static_cast<uint32_t>(plan.runs.size());
+  recorded.run_count = static_cast<uint32_t>(runs.size());
+  recorded.first_piece = static_cast<uint32_t>(plan.pieces.size());
+  recorded.piece_count = static_cast<uint32_t>(pieces.size());
   plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
   plan.pieces.insert(plan.pieces.end(), pieces.begin(), pieces.end());
-  plan.ops.push_back(op);
   if (int err = executor_->record(plan, plan.ops.size() - 1); err != MPI_SUCCESS) {
+    plan.runs.resize(recorded.first_run);
+    plan.pieces.resize(recorded.first_piece);
     plan.ops.pop_back();
-    plan.runs.resize(op.first_run);
-    plan.pieces.resize(op.first_piece);
     return err;
   }
   switch (op.kind) {

@@ -82,9 +82,10 @@ class StreamWindow {
 
   // Origin side. `targets` are window ranks, each at most once.
   [[nodiscard]] int start(std::span<const int> targets);
-  // Records one put, get or accumulate of the open access epoch. `op`'s
-  // run and piece indices are set here from `runs` and `pieces`.
-  [[nodiscard]] int record(DeferredOp op, std::span<const Run> runs,
+  // Records one put, get or accumulate of the open access epoch. The
+  // recorded copy's run and piece indices are set here from `runs` and
+  // `pieces` (those of `op` are ignored).
+  [[nodiscard]] int record(const DeferredOp& op, std::span<const Run> runs,
                            std::span<const OriginPiece> pieces);
   // Closes the access epoch, also after a failure (part of it may be queued).
   [[nodiscard]] int complete(stream::Stream& stream);

@@ -40,13 +40,23 @@ HostOpQueue::~HostOpQueue() {
     delete segment;
     segment = next;
   }
-  delete spare_.load();
+  for (Segment* spare = spare_.load(); spare != nullptr;) {
+    Segment* next = spare->next.load(std::memory_order_relaxed);
+    delete spare;
+    spare = next;
+  }
 }
 
 HostOpQueue::Segment* HostOpQueue::take_segment() {
-  Segment* segment = spare_.exchange(nullptr, std::memory_order_acquire);
-  if (segment != nullptr) return segment;
-  return new (std::nothrow) Segment;
+  Segment* segment = spare_.load(std::memory_order_acquire);
+  while (segment != nullptr &&
+         !spare_.compare_exchange_weak(segment, segment->next.load(std::memory_order_relaxed),
+                                       std::memory_order_acquire)) {
+  }
+  if (segment == nullptr) return new (std::nothrow) Segment;
+  spare_count_.fetch_sub(1, std::memory_order_relaxed);
+  segment->next.store(nullptr, std::memory_order_relaxed);
+  return segment;
 }
 
 void HostOpQueue::lock_producers() {
@@ -92,12 +102,20 @@ void HostOpQueue::next_segment() {
   }
   // A published slot lies beyond this segment, and the producer linked the
   // next segment before publishing it. Nobody refers to the finished one
-  // any more: it becomes the spare.
+  // any more: it becomes a spare.
   Segment* done = head_;
   head_ = done->next.load(std::memory_order_acquire);
   head_index_ = 0;
-  done->next.store(nullptr, std::memory_order_relaxed);
-  delete spare_.exchange(done, std::memory_order_acq_rel);
+  if (spare_count_.load(std::memory_order_relaxed) >= kMaxSpareSegments) {
+    delete done;
+    return;
+  }
+  spare_count_.fetch_add(1, std::memory_order_relaxed);
+  Segment* top = spare_.load(std::memory_order_relaxed);
+  do {
+    done->next.store(top, std::memory_order_relaxed);
+  } while (!spare_.compare_exchange_weak(top, done, std::memory_order_release,
+                                         std::memory_order_relaxed));
 }
 
 }  // namespace stmpi::stream

@@ -8,9 +8,11 @@
 // to take it, a plain release store to let go: cheaper than a mutex for a
 // critical section of one 64-byte copy; a waiting producer yields after a
 // few polls, so a holder that lost its CPU gets it back) and publish it by
-// bumping `published_`; the single consumer reads slots without a lock. A
-// finished segment is kept as the spare for the next one the producers need,
-// so a steady stream allocates nothing.
+// bumping `published_`; the single consumer reads slots without a lock.
+// Finished segments are kept as spares (up to kMaxSpareSegments, a stack
+// the consumer pushes on and producers pop from under their lock) for the
+// next ones the producers need, so a stream that queues thousands of
+// operations before it runs them allocates nothing from its second batch on.
 #pragma once
 
 #include <atomic>
@@ -111,6 +113,7 @@ class HostOpQueue {
 
  private:
   static constexpr uint32_t kSegmentOps = 255;
+  static constexpr uint32_t kMaxSpareSegments = 64;  // 1 MiB
   struct Segment {
     HostOp ops[kSegmentOps];
     std::atomic<Segment*> next{nullptr};
@@ -133,7 +136,10 @@ class HostOpQueue {
   uint64_t popped_ = 0;
   uint64_t seen_published_ = 0;  // the last published_ the consumer read
 
+  // Spare segments, linked through `next`: one popper at a time (producers,
+  // under their lock), so the stack has no ABA problem.
   alignas(64) std::atomic<Segment*> spare_{nullptr};
+  std::atomic<uint32_t> spare_count_{0};
   std::atomic<Segment*> first_{nullptr};  // hands the first segment to the consumer
 };
 

@@ -48,6 +48,12 @@ if make -s check-bindings >check-bindings.out 2>&1; then
 else
   failed=$((failed + 1)); echo "FAIL: check-bindings"; tail -20 check-bindings.out
 fi
+# The benchmarks (not built by make check) must still compile against the tree.
+if make -s check-bench-build >check-bench-build.out 2>&1; then
+  passed=$((passed + 1)); echo "PASS: check-bench-build"
+else
+  failed=$((failed + 1)); echo "FAIL: check-bench-build"; tail -20 check-bench-build.out
+fi
 # The sanitizer build (ASan + UBSan) runs a subset of the MPI tests, within CI's time budget.
 # STMPI_SAN_FILTER picks them (a run_tests.sh filter); STMPI_SAN=no skips this part.
 if [ "${STMPI_SAN:-yes}" != no ]; then

@@ -128,7 +128,7 @@ class Bare {
         ofi::select_provider(s.provider, address,
                              s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO,
                              &choice, &error) != 0 ||
-        fabric_.open(std::move(choice), &error) != 0)
+        fabric_.open(std::move(choice), /*want_wait_set=*/false, &error) != 0)
       die("bare fabric: " + error);
     cache_.init(&fabric_, 8);
     sbuf_.assign(bytes_, 0);

@@ -259,6 +259,62 @@ TEST(Ofi, DataProgressChoice) {
   EXPECT_NE(error.find("STMPI_OFI_DATA_PROGRESS=sometimes"), std::string::npos) << error;
 }
 
+// How many threads of this process run at nice `value` (field 19 of
+// /proc/self/task/T/stat), waiting up to a second for at least `at_least`.
+int threads_at_nice(const std::string& value, int at_least) {
+  int found = 0;
+  for (int i = 0; i < 100; ++i) {
+    found = 0;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+      std::ifstream in(task.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+      std::string field;
+      for (int f = 3; f <= 19 && rest >> field; ++f) {}
+      if (field == value) ++found;
+    }
+    if (found >= at_least) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return found;
+}
+
+// STMPI_OFI_PROVIDER_THREAD_NICE: under automatic progress the threads the
+// provider started while it was opened get that nice value (as root); the
+// default leaves them, and a value out of range is an init error naming it.
+TEST(Ofi, ProviderThreadNice) {
+  load_settings("tcp;ofi_rxm", "provider");
+  setenv("STMPI_OFI_PROVIDER_THREAD_NICE", "-7", 1);
+  std::string error;
+  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+  {
+    Ofi ofi;
+    ASSERT_EQ(init_alone(&ofi, &error), 0) << error;
+    EXPECT_GE(ofi.provider_threads(), 1) << "tcp;ofi_rxm's automatic progress runs in a thread";
+    EXPECT_FALSE(ofi.progress_thread_running());
+    if (geteuid() == 0)
+      EXPECT_EQ(threads_at_nice("-7", ofi.provider_threads()), ofi.provider_threads());
+    ofi.finalize();
+  }
+  unsetenv("STMPI_OFI_PROVIDER_THREAD_NICE");
+  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+  {
+    Ofi ofi;
+    ASSERT_EQ(init_alone(&ofi, &error), 0) << error;
+    EXPECT_EQ(threads_at_nice("-7", 0), 0) << "the default changed a thread's nice value";
+    ofi.finalize();
+  }
+  setenv("STMPI_OFI_PROVIDER_THREAD_NICE", "-30", 1);
+  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+  {
+    Ofi ofi;
+    ASSERT_NE(init_alone(&ofi, &error), 0);
+    EXPECT_NE(error.find("STMPI_OFI_PROVIDER_THREAD_NICE=-30"), std::string::npos) << error;
+  }
+  unsetenv("STMPI_OFI_PROVIDER_THREAD_NICE");
+  ASSERT_TRUE(stmpi::util::load_all(&error)) << error;
+}
+
 // The progress thread drives the provider while nobody polls it and stays
 // off it while the protocol polls (counted by thread_polls()). Timing on a
 // shared machine: the busy stretch may lose its CPU now and then, so the
@@ -303,21 +359,8 @@ TEST(Ofi, ProgressThreadSleepsUntilTheNetworkWakesIt) {
   ASSERT_EQ(init_alone(&ofi, &error), 0) << error;
   ASSERT_TRUE(ofi.progress_thread_running());
   // As root the sleeping thread runs at STMPI_OFI_PROGRESS_THREAD_NICE (-10).
-  if (geteuid() == 0) {
-    bool found = false;
-    for (int i = 0; i < 100 && !found; ++i) {
-      for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-        std::ifstream in(task.path() / "stat");
-        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        std::istringstream rest(stat.substr(stat.rfind(')') + 2));
-        std::string field;
-        for (int f = 3; f <= 19 && rest >> field; ++f) {}
-        found = found || field == "-10";  // field 19: nice
-      }
-      if (!found) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    EXPECT_TRUE(found) << "no thread of this process runs at nice -10";
-  }
+  if (geteuid() == 0)
+    EXPECT_EQ(threads_at_nice("-10", 1), 1) << "no thread of this process runs at nice -10";
   WireHeader h{};
   h.kind = MsgKind::kEager;
   h.sender = 0;

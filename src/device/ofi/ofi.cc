@@ -2,6 +2,7 @@
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
+#include <dirent.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/eventfd.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "device/ofi/settings.h"
 #include "util/backoff.h"
@@ -44,6 +46,18 @@ bool software_provider(const char* name) {
     begin = end + 1;
   }
   return false;
+}
+
+// The threads of this process (/proc/self/task), sorted; empty if unreadable.
+std::vector<pid_t> process_threads() {
+  std::vector<pid_t> tids;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return tids;
+  while (const dirent* entry = readdir(dir))
+    if (entry->d_name[0] != '.') tids.push_back(static_cast<pid_t>(std::atoi(entry->d_name)));
+  closedir(dir);
+  std::sort(tids.begin(), tids.end());
+  return tids;
 }
 
 // The progress thread's longest sleep while ranks keep polling (see init).
@@ -90,6 +104,9 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   apply_provider_defaults();
   std::string address;
   if (resolve_iface(s.iface, &address, error) != 0) return -1;
+  // Threads that appear while the provider is opened and connected are the
+  // provider's (its automatic progress); ours start only after that.
+  const std::vector<pid_t> threads_before = process_threads();
   ProviderChoice choice;
   // provider: automatic progress where the provider offers it (passive
   // targets progress in its threads, woken by the network); manual: the
@@ -98,6 +115,11 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   if (select_provider(s.provider, address, want, &choice, error) != 0) return -1;
   if (s.progress_thread_nice < -20 || s.progress_thread_nice > 19) {
     *error = "STMPI_OFI_PROGRESS_THREAD_NICE=" + std::to_string(s.progress_thread_nice) +
+             ": expected a nice value from -20 to 19";
+    return -1;
+  }
+  if (s.provider_thread_nice < -20 || s.provider_thread_nice > 19) {
+    *error = "STMPI_OFI_PROVIDER_THREAD_NICE=" + std::to_string(s.provider_thread_nice) +
              ": expected a nice value from -20 to 19";
     return -1;
   }
@@ -139,6 +161,7 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     return -1;
   }
   if (fabric_.insert_peers(all, error) != 0) return -1;
+  if (fabric_.choice().auto_progress) prioritize_provider_threads(threads_before);
 
   const bool want_thread = s.progress_thread == "yes" ||
                            (s.progress_thread == "auto" && !fabric_.choice().auto_progress);
@@ -164,9 +187,13 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   if (verbose_ && rank_ == 0) {
     std::fprintf(stderr,
                  "STMPI network module: libfabric %u.%u, provider %s; eager up to %zu bytes, %d "
-                 "credits per peer, %s receive buffers, progress thread %s%s\n",
+                 "credits per peer, %s receive buffers, %d provider threads (%d at nice %d%s%s), "
+                 "progress thread %s%s\n",
                  FI_MAJOR(fi_version()), FI_MINOR(fi_version()), description().c_str(),
                  max_payload(), credits_, fabric_.choice().multi_recv ? "multi-receive" : "single",
+                 provider_threads_, provider_threads_reniced_, s.provider_thread_nice,
+                 provider_nice_failed_ != 0 ? "; setpriority: " : "",
+                 provider_nice_failed_ != 0 ? std::strerror(provider_nice_failed_) : "",
                  progress_thread_.joinable() ? "running" : "off",
                  want_thread && !progress_thread_.joinable()
                      ? " (wanted, but the domain is not thread safe: passive targets progress "
@@ -174,6 +201,27 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
                      : "");
   }
   return 0;
+}
+
+// Under automatic progress the provider's own threads apply other ranks'
+// one-sided operations and deliver arrivals while this rank computes. At
+// the rank's priority a woken provider thread may wait for the scheduler
+// to preempt the computation; at STMPI_OFI_PROVIDER_THREAD_NICE < 0 it runs
+// at once, as ours does under manual progress. Off by default: it raised
+// seed 004's overlap but slowed the latency-bound paths, where the waiting
+// rank and the preempting thread contend for the provider (README.md,
+// "Running across nodes").
+void Ofi::prioritize_provider_threads(const std::vector<pid_t>& before) {
+  const int nice = settings().provider_thread_nice;
+  for (pid_t tid : process_threads()) {
+    if (std::binary_search(before.begin(), before.end(), tid)) continue;
+    ++provider_threads_;
+    if (nice == 0) continue;
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) != 0)
+      provider_nice_failed_ = errno;
+    else
+      ++provider_threads_reniced_;
+  }
 }
 
 int Ofi::setup_buffers(std::string* error) {

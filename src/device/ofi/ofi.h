@@ -16,6 +16,8 @@
 
 #include <rdma/fi_rma.h>
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -143,6 +145,8 @@ class Ofi final {
   const std::string& error() const { return error_; }
   const std::string& description() const { return fabric_.choice().description; }
   bool progress_thread_running() const { return progress_thread_.joinable(); }
+  // The provider's own threads found at init (automatic progress).
+  int provider_threads() const { return provider_threads_; }
   // Remote addresses are virtual addresses (FI_MR_VIRT_ADDR), else offsets.
   bool virt_addr() const {
     return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
@@ -251,12 +255,18 @@ class Ofi final {
   FatalHandler fatal_ = nullptr;
 
   void progress_thread_main(int sleep_us);
+  // Sets STMPI_OFI_PROVIDER_THREAD_NICE on the threads not in `before`
+  // (sorted): the provider's, started while it was opened.
+  void prioritize_provider_threads(const std::vector<pid_t>& before);
 
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
   int stop_fd_ = -1;  // eventfd that wakes a sleeping progress thread at finalize
   int thread_nice_ = 0;                    // STMPI_OFI_PROGRESS_THREAD_NICE
   std::atomic<int> thread_nice_failed_{0};  // errno of setpriority, 0 if it worked
+  int provider_threads_ = 0;          // the provider's own threads (automatic progress)
+  int provider_threads_reniced_ = 0;  // of those, set to STMPI_OFI_PROVIDER_THREAD_NICE
+  int provider_nice_failed_ = 0;      // errno of a setpriority that failed, 0 if none
   // Calls of poll() (one writer at a time: the protocol's progress), which
   // the progress thread reads to stay off the provider while a rank polls.
   std::atomic<uint64_t> polls_{0};

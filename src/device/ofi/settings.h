@@ -16,6 +16,7 @@ struct Settings {
   int progress_thread_us = 0;   // sleep of the progress thread between polls
   std::string progress_block;   // "auto" or "no": the thread sleeps on the provider's descriptors
   int progress_thread_nice = 0;  // nice value of a thread that sleeps on the descriptors
+  int provider_thread_nice = 0;  // nice value set on the provider's own progress threads
   std::string host_progress;    // "auto", "yes" or "no": the provider progresses in host threads
   std::size_t eager_size = 0;   // bytes of one eager message, headers included
   int credits = 0;              // eager messages in flight per peer

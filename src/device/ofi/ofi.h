@@ -267,9 +267,14 @@ class Ofi final {
   int provider_threads_ = 0;          // the provider's own threads (automatic progress)
   int provider_threads_reniced_ = 0;  // of those, set to STMPI_OFI_PROVIDER_THREAD_NICE
   int provider_nice_failed_ = 0;      // errno of a setpriority that failed, 0 if none
-  // Calls of poll() (one writer at a time: the protocol's progress), which
-  // the progress thread reads to stay off the provider while a rank polls.
+  // Calls of poll() and turns of the one-sided waits (flush, a blocking
+  // atomic or read, a retry after -FI_EAGAIN), which the progress thread
+  // reads to stay off the provider while a rank drives it. The RMA waits
+  // were not counted at first: an origin spinning on its lock grant or its
+  // flush then looked idle, and its progress thread, woken by every
+  // message at nice -10, preempted it.
   std::atomic<uint64_t> polls_{0};
+  void note_polled() { polls_.fetch_add(1, std::memory_order_relaxed); }
   std::atomic<uint64_t> thread_polls_{0};  // provider polls made by the progress thread
   std::atomic<uint64_t> thread_blocks_{0};   // its sleeps on the provider's descriptors
   std::atomic<uint64_t> thread_wakeups_{0};  // sleeps that the network ended

@@ -35,13 +35,20 @@ def cmd(c):
 cmd("cmd=init pmi_version=1 pmi_subversion=1")
 kvs = cmd("cmd=get_my_kvsname").split("kvsname=")[1].split()[0]
 reply = cmd("cmd=get kvsname=%s key=PMI_process_mapping" % kvs)
-print(os.environ["PMI_RANK"], os.uname().nodename, reply.split("value=")[1])
+# One file per rank: lines that ranks print through Hydra's forwarded
+# stdout can interleave mid-line.
+with open(os.path.join(os.environ["PMIMAP_DIR"], "rank." + os.environ["PMI_RANK"]), "w") as out:
+    out.write("%s %s %s\n" % (os.environ["PMI_RANK"], os.uname().nodename, reply.split("value=")[1].split()[0]))
 cmd("cmd=finalize")
 PY
 for case in "$h1:2,$h2:2 4 (vector,(0,2,2))" "$h1,$h2 2 (vector,(0,2,1))" "$h1:3,$h2:1 4 (vector,(0,1,3),(1,1,1))"; do
   read -r hl n want <<<"$case"
-  got=$("${hydra[@]}" -hosts "$hl" -n "$n" python3 "$out/pmimap.py" 2>&1 |
-    awk 'NF == 3 && $1 ~ /^[0-9]+$/ {print $3}' | sort -u | paste -sd' ')
+  rm -rf "$out/pmimap" && mkdir -p "$out/pmimap"
+  "${hydra[@]}" -hosts "$hl" -n "$n" -genv PMIMAP_DIR "$out/pmimap" python3 "$out/pmimap.py" 2>&1 |
+    sed 's/^/    | /'
+  got=$(cat "$out"/pmimap/rank.* 2>/dev/null | awk 'NF == 3 && $1 ~ /^[0-9]+$/ {print $3}' |
+    sort -u | paste -sd' ')
+  [[ $(ls "$out"/pmimap | wc -l) -eq $n ]] || got="$got (answers from $(ls "$out"/pmimap | wc -l) of $n ranks)"
   [[ "$got" == "$want" ]] && ok "PMI_process_mapping for -hosts $hl -n $n: $got" ||
     bad "PMI_process_mapping for -hosts $hl -n $n: '$got', expected '$want'"
 done

@@ -60,38 +60,31 @@ HostOpQueue::Segment* HostOpQueue::take_segment() {
 }
 
 void HostOpQueue::lock_producers() {
-  for (int polls = 0; producer_busy_.exchange(true, std::memory_order_acquire); ++polls) {
-    while (producer_busy_.load(std::memory_order_relaxed)) {
-      if (++polls % 64 == 0) sched_yield();
+  while (producer_busy_.exchange(true, std::memory_order_acquire)) {
+    for (int polls = 1; producer_busy_.load(std::memory_order_relaxed); ++polls) {
+      if (polls % 64 == 0) sched_yield();
       else cpu_relax();
     }
   }
 }
 
 bool HostOpQueue::push(const HostOp& op) {
-  lock_producers();
+  const ProducerLock lock(*this);
   if (tail_ == nullptr) {
     tail_ = take_segment();
-    if (tail_ == nullptr) {
-      unlock_producers();
-      return false;
-    }
+    if (tail_ == nullptr) return false;
     first_.store(tail_, std::memory_order_release);
   }
   if (tail_index_ == kSegmentOps) {
     // Link the next segment before publishing anything in it.
     Segment* next = take_segment();
-    if (next == nullptr) {
-      unlock_producers();
-      return false;
-    }
+    if (next == nullptr) return false;
     tail_->next.store(next, std::memory_order_release);
     tail_ = next;
     tail_index_ = 0;
   }
   tail_->ops[tail_index_++] = op;
   published_.store(published_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
-  unlock_producers();
   return true;
 }
 

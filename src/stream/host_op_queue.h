@@ -123,6 +123,13 @@ class HostOpQueue {
   void next_segment();
   void lock_producers();
   void unlock_producers() { producer_busy_.store(false, std::memory_order_release); }
+  struct ProducerLock {
+    explicit ProducerLock(HostOpQueue& queue) : q(queue) { q.lock_producers(); }
+    ~ProducerLock() { q.unlock_producers(); }
+    ProducerLock(const ProducerLock&) = delete;
+    ProducerLock& operator=(const ProducerLock&) = delete;
+    HostOpQueue& q;
+  };
 
   // Producer and consumer state on separate cache lines.
   alignas(64) std::atomic<bool> producer_busy_{false};

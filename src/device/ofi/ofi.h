@@ -275,6 +275,10 @@ class Ofi final {
   // message at nice -10, preempted it.
   std::atomic<uint64_t> polls_{0};
   void note_polled() { polls_.fetch_add(1, std::memory_order_relaxed); }
+  // Retries `issue` while the provider answers -FI_EAGAIN, driving progress
+  // (counted as polling). Defined in ofi_rma.cc, its only user.
+  template <class Issue>
+  ssize_t retry_eagain(fid_cntr* cntr, Issue&& issue);
   std::atomic<uint64_t> thread_polls_{0};  // provider polls made by the progress thread
   std::atomic<uint64_t> thread_blocks_{0};   // its sleeps on the provider's descriptors
   std::atomic<uint64_t> thread_wakeups_{0};  // sleeps that the network ended

@@ -62,15 +62,12 @@ OpContext* Ofi::rma_context() {
   return &op;
 }
 
-// Retries `issue` while the provider answers -FI_EAGAIN, driving progress
-// (counted in `polls`: the progress thread stays off a provider the rank
-// drives, see Ofi::note_polled).
 template <class Issue>
-static ssize_t retry_eagain(fid_cntr* cntr, std::atomic<uint64_t>& polls, Issue&& issue) {
+ssize_t Ofi::retry_eagain(fid_cntr* cntr, Issue&& issue) {
   for (int spins = 0;; ++spins) {
     const ssize_t rc = issue();
     if (rc != -FI_EAGAIN) return rc;
-    polls.fetch_add(1, std::memory_order_relaxed);
+    note_polled();
     (void)fi_cntr_read(cntr);
     if (spins % kSpinsBeforeYield == kSpinsBeforeYield - 1) sched_yield();
   }
@@ -88,7 +85,7 @@ int Ofi::transfer(bool read, int peer, void* buf, std::size_t bytes, uint64_t ra
   OpContext* op = rma_context();
   op->peer = peer;
   void* desc = reg ? reg->desc : nullptr;
-  const ssize_t rc = retry_eagain(e.cntr, polls_, [&] {
+  const ssize_t rc = retry_eagain(e.cntr, [&] {
     return read ? fi_read(e.ep, buf, bytes, desc, e.peers[peer], raddr, key, &op->fi)
                 : fi_write(e.ep, buf, bytes, desc, e.peers[peer], raddr, key, &op->fi);
   });
@@ -125,7 +122,7 @@ int Ofi::atomic(int peer, fi_op op, fi_datatype type, const void* buf, std::size
   }
   OpContext* ctx = rma_context();
   ctx->peer = peer;
-  const ssize_t rc = retry_eagain(e.cntr, polls_, [&] {
+  const ssize_t rc = retry_eagain(e.cntr, [&] {
     return fi_atomic(e.ep, buf, count, reg ? reg->desc : nullptr, e.peers[peer], raddr, key, type,
                      op, &ctx->fi);
   });
@@ -148,7 +145,7 @@ int Ofi::fetch_atomic(int peer, fi_op op, fi_datatype type, const void* buf, voi
   }
   OpContext* ctx = rma_context();
   ctx->peer = peer;
-  const ssize_t rc = retry_eagain(e.cntr, polls_, [&] {
+  const ssize_t rc = retry_eagain(e.cntr, [&] {
     return fi_fetch_atomic(e.ep, buf, count, reg ? reg->desc : nullptr, result,
                            result_reg ? result_reg->desc : nullptr, e.peers[peer], raddr, key,
                            type, op, &ctx->fi);
@@ -173,7 +170,7 @@ int Ofi::compare_atomic(int peer, fi_datatype type, const void* compare, const v
   }
   OpContext* ctx = rma_context();
   ctx->peer = peer;
-  const ssize_t rc = retry_eagain(e.cntr, polls_, [&] {
+  const ssize_t rc = retry_eagain(e.cntr, [&] {
     return fi_compare_atomic(e.ep, swap, 1, regs[0] ? regs[0]->desc : nullptr, compare,
                              regs[1] ? regs[1]->desc : nullptr, result,
                              regs[2] ? regs[2]->desc : nullptr, e.peers[peer], raddr, key, type,
@@ -279,7 +276,7 @@ uint64_t Ofi::blocking_atomic(int peer, fi_op op, const uint64_t* operand,
   msg.datatype = FI_UINT64;
   msg.op = op;
   msg.context = &ctx.fi;
-  const ssize_t rc = retry_eagain(e.cntr, polls_, [&] {
+  const ssize_t rc = retry_eagain(e.cntr, [&] {
     if (op == FI_CSWAP)
       return fi_compare_atomicmsg(e.ep, &msg, &cmp_ioc, &desc, 1, &res_ioc, &desc, 1, FI_COMPLETION);
     if (op == FI_ATOMIC_WRITE) return fi_atomicmsg(e.ep, &msg, FI_COMPLETION);

@@ -98,15 +98,12 @@ int stream_window(Win& win, StreamWindow** out) {
   return MPI_SUCCESS;
 }
 
-// The origin buffer as pieces of memory in pack order; nothing is read.
+// The origin buffer of a noncontiguous type as pieces of memory in pack
+// order (record() takes a contiguous one as a single piece); nothing is read.
 void origin_pieces(const void* buf, MPI_Count count, const Datatype& type,
                    std::vector<OriginPiece>* out) {
   out->clear();
   char* base = const_cast<char*>(static_cast<const char*>(buf));
-  if (type.contiguous) {
-    out->push_back({base + type.true_lb, static_cast<uint64_t>(count * type.size)});
-    return;
-  }
   for (MPI_Count i = 0; i < count; ++i) {
     char* instance = base + i * type.extent;
     for (const DataBlock& block : type.layout.blocks) {

@@ -1,7 +1,6 @@
 #include "device/rma/st/epoch_plan.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include <mpi.h>
 
@@ -73,11 +72,7 @@ void apply_accumulates(AccessPlan& plan) {
       // A noncontiguous origin is packed now, when the stream runs the
       // epoch: the data is what the buffer holds at this point of the stream.
       plan.packed.resize(op.bytes);
-      char* at = plan.packed.data();
-      for (uint32_t i = 0; i < op.piece_count; ++i) {
-        std::memcpy(at, pieces[i].addr, pieces[i].bytes);
-        at += pieces[i].bytes;
-      }
+      pack_pieces({pieces, op.piece_count}, plan.packed.data());
       in = plan.packed.data();
     }
     const std::span<const Run> runs(plan.runs.data() + op.first_run, op.run_count);

@@ -2,8 +2,8 @@
 // (protocol/protocol.h). A transport is a concrete `final` class; the device
 // calls it directly (no virtual call per message), after a plain branch on
 // the peer table (device.cc). The shm rings (shm/shm.h) are the first one;
-// a network module (device/ofi/) is another. README.md has the list of
-// operations, which are native and what falls back to active messages.
+// a network module (device/ofi/) is another. docs/design/device.md has the
+// list of operations, which are native and what falls back to active messages.
 #pragma once
 
 #include <concepts>

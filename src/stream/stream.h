@@ -14,8 +14,9 @@
 //                            satisfies cmp: one merged wait kernel
 //   copy(ranges)             many (dst, src, bytes) triples: one merged copy kernel
 //   wait_copy_signal(step)   an epoch's wait, copies and signals in that order:
-//                            one operation on a host stream, the three above
-//                            on a GPU stream
+//                            one operation on a host stream; on a GPU stream
+//                            one epoch kernel up to STMPI_STREAM_GPU_EPOCH_BYTES
+//                            of copies, else the three above
 //   synchronize()            the CPU waits until everything enqueued so far ran
 // Every call returns MPI_SUCCESS or an MPI error code with a message.
 #pragma once

@@ -1,6 +1,7 @@
 // The libfabric network module: a Transport (device/transport.h) over one
 // FI_EP_RDM endpoint with FI_MSG, plus one-sided operations and remote
-// atomics on a second endpoint (ofi_rma.cc). README.md has the whole story.
+// atomics on a second endpoint (ofi_rma.cc). docs/design/device.md explains
+// the module; README.md in this folder maps its files.
 //
 // Wire format of one message: OfiPrefix (16 bytes: sender, sequence number,
 // returned credits, type) + WireHeader (64 bytes) + payload. Providers may

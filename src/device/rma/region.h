@@ -11,22 +11,30 @@
 //                        CPU atomics;
 //   CmaRma  (cma_rma.h)  private memory of a process on this node: Linux
 //                        single copy (process_vm_readv / process_vm_writev);
-//   AmRma   (am_rma.h)   anything else: active messages through the device
-//                        rings, applied by the target when it polls.
-// The functions at the bottom pick one with a plain switch on the region's
-// kind; there is no virtual call per operation. A libfabric module becomes a
-// fourth kind (fi_write, fi_read, fi_atomic, fi_compare_atomic).
+//   NetRma  (net_rma.h)  memory on another node registered with the network
+//                        module (libfabric: fi_write, fi_read, fi_atomic,
+//                        fi_fetch_atomic, fi_compare_atomic);
+//   AmRma   (am_rma.h)   anything else: active messages through the device,
+//                        applied by the target when it polls.
+// The functions of rma.h pick one with a plain switch on the region's
+// kind; there is no virtual call per operation.
 //
-// What each transport does natively (see README.md for the table):
-//   put/get            all three;
-//   64-bit atomics     ShmRma only (CPU atomics); the lock protocol needs
-//                      them, so its words always live in mapped memory;
+// What each transport does natively (docs/design/rma.md has the table):
+//   put/get            all four;
+//   64-bit atomics     ShmRma (CPU atomics), NetRma where the provider does
+//                      them on FI_UINT64 (Region::native_atomics), AmRma
+//                      (the fallback, which needs the target's progress);
+//                      CmaRma none: control words are always reached as
+//                      mapped (kMapped), network (kNet) or AM (kAm) regions;
 //   accumulate         ShmRma: CPU atomics for 8-byte integers, the target's
 //                      accumulate lock for the rest; CmaRma: the accumulate
 //                      lock (mapped) around read-modify-write by single copy;
-//                      AmRma: the target applies it under the same lock.
-// All three share the target's accumulate lock, so accumulates stay
-// element-wise atomic when origins reach one target by different transports.
+//                      NetRma: NIC atomics where the target's node uses CPU
+//                      atomics, else the accumulate lock taken by remote
+//                      compare-and-swap; AmRma: the target applies it under
+//                      the same lock.
+// All share the target's accumulate lock, so accumulates stay element-wise
+// atomic when origins reach one target by different transports.
 #pragma once
 
 #include <sys/types.h>

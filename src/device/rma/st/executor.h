@@ -11,9 +11,11 @@
 // Two implementations share this contract:
 //   MergedKernelExecutor (merged_kernel_executor.h)  inside a node: at most
 //     one signal, one copy and one wait launch per epoch, on memory every
-//     process maps (implemented);
-//   TriggeredOpExecutor (triggered_op_executor.h)  between nodes: NIC
-//     triggered operations released by one counter per epoch (declared).
+//     process maps;
+//   TriggeredOpExecutor (triggered_op_executor.h)  between nodes: triggered
+//     operations (the NIC's or the software engine's) released by one
+//     counter per epoch; the merged-kernel executor hands it the part of an
+//     epoch that concerns members on other nodes.
 #pragma once
 
 #include <cstddef>

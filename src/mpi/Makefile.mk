@@ -10,7 +10,9 @@ libstmpi_mpi_la_SOURCES += \
 	src/mpi/pt2pt/bsend.cc \
 	src/mpi/pt2pt/probe.cc
 noinst_HEADERS += \
-	src/mpi/impl.h \
+	src/mpi/init/impl_env.h \
+	src/mpi/request/impl_request.h \
+	src/mpi/pt2pt/impl_pt2pt.h \
 	src/mpi/handle.h \
 	src/mpi/errhan/error.h \
 	src/mpi/errhan/errhandler.h \
@@ -18,16 +20,3 @@ noinst_HEADERS += \
 	src/mpi/request/request.h \
 	src/mpi/pt2pt/pt2pt.h \
 	src/mpi/pt2pt/bsend.h
-include src/mpi/datatype/sources.mk
-include src/mpi/comm/sources.mk
-include src/mpi/group/sources.mk
-include src/mpi/coll/sources.mk
-include src/mpi/info/sources.mk
-include src/mpi/rma/sources.mk
-include src/mpi/mpix/sources.mk
-include src/mpi/io/sources.mk
-include src/mpi/topo/sources.mk
-include src/mpi/dynamic/sources.mk
-include src/mpi/part/sources.mk
-include src/mpi/session/sources.mk
-include src/mpi/tools/sources.mk

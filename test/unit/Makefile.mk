@@ -1,4 +1,7 @@
-# test/unit fragment: GoogleTest programs, no launcher and no libmpi
+# test/unit: GoogleTest programs, no launcher and no libmpi, each linked from
+# the layers' libraries it tests
+
+# test/unit/match_test: the hashed matching engine
 if HAVE_GTEST
 check_PROGRAMS += test/unit/match_test
 TESTS += test/unit/match_test
@@ -6,8 +9,28 @@ test_unit_match_test_SOURCES = test/unit/match_test.cc
 test_unit_match_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_match_test_LDADD = -lgtest -lgtest_main -lpthread
 endif
-include test/unit/st.mk
-# util::ShmSegment, linked from the util layer's library
+
+# test/unit/st_test: stream-triggered epochs (src/device/rma/st) over a fake
+# window segment in one process, linked from the layers' libraries (the GPU
+# backends come with libstmpi_stream): no libmpi, no launcher
+if HAVE_GTEST
+check_PROGRAMS += test/unit/st_test
+TESTS += test/unit/st_test
+test_unit_st_test_SOURCES = test/unit/st_test.cc test/unit/st_software_test.cc test/unit/st_triggered_test.cc \
+	test/unit/st_test_fixture.h \
+	test/unit/st_net_stubs.cc test/unit/st_progress_fake.cc
+test_unit_st_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_st_test_LDADD = libstmpi_mpi.la libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la \
+	libstmpi_util.la $(HWLOC_LIBS) $(OFI_LIBS) -lgtest -lgtest_main -lpthread -lrt -ldl
+if STMPI_CUDA_BACKEND
+test_unit_st_test_CPPFLAGS += $(CUDA_CPPFLAGS)
+endif
+if STMPI_HIP_BACKEND
+test_unit_st_test_CPPFLAGS += $(HIP_CPPFLAGS)
+endif
+endif
+
+# test/unit/shm_segment_test: util::ShmSegment, linked from the util layer's library
 if HAVE_GTEST
 check_PROGRAMS += test/unit/shm_segment_test
 TESTS += test/unit/shm_segment_test
@@ -15,4 +38,80 @@ test_unit_shm_segment_test_SOURCES = test/unit/shm_segment_test.cc
 test_unit_shm_segment_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_shm_segment_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread
 endif
-include test/unit/param.mk
+
+# test/unit/param_test: util::Param (scopes, value text, setting from text), linked from the util layer
+if HAVE_GTEST
+check_PROGRAMS += test/unit/param_test
+TESTS += test/unit/param_test
+test_unit_param_test_SOURCES = test/unit/param_test.cc
+test_unit_param_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_param_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread
+endif
+
+# test/unit/stream_test: the stream module (host backend; GPU backends when
+# built), linked from the stream and util layers' libraries: no libmpi, no launcher
+if HAVE_GTEST
+check_PROGRAMS += test/unit/stream_test
+TESTS += test/unit/stream_test
+test_unit_stream_test_SOURCES = test/unit/stream_test.cc test/unit/stream_step_test.cc \
+	test/unit/stream_test_helpers.h
+test_unit_stream_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_stream_test_LDADD = libstmpi_stream.la libstmpi_util.la -lgtest -lgtest_main -lpthread -ldl
+if STMPI_CUDA_BACKEND
+test_unit_stream_test_CPPFLAGS += $(CUDA_CPPFLAGS)
+endif
+if STMPI_HIP_BACKEND
+test_unit_stream_test_CPPFLAGS += $(HIP_CPPFLAGS)
+endif
+endif
+
+# test/unit/datatype_test: datatypes and reduction operations, linked from the
+# layers' libraries (mpi and what it stands on; no bindings, no launcher)
+if HAVE_GTEST
+check_PROGRAMS += test/unit/datatype_test
+TESTS += test/unit/datatype_test
+test_unit_datatype_test_SOURCES = test/unit/datatype_test.cc
+test_unit_datatype_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_datatype_test_LDADD = libstmpi_mpi.la libstmpi_device.la libstmpi_stream.la \
+	libstmpi_pmi.la libstmpi_util.la $(HWLOC_LIBS) $(OFI_LIBS) -lgtest -lgtest_main -lpthread \
+	-lrt -ldl
+endif
+
+# test/unit/device_test: the launcher's process mapping and the progress
+# engine (hooks, wait policy), linked from the device, pmi and util layers'
+# libraries (the test stands in for the transports' poll): no libmpi, no launcher
+if HAVE_GTEST
+check_PROGRAMS += test/unit/device_test
+TESTS += test/unit/device_test
+test_unit_device_test_SOURCES = \
+	test/unit/device_test.cc
+test_unit_device_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_device_test_LDADD = libstmpi_device.la libstmpi_pmi.la libstmpi_util.la -lgtest -lgtest_main -lpthread
+endif
+
+# test/unit/ofi_test: the libfabric network module on two forked processes,
+# linked from the device layer's library (and the layers below it)
+if HAVE_GTEST
+if HAVE_OFI
+check_PROGRAMS += test/unit/ofi_test
+TESTS += test/unit/ofi_test
+test_unit_ofi_test_SOURCES = test/unit/ofi_test.cc test/unit/ofi_pair.h
+test_unit_ofi_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_ofi_test_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la libstmpi_util.la \
+	$(OFI_LIBS) -lgtest -lgtest_main -lpthread -lrt -ldl
+endif
+endif
+
+# test/unit/ofi_triggered_test: the triggered-operation pool of the libfabric module
+# (native and deferred paths on sockets) on two forked processes, linked from
+# the device layer's library (and the layers below it)
+if HAVE_GTEST
+if HAVE_OFI
+check_PROGRAMS += test/unit/ofi_triggered_test
+TESTS += test/unit/ofi_triggered_test
+test_unit_ofi_triggered_test_SOURCES = test/unit/ofi_triggered_test.cc test/unit/ofi_pair.h
+test_unit_ofi_triggered_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_ofi_triggered_test_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la \
+	libstmpi_util.la $(OFI_LIBS) -lgtest -lgtest_main -lpthread -lrt -ldl
+endif
+endif

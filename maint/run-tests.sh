@@ -2,6 +2,29 @@
 # Sets up (packages, build) and runs every test: unit tests, MPI programs
 # under mpiexec, launcher checks, ABI checks. Ends with "N passed, N failed".
 set -u
+passed=0
+failed=0
+# count_summary LOG NAME: adds the numbers of LOG's last "NAME: N passed, M failed"
+# line to the totals (and leaves them in step_passed, step_failed); fails, adding
+# nothing, when LOG or the line is missing (the run did not finish).
+count_summary() {
+  local line
+  [ -f "$1" ] || return 1
+  line=$(grep -E "^$2: " "$1" | tail -1)
+  [ -n "$line" ] || return 1
+  step_passed=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
+  step_failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+  passed=$((passed + step_passed)); failed=$((failed + step_failed))
+}
+# count_target TARGET: `make -s TARGET` counted as one test; its output goes to
+# TARGET.out, whose tail is shown when it fails (a missing target fails too).
+count_target() {
+  if make -s "$1" >"$1.out" 2>&1; then
+    passed=$((passed + 1)); echo "PASS: $1"
+  else
+    failed=$((failed + 1)); echo "FAIL: $1"; tail -20 "$1.out"
+  fi
+}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 sh maint/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
@@ -20,8 +43,6 @@ for f in test/unit/*.log test/mpi/run_tests.sh.log test/mpi/multinode/run.sh.log
   [ -f "$f" ] && grep -E -A26 '^(FAIL|\[  FAILED)' "$f" | grep -E '^(FAIL|\[  FAILED|    \| )' | head -120
 done
 # Count: GoogleTest cases from the unit logs, MPI programs from the runner.
-passed=0
-failed=0
 for log in test/unit/*_test.log; do
   [ -f "$log" ] || continue
   p=$(grep -c '^\[       OK \]' "$log")
@@ -31,29 +52,17 @@ for log in test/unit/*_test.log; do
 done
 # MPI programs on one node, then across nodes (and the suite with STMPI_DEVICE_NOLOCAL=yes).
 for pair in "test/mpi/run_tests.sh.log:mpi tests" "test/mpi/multinode/run.sh.log:multinode tests"; do
-  log=${pair%%:*}
-  if [ -f "$log" ]; then
-    line=$(grep -E "^${pair#*:}: " "$log" | tail -1)
-    p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
-    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-    [ -n "$line" ] || { p=0; f=1; }
-    passed=$((passed + p)); failed=$((failed + f))
-  else
-    failed=$((failed + 1))
-  fi
+  count_summary "${pair%%:*}" "${pair#*:}" || failed=$((failed + 1))
 done
 # The generated bindings must match what the generator makes from the spec.
-if make -s check-bindings >check-bindings.out 2>&1; then
-  passed=$((passed + 1)); echo "PASS: check-bindings"
-else
-  failed=$((failed + 1)); echo "FAIL: check-bindings"; tail -20 check-bindings.out
-fi
+count_target check-bindings
 # The benchmarks (not built by make check) must still compile against the tree.
-if make -s check-bench-build >check-bench-build.out 2>&1; then
-  passed=$((passed + 1)); echo "PASS: check-bench-build"
-else
-  failed=$((failed + 1)); echo "FAIL: check-bench-build"; tail -20 check-bench-build.out
-fi
+count_target check-bench-build
+# The docs against the code: the generated parameter page, the names and paths
+# they mention, and their examples compiled and run.
+count_target check-docs
+# Formatting and a -Wall -Wextra -Werror pass with g++ and clang++ over the sources.
+count_target lint
 # The sanitizer build (ASan + UBSan) runs a subset of the MPI tests, within CI's time budget.
 # STMPI_SAN_FILTER picks them (a run_tests.sh filter); STMPI_SAN=no skips this part.
 if [ "${STMPI_SAN:-yes}" != no ]; then
@@ -67,12 +76,8 @@ if [ "${STMPI_SAN:-yes}" != no ]; then
       UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
       timeout -k 10 900 bash ../test/mpi/run_tests.sh >run_tests_san.log 2>&1)
     grep -E '^FAIL' "$top/build-san/run_tests_san.log" | sed 's/^/sanitizers: /'
-    line=$(grep -E '^mpi tests: ' "$top/build-san/run_tests_san.log" | tail -1)
-    if [ -n "$line" ]; then
-      p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
-      f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-      echo "sanitizers: $p passed, $f failed"
-      passed=$((passed + p)); failed=$((failed + f))
+    if count_summary "$top/build-san/run_tests_san.log" "mpi tests"; then
+      echo "sanitizers: $step_passed passed, $step_failed failed"
     else
       echo "sanitizers: the MPI tests did not finish"; failed=$((failed + 1))
     fi
@@ -86,14 +91,8 @@ if [ "${STMPI_MPI4PY:-yes}" != no ]; then
   # Backstop 22 minutes (build and three runs; each run has its own limit): CI's hour holds.
   timeout -k 10 1320 bash "$top/test/clients/mpi4py.sh" >mpi4py.out 2>&1
   grep -E '^mpi4py' mpi4py.out
-  line=$(grep -E '^mpi4py tests: ' mpi4py.out | tail -1)
-  if [ -n "$line" ]; then
-    p=$(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')
-    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-    passed=$((passed + p)); failed=$((failed + f))
-  else
-    echo "mpi4py: the suite did not finish"; tail -20 mpi4py.out; failed=$((failed + 1))
-  fi
+  count_summary mpi4py.out "mpi4py tests" ||
+    { echo "mpi4py: the suite did not finish"; tail -20 mpi4py.out; failed=$((failed + 1)); }
 fi
 if [ $status -ne 0 ] && [ $failed -eq 0 ]; then failed=1; fi
 echo "$passed passed, $failed failed"

@@ -9,10 +9,19 @@ namespace {
 
 Settings g_settings;
 
+const char* const kBackendChoices[] = {"auto", "host", "hip", "cuda"};
+
+util::Param with_choices(util::Param param, std::span<const char* const> choices) {
+  param.choices = choices;
+  return param;
+}
+
 const util::Param kParams[] = {
-    {"backend", util::Param::Type::kString, &g_settings.backend, "auto",
-     "stream backend for GPU stream handles: auto (a GPU backend whose runtime finds a device, "
-     "else host), host, hip or cuda; MPIX_Host_stream works with every choice"},
+    with_choices({"backend", util::Param::Type::kString, &g_settings.backend, "auto",
+                  "stream backend for GPU stream handles: auto (a GPU backend whose runtime "
+                  "finds a device, else host), host, hip or cuda; MPIX_Host_stream works with "
+                  "every choice"},
+                 kBackendChoices),
     {"spin_us", util::Param::Type::kInt, &g_settings.spin_us, "-1",
      "microseconds an idle host-stream executor or a waiting operation busy-polls before it "
      "sleeps (idle: until work arrives) or backs off (wait: yield, then short sleeps); -1: 20 "

@@ -79,14 +79,27 @@ std::string size_text(long long value) {
   return std::to_string(value);
 }
 
-enum class Assigned { kOk, kMalformed, kOutOfRange };
+enum class Assigned { kOk, kMalformed, kNotAllowed };
+
+// Range, step and power of two: what the table allows beyond the type.
+bool allowed(const Param& param, long long value) {
+  if (value < range_min(param) || value > range_max(param)) return false;
+  if (param.multiple_of > 1 && value % param.multiple_of != 0) return false;
+  if (param.power_of_two && (value <= 0 || (value & (value - 1)) != 0)) return false;
+  return true;
+}
+
+bool is_choice(const Param& param, const char* text) {
+  return std::any_of(param.choices.begin(), param.choices.end(),
+                     [text](const char* choice) { return !std::strcmp(choice, text); });
+}
 
 Assigned assign(const Param& param, const char* text) {
   switch (param.type) {
     case Param::Type::kInt: {
       long long value = 0;
       if (!parse_int(text, &value)) return Assigned::kMalformed;
-      if (value < range_min(param) || value > range_max(param)) return Assigned::kOutOfRange;
+      if (!allowed(param, value)) return Assigned::kNotAllowed;
       *static_cast<int*>(param.field) = static_cast<int>(value);
       return Assigned::kOk;
     }
@@ -94,8 +107,8 @@ Assigned assign(const Param& param, const char* text) {
       unsigned long long value = 0;
       if (!parse_size(text, &value)) return Assigned::kMalformed;
       if (value > static_cast<unsigned long long>(range_max(param)) ||
-          static_cast<long long>(value) < range_min(param))
-        return Assigned::kOutOfRange;
+          !allowed(param, static_cast<long long>(value)))
+        return Assigned::kNotAllowed;
       *static_cast<std::size_t*>(param.field) = static_cast<std::size_t>(value);
       return Assigned::kOk;
     }
@@ -103,6 +116,7 @@ Assigned assign(const Param& param, const char* text) {
       return parse_bool(text, static_cast<bool*>(param.field)) ? Assigned::kOk
                                                                  : Assigned::kMalformed;
     case Param::Type::kString:
+      if (!param.choices.empty() && !is_choice(param, text)) return Assigned::kNotAllowed;
       *static_cast<std::string*>(param.field) = text;
       return Assigned::kOk;
   }
@@ -142,6 +156,33 @@ std::string range_text(const Param& param) {
   return "";
 }
 
+std::string allowed_text(const Param& param) {
+  std::string text;
+  switch (param.type) {
+    case Param::Type::kInt:
+    case Param::Type::kSize: {
+      // Ints show their range (the type's own when the table gives none);
+      // sizes without an upper bound say so instead of printing 2^63-1.
+      if (param.type == Param::Type::kSize && range_max(param) == LLONG_MAX)
+        text = range_min(param) == 0 ? "any size" : size_text(range_min(param)) + " or more";
+      else
+        text = range_text(param);
+      if (param.multiple_of > 1) text += ", a multiple of " + std::to_string(param.multiple_of);
+      if (param.power_of_two) text += ", a power of two";
+      return text;
+    }
+    case Param::Type::kBool: return "yes or no";
+    case Param::Type::kString:
+      if (param.choices.empty()) return "any text";
+      for (std::size_t i = 0; i < param.choices.size(); ++i) {
+        if (i > 0) text += i + 1 == param.choices.size() ? " or " : ", ";
+        text += param.choices[i];
+      }
+      return text;
+  }
+  return text;
+}
+
 Param::Scope scope_of(const ParamTable& table, const Param& param) {
   return param.scope == Param::Scope::kTable ? table.scope : param.scope;
 }
@@ -166,10 +207,6 @@ int choice_index(const Param& param) {
 }
 
 bool set_from_text(const Param& param, const char* text) {
-  if (!param.choices.empty() &&
-      std::none_of(param.choices.begin(), param.choices.end(),
-                   [text](const char* choice) { return !std::strcmp(choice, text); }))
-    return false;
   return assign(param, text) == Assigned::kOk;
 }
 
@@ -183,11 +220,11 @@ bool load_all(std::string* error) {
       const Assigned result = assign(param, text);
       if (result == Assigned::kOk) continue;
       *error = var + "=" + text;
-      if (result == Assigned::kOutOfRange)
-        *error += " is out of range: allowed " + range_text(param);
+      if (result == Assigned::kNotAllowed)
+        *error += " is not allowed: expected " + allowed_text(param);
       else
         *error += std::string(" is not valid: expected ") + kind_text(param) +
-                  (range_text(param).empty() ? "" : " in " + range_text(param));
+                  (param.type == Param::Type::kBool ? "" : ", " + allowed_text(param));
       (void)assign(param, param.default_value);
       return false;
     }

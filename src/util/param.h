@@ -2,9 +2,10 @@
 // table (name, field, default, description, allowed range); `load_all`
 // fills the fields from STMPI_<MODULE>_<NAME> environment variables at init
 // and the info tool prints every table. No other code reads the environment
-// for settings. A value outside the range (or outside the field's type, when
-// the table gives no range) is an init error naming the variable, the value
-// and the range; nothing wraps.
+// for settings. A value outside what the table allows (its range and step,
+// or outside the field's type when it gives no range, or a string outside its
+// choices) is an init error naming the variable, the value and the allowed
+// values; nothing wraps. Modules rely on that and do not check values again.
 #pragma once
 
 #include <climits>
@@ -37,11 +38,19 @@ struct Param {
   // A kString parameter that takes one of these values (an enumeration in
   // MPI_T); empty for free text.
   std::span<const char* const> choices = {};
+  // kInt and kSize: a value must also be a multiple of this (1: any), and a
+  // power of two when power_of_two is set.
+  long long multiple_of = 1;
+  bool power_of_two = false;
 };
 
 // "2..1024", "256..1M", "0..2147483647": the range a parameter accepts,
 // in the units its values are written in (empty for bools and strings).
 std::string range_text(const Param& param);
+
+// Everything a parameter accepts, for people: "2..1024, a power of two",
+// "yes or no", "auto, yes or no" (its choices), "any text".
+std::string allowed_text(const Param& param);
 
 struct ParamTable {
   const char* module;       // lower case, e.g. "shm"
@@ -56,8 +65,7 @@ Param::Scope scope_of(const ParamTable& table, const Param& param);
 std::string value_text(const Param& param);
 
 // Sets the parameter from text as the environment does; false (and the field
-// unchanged) for a malformed or out-of-range value, or a string outside
-// `choices`.
+// unchanged) for a malformed value or one the table does not allow.
 [[nodiscard]] bool set_from_text(const Param& param, const char* text);
 
 // The index of the current value in `choices`, -1 when it is none of them.
@@ -69,7 +77,8 @@ struct ParamRegistration {
 };
 
 // Sets every registered field to its default, then applies the
-// environment. Returns false and fills `error` for a malformed value.
+// environment. Returns false and fills `error` ("STMPI_X=value is not valid:
+// expected <allowed_text>") for a value the table does not allow.
 [[nodiscard]] bool load_all(std::string* error);
 
 // Calls fn(table) for every registered table, in registration order.

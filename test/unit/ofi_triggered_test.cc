@@ -3,7 +3,7 @@
 // (FI_TRIGGER) and the deferred (FI_QUEUE_WORK) path: a chain of writes, an
 // accumulate and a signal that the target sees only after the trigger, in
 // order; the pool's budgets (counters, operation slots), reuse after reset,
-// rotation of counters past a small STMPI_ST_COUNTER_LIMIT, a counter
+// rotation of counters past a small STMPI_OFI_ST_COUNTER_LIMIT, a counter
 // retired with work queued on it; a triggered write with a bad key that
 // must surface through first_error instead of a hang. tcp;ofi_rxm has
 // neither path: both opens answer MPI_ERR_UNSUPPORTED_OPERATION.
@@ -243,14 +243,14 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
     CHECK(next == rc && nic->read_counter(rc) == 0, "completion counter not recycled");
     CHECK(nic->read_counter(rt) == k, "trigger value " + std::to_string(nic->read_counter(rt)));
   }
-  CHECK(nic->stats().rotations >= 1, "never rotated past STMPI_ST_COUNTER_LIMIT=64");
+  CHECK(nic->stats().rotations >= 1, "never rotated past STMPI_OFI_ST_COUNTER_LIMIT=64");
   trade(pipes, "rotation done");
   const std::string rotation = trade(pipes, "checked?");
   CHECK(rotation == "rotation ok", "target check of the rotation: " + rotation);
   // A threshold past the limit while work is pending on the counter: error.
   CHECK_OK(nic->post_signal(region, kRotate * 8, 100, rt, 102, rc));
   const int far = nic->post_signal(region, kRotate * 8, 100, rt, 101 + 64, rc);
-  CHECK(stmpi::util::error_string(far).find("STMPI_ST_COUNTER_LIMIT") != std::string::npos,
+  CHECK(stmpi::util::error_string(far).find("STMPI_OFI_ST_COUNTER_LIMIT") != std::string::npos,
         "a threshold past the limit with work pending: " + stmpi::util::error_string(far));
   // Released with that signal still queued: retired, not reused; a clean
   // one comes back.

@@ -11,4 +11,8 @@ if HAVE_OFI
 libstmpi_device_la_SOURCES += $(OFI_SOURCES) $(OFI_TRIGGERED_SOURCES) \
 	src/device/ofi/ofi_device.cc src/device/ofi/ofi_rma_map.cc
 libstmpi_device_la_LIBADD = $(OFI_LIBS)
+else
+# The parameter table only: every build lists the same parameters
+# (stmpi_info, MPI_T, docs/user/parameters.md).
+libstmpi_device_la_SOURCES += src/device/ofi/settings.cc
 endif

@@ -22,6 +22,7 @@
 #include "util/backoff.h"
 
 namespace stmpi::dev::ofi {
+static_assert(kMinEagerSize == kHeaders + 64, "settings.h: the smallest eager message");
 namespace {
 
 constexpr int kCqBatch = 16;
@@ -82,25 +83,6 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   rank_ = rank;
   size_ = size;
   verbose_ = verbose;
-  if (s.eager_size < kHeaders + 64 || s.credits < 1 || s.credits > 30000 || s.bounce_buffers < 1 ||
-      s.recv_buffers < 1) {
-    *error = "STMPI_OFI_EAGER_SIZE (at least " + std::to_string(kHeaders + 64) +
-             "), STMPI_OFI_CREDITS (1..30000), STMPI_OFI_BOUNCE_BUFFERS and "
-             "STMPI_OFI_RECV_BUFFERS (at least 1) are out of range";
-    return -1;
-  }
-  if (s.host_progress != "auto" && s.host_progress != "yes" && s.host_progress != "no") {
-    *error = "STMPI_OFI_HOST_PROGRESS=" + s.host_progress + ": expected auto, yes or no";
-    return -1;
-  }
-  if (s.data_progress != "provider" && s.data_progress != "manual") {
-    *error = "STMPI_OFI_DATA_PROGRESS=" + s.data_progress + ": expected provider or manual";
-    return -1;
-  }
-  if (s.progress_thread != "auto" && s.progress_thread != "yes" && s.progress_thread != "no") {
-    *error = "STMPI_OFI_PROGRESS_THREAD=" + s.progress_thread + ": expected auto, yes or no";
-    return -1;
-  }
   apply_provider_defaults();
   std::string address;
   if (resolve_iface(s.iface, &address, error) != 0) return -1;
@@ -113,20 +95,6 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   // waiting rank drives the provider (README.md, "Manual progress").
   const fi_progress want = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
   if (select_provider(s.provider, address, want, &choice, error) != 0) return -1;
-  if (s.progress_thread_nice < -20 || s.progress_thread_nice > 19) {
-    *error = "STMPI_OFI_PROGRESS_THREAD_NICE=" + std::to_string(s.progress_thread_nice) +
-             ": expected a nice value from -20 to 19";
-    return -1;
-  }
-  if (s.provider_thread_nice < -20 || s.provider_thread_nice > 19) {
-    *error = "STMPI_OFI_PROVIDER_THREAD_NICE=" + std::to_string(s.provider_thread_nice) +
-             ": expected a nice value from -20 to 19";
-    return -1;
-  }
-  if (s.progress_block != "auto" && s.progress_block != "no") {
-    *error = "STMPI_OFI_PROGRESS_BLOCK=" + s.progress_block + ": expected auto or no";
-    return -1;
-  }
   // The progress thread sleeps on the provider's descriptors where it can
   // (progress_thread_main); only a manual-progress domain has one.
   const bool want_wait_set = s.progress_block == "auto" && !choice.auto_progress &&

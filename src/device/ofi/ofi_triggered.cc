@@ -225,7 +225,7 @@ int TriggeredNic::physical_threshold(CounterId id, uint64_t threshold, uint64_t*
   return util::make_error(
       MPI_ERR_OTHER,
       "triggered operations: threshold %llu on counter %u is %llu past the counter's last reset, "
-      "beyond STMPI_ST_COUNTER_LIMIT=%llu, while operations are pending on it (release it and "
+      "beyond STMPI_OFI_ST_COUNTER_LIMIT=%llu, while operations are pending on it (release it and "
       "acquire another)",
       static_cast<unsigned long long>(threshold), id,
       static_cast<unsigned long long>(threshold - c.base),
@@ -590,7 +590,7 @@ int TriggeredNic::add_counter(CounterId id, uint64_t value) {
   if (fi_cntr_read(c.cntr) + value >= budget_.counter_limit)
     return util::make_error(MPI_ERR_OTHER,
                             "triggered operations: adding %llu to counter %u would pass "
-                            "STMPI_ST_COUNTER_LIMIT=%llu while operations are pending on it",
+                            "STMPI_OFI_ST_COUNTER_LIMIT=%llu while operations are pending on it",
                             static_cast<unsigned long long>(value), id,
                             static_cast<unsigned long long>(budget_.counter_limit));
   const int rc = fi_cntr_add(c.cntr, value);

@@ -23,7 +23,7 @@
 // provider's counter may be narrower (sockets: 32-bit signed, thresholds cast
 // to int), so each counter keeps a base: value = base + provider value, and a
 // counter that nothing is pending on is reset (base += its value) before a
-// threshold or an add would pass STMPI_ST_COUNTER_LIMIT. A released counter is
+// threshold or an add would pass STMPI_OFI_ST_COUNTER_LIMIT. A released counter is
 // reset to 0 and reused, unless operations are still queued on it or still
 // owe it a completion (a broken chain): such a counter is retired from the
 // pool for good, since a reset could fire what is queued on it.

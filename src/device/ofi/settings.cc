@@ -1,5 +1,7 @@
 #include "device/ofi/settings.h"
 
+#include <climits>
+
 #include "util/param.h"
 
 namespace stmpi::dev::ofi {
@@ -7,77 +9,103 @@ namespace {
 
 Settings g_settings;
 
-const util::Param kNetmodParams[] = {
-    {"", util::Param::Type::kString, &g_settings.netmod, "ofi",
-     "network module for peers on other nodes (and for every peer with "
-     "STMPI_DEVICE_NOLOCAL=yes): ofi (libfabric) or none (a job that needs the network stops "
-     "at init)"},
+using util::Param;
+
+const char* const kNetmodChoices[] = {"ofi", "none"};
+const char* const kAutoYesNo[] = {"auto", "yes", "no"};
+const char* const kDataProgressChoices[] = {"provider", "manual"};
+const char* const kProgressBlockChoices[] = {"auto", "no"};
+
+Param with_choices(Param param, std::span<const char* const> choices) {
+  param.choices = choices;
+  return param;
+}
+
+const Param kNetmodParams[] = {
+    with_choices({"", Param::Type::kString, &g_settings.netmod, "ofi",
+                  "network module for peers on other nodes (and for every peer with "
+                  "STMPI_DEVICE_NOLOCAL=yes): ofi (libfabric) or none (a job that needs the "
+                  "network stops at init)"},
+                 kNetmodChoices),
 };
 const util::ParamTable kNetmodTable{"netmod", kNetmodParams};
 const util::ParamRegistration kNetmodRegistration{&kNetmodTable};
 
-const util::Param kParams[] = {
-    {"provider", util::Param::Type::kString, &g_settings.provider, "",
+const Param kParams[] = {
+    {"provider", Param::Type::kString, &g_settings.provider, "",
      "libfabric provider, e.g. sockets or 'tcp;ofi_rxm'; empty: the first one fi_getinfo offers "
      "for FI_EP_RDM with FI_MSG, FI_RMA and FI_ATOMIC"},
-    {"iface", util::Param::Type::kString, &g_settings.iface, "auto",
+    {"iface", Param::Type::kString, &g_settings.iface, "auto",
      "address the endpoint binds to: an interface name (eth0), an IPv4 address, auto (the "
      "first non-loopback IPv4 interface that is up, else 127.0.0.1) or none (the provider "
      "decides; it may resolve the host name, wrong in network namespaces)"},
-    {"data_progress", util::Param::Type::kString, &g_settings.data_progress, "provider",
-     "who drives the provider: provider (its automatic progress where offered: its own threads, "
-     "woken by the network, also apply other ranks' one-sided operations while the application "
-     "computes) or manual (the thread waiting in MPI polls it, and while no MPI call polls, the "
-     "progress thread does: lower latency, slower passive-target progress)"},
-    {"progress_thread", util::Param::Type::kString, &g_settings.progress_thread, "auto",
-     "a thread that drives the provider so passive targets progress without calling MPI, and "
-     "stays off it while a waiting MPI call polls: auto (only when the provider has no automatic "
-     "data progress), yes or no"},
-    {"progress_thread_us", util::Param::Type::kInt, &g_settings.progress_thread_us, "50",
+    with_choices({"data_progress", Param::Type::kString, &g_settings.data_progress, "provider",
+                  "who drives the provider: provider (its automatic progress where offered: its "
+                  "own threads, woken by the network, also apply other ranks' one-sided "
+                  "operations while the application computes) or manual (the thread waiting in "
+                  "MPI polls it, and while no MPI call polls, the progress thread does: lower "
+                  "latency, slower passive-target progress)"},
+                 kDataProgressChoices),
+    with_choices({"progress_thread", Param::Type::kString, &g_settings.progress_thread, "auto",
+                  "a thread that drives the provider so passive targets progress without "
+                  "calling MPI, and stays off it while a waiting MPI call polls: auto (only when "
+                  "the provider has no automatic data progress), yes or no"},
+                 kAutoYesNo),
+    {"progress_thread_us", Param::Type::kInt, &g_settings.progress_thread_us, "50",
      "microseconds the progress thread sleeps between two polls of the provider"},
-    {"progress_block", util::Param::Type::kString, &g_settings.progress_block, "auto",
-     "how the progress thread waits while no MPI call polls: auto (it sleeps on the provider's "
-     "descriptors, a wait set that its sockets join, and the network wakes it; timed looks "
-     "where the provider has no such wait set) or no (a look every STMPI_OFI_PROGRESS_THREAD_US)"},
-    {"progress_thread_nice", util::Param::Type::kInt, &g_settings.progress_thread_nice, "-10",
-     "nice value (-20..19) of a progress thread that sleeps on the provider's descriptors, so "
-     "that a network wake-up preempts the computing rank at once; lowering it needs "
-     "CAP_SYS_NICE or RLIMIT_NICE (without them the thread keeps the rank's value and says so "
-     "at STMPI_DEVICE_VERBOSE=yes); 0 leaves it"},
-    {"provider_thread_nice", util::Param::Type::kInt, &g_settings.provider_thread_nice, "0",
-     "nice value (-20..19) set on the provider's own progress threads under automatic progress "
-     "(the threads that appear while it is opened), so that other ranks' one-sided operations "
-     "preempt a computing rank at once: -10 raised seed 004's truly-passive overlap across 2 "
-     "nodes to 89-100 % but made 8 B latency and lock epochs 20-100 % slower (README, "
-     "\"Running across nodes\"); needs CAP_SYS_NICE or RLIMIT_NICE; 0 leaves them"},
-    {"host_progress", util::Param::Type::kString, &g_settings.host_progress, "auto",
-     "whether the provider's progress runs in host threads of this process that need CPU time "
-     "while a rank waits; then waits yield after 20 polls (STMPI_PROGRESS_POLLS_BEFORE_YIELD, "
-     "when set, wins): auto (yes for the automatic progress of the software providers sockets, "
-     "tcp, udp and shm, alone or under ofi_rxm/ofi_rxd; no with manual progress, where the "
-     "waiting rank drives the provider itself), yes or no"},
-    {"eager_size", util::Param::Type::kSize, &g_settings.eager_size, "16K",
+    with_choices({"progress_block", Param::Type::kString, &g_settings.progress_block, "auto",
+                  "how the progress thread waits while no MPI call polls: auto (it sleeps on the "
+                  "provider's descriptors, a wait set that its sockets join, and the network "
+                  "wakes it; timed looks where the provider has no such wait set) or no (a look "
+                  "every STMPI_OFI_PROGRESS_THREAD_US)"},
+                 kProgressBlockChoices),
+    {"progress_thread_nice", Param::Type::kInt, &g_settings.progress_thread_nice, "-10",
+     "nice value of a progress thread that sleeps on the provider's descriptors, so that a "
+     "network wake-up preempts the computing rank at once; lowering it needs CAP_SYS_NICE or "
+     "RLIMIT_NICE (without them the thread keeps the rank's value and says so at "
+     "STMPI_DEVICE_VERBOSE=yes); 0 leaves it",
+     -20, 19},
+    {"provider_thread_nice", Param::Type::kInt, &g_settings.provider_thread_nice, "0",
+     "nice value set on the provider's own progress threads under automatic progress (the "
+     "threads that appear while it is opened): a negative value lets other ranks' one-sided "
+     "operations preempt a computing rank at once (more passive-target overlap) but costs the "
+     "rank's own messages and lock epochs latency, as the woken threads interrupt it; needs "
+     "CAP_SYS_NICE or RLIMIT_NICE; 0 leaves them",
+     -20, 19},
+    with_choices({"host_progress", Param::Type::kString, &g_settings.host_progress, "auto",
+                  "whether the provider's progress runs in host threads of this process that "
+                  "need CPU time while a rank waits; then waits yield after 20 polls "
+                  "(STMPI_PROGRESS_POLLS_BEFORE_YIELD, when set, wins): auto (yes for the "
+                  "automatic progress of the software providers sockets, tcp, udp and shm, alone "
+                  "or under ofi_rxm/ofi_rxd; no with manual progress, where the waiting rank "
+                  "drives the provider itself), yes or no"},
+                 kAutoYesNo),
+    {"eager_size", Param::Type::kSize, &g_settings.eager_size, "16K",
      "bytes of one eager message including the 80 bytes of headers; longer messages use "
-     "rendezvous (the receiver reads the sender's buffer with fi_read)"},
-    {"credits", util::Param::Type::kInt, &g_settings.credits, "32",
+     "rendezvous (the receiver reads the sender's buffer with fi_read)",
+     kMinEagerSize, LLONG_MAX},
+    {"credits", Param::Type::kInt, &g_settings.credits, "32",
      "eager messages a rank may have in flight to one peer before the peer returns credits "
-     "(flow control: a flood of unexpected messages waits at the sender)"},
-    {"recv_buffers", util::Param::Type::kInt, &g_settings.recv_buffers, "4",
+     "(flow control: a flood of unexpected messages waits at the sender)",
+     1, 30000},
+    {"recv_buffers", Param::Type::kInt, &g_settings.recv_buffers, "4",
      "receive buffers kept posted (FI_MULTI_RECV buffers where the provider offers it, else "
-     "one buffer per message, at least credits)"},
-    {"recv_buffer_size", util::Param::Type::kSize, &g_settings.recv_buffer_size, "1M",
+     "one buffer per message, at least credits)",
+     1, INT_MAX},
+    {"recv_buffer_size", Param::Type::kSize, &g_settings.recv_buffer_size, "1M",
      "bytes of one multi-receive buffer"},
-    {"bounce_buffers", util::Param::Type::kInt, &g_settings.bounce_buffers, "64",
+    {"bounce_buffers", Param::Type::kInt, &g_settings.bounce_buffers, "64",
      "send buffers in flight (each eager_size bytes): a send copies into one, so the caller's "
-     "buffer is free at once"},
-    {"mr_cache", util::Param::Type::kInt, &g_settings.mr_cache, "128",
+     "buffer is free at once",
+     1, INT_MAX},
+    {"mr_cache", Param::Type::kInt, &g_settings.mr_cache, "128",
      "memory registrations kept for reuse (rendezvous buffers, RMA origin buffers); 0 "
      "registers and releases every time"},
-    {"timeout", util::Param::Type::kInt, &g_settings.timeout_s, "120",
+    {"timeout", Param::Type::kInt, &g_settings.timeout_s, "120",
      "seconds a flush or a remote atomic waits for its completion before it fails with an "
      "error naming the peer (some providers never report a failed remote operation); 0: "
      "forever"},
-    {"st_counter_limit", util::Param::Type::kSize, &g_settings.st_counter_limit, "1G",
+    {"st_counter_limit", Param::Type::kSize, &g_settings.st_counter_limit, "1G",
      "largest value a counter of the stream-triggered pool reaches in the provider before it is "
      "reset in place (sockets counters are 32-bit signed); the pool keeps 64-bit values by "
      "rotating counters nothing is pending on",

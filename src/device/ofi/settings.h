@@ -7,6 +7,10 @@
 
 namespace stmpi::dev::ofi {
 
+// The smallest STMPI_OFI_EAGER_SIZE: the headers (kHeaders in ofi.h) and 64
+// bytes of payload.
+inline constexpr std::size_t kMinEagerSize = 144;
+
 struct Settings {
   std::string netmod;           // STMPI_NETMOD: "ofi" or "none"
   std::string provider;         // empty: the best provider fi_getinfo offers

@@ -27,12 +27,17 @@ struct Settings {
 } g_settings;
 
 const util::Param kParams[] = {
-    {"cell_size", util::Param::Type::kSize, &g_settings.cell_size, "16K",
-     "bytes per ring cell (a multiple of 64); messages up to this size minus 64 bytes (ready flag "
-     "and header) go eagerly",
-     256, 1 << 20},
-    {"cells", util::Param::Type::kInt, &g_settings.cells, "32",
-     "cells per ring (a power of two); one ring per ordered pair of local ranks", 2, 1024},
+    {.name = "cell_size", .type = util::Param::Type::kSize, .field = &g_settings.cell_size,
+     .default_value = "16K",
+     .description = "bytes per ring cell; messages up to this size minus 64 bytes (ready flag "
+                    "and header) go eagerly, larger ones by single copy or in pieces; larger "
+                    "cells take more shared memory per pair of local ranks",
+     .min = 256, .max = 1 << 20, .multiple_of = 64},
+    {.name = "cells", .type = util::Param::Type::kInt, .field = &g_settings.cells,
+     .default_value = "32",
+     .description = "cells per ring; one ring per ordered pair of local ranks: more cells let a "
+                    "sender run further ahead of its receiver at the cost of shared memory",
+     .min = 2, .max = 1024, .power_of_two = true},
     {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
      "pull large messages with one copy (Linux CMA); 'no' streams them through the rings"},
 };
@@ -57,14 +62,8 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
   const int nlocal = static_cast<int>(local.size());
   int me = 0;  // this rank's index among the node's ranks
   while (me < nlocal && local[me] != my_rank) ++me;
-  uint32_t cells = static_cast<uint32_t>(g_settings.cells);
-  if (cells < 2 || (cells & (cells - 1)) != 0)
-    return util::make_error(MPI_ERR_OTHER, "STMPI_SHM_CELLS=%d must be a power of two >= 2",
-                                   g_settings.cells);
-  if (g_settings.cell_size < 256 || g_settings.cell_size % 64 != 0)
-    return util::make_error(MPI_ERR_OTHER,
-                                   "STMPI_SHM_CELL_SIZE=%zu must be a multiple of 64, >= 256",
-                                   g_settings.cell_size);
+  // The table allows only powers of two and multiples of 64 (kParams).
+  const uint32_t cells = static_cast<uint32_t>(g_settings.cells);
   const uint32_t cell_size = static_cast<uint32_t>(g_settings.cell_size);
   single_copy_ = g_settings.single_copy;
   max_payload_ = cell_size - kFlagBytes - kCellHeaderBytes;

@@ -1,6 +1,6 @@
 // Runtime parameters of the collectives (STMPI_COLL_*): the algorithm of
 // each collective ("auto" picks by message size and process count) and
-// the thresholds "auto" uses. README.md lists them.
+// the thresholds "auto" uses. docs/user/parameters.md lists them.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +35,8 @@ struct Settings {
 const Settings& settings();
 
 // The index in `names` of the algorithm the setting `value` names, -1 for
-// "auto", or MPI_ERR_ARG (returned, *index untouched) for anything else.
+// "auto". The table's choices already refused every other value; a name the
+// table has and `names` lacks is MPI_ERR_INTERN (returned, *index untouched).
 [[nodiscard]] int choose(const std::string& value, const char* collective,
                          std::initializer_list<const char*> names, int* index);
 

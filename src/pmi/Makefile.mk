@@ -5,5 +5,5 @@ libstmpi_pmi_la_SOURCES += \
 noinst_HEADERS += \
 	src/pmi/client.h \
 	src/pmi/process_mapping.h \
-	src/pmi/wire_escape.h
+	src/pmi/wire.h
 EXTRA_DIST += src/pmi/README.md

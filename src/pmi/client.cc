@@ -1,5 +1,5 @@
 #include "pmi/client.h"
-#include "pmi/wire_escape.h"
+#include "pmi/wire.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -27,19 +27,6 @@ constexpr std::size_t max_line_length = 1 << 20;
 // Prefix of the value stored under a key whose value is split over `key#0`, `key#1`, ...
 // Escaped values never start with a literal '#', so the marker cannot be mistaken for data.
 constexpr std::string_view chunk_marker = "#chunks=";
-
-// Value of `key=` in a line of space-separated key=value tokens.
-std::optional<std::string_view> field(std::string_view line, std::string_view key) {
-  while (!line.empty()) {
-    std::size_t end = line.find(' ');
-    std::string_view token = line.substr(0, end);
-    std::size_t eq = token.find('=');
-    if (eq != std::string_view::npos && token.substr(0, eq) == key) return token.substr(eq + 1);
-    if (end == std::string_view::npos) break;
-    line.remove_prefix(end + 1);
-  }
-  return std::nullopt;
-}
 
 bool parse_int(std::string_view text, int* out) {
   int value = 0;
@@ -186,11 +173,11 @@ int Client::initack_handshake(const char* pmi_id) {
   if (request(std::string("cmd=initack pmiid=") + pmi_id, "initack", &reply) != 0) return -1;
   for (int i = 0; i < 3; ++i) {
     if (receive_line(&reply) != 0) return -1;
-    if (field(reply, "cmd") != "set") return fail("unexpected reply '" + reply + "' to initack");
-    if (auto v = field(reply, "size"); v && !parse_int(*v, &size_)) {
+    if (wire_field(reply, "cmd") != "set") return fail("unexpected reply '" + reply + "' to initack");
+    if (auto v = wire_field(reply, "size"); v && !parse_int(*v, &size_)) {
       return fail("bad size in '" + reply + "'");
     }
-    if (auto v = field(reply, "rank"); v && !parse_int(*v, &rank_)) {
+    if (auto v = wire_field(reply, "rank"); v && !parse_int(*v, &rank_)) {
       return fail("bad rank in '" + reply + "'");
     }
   }
@@ -202,11 +189,11 @@ int Client::version_handshake() {
   if (request("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init", &reply) != 0) {
     return -1;
   }
-  if (field(reply, "rc") != "0") {
+  if (wire_field(reply, "rc") != "0") {
     return fail("the process manager refused PMI version 1.1: '" + reply + "'");
   }
   // Our mpiexec prints the abort message itself; other servers drop it, so the client prints it.
-  server_prints_abort_ = field(reply, "stmpi_abort_message") == "1";
+  server_prints_abort_ = wire_field(reply, "stmpi_abort_message") == "1";
   return 0;
 }
 
@@ -215,8 +202,8 @@ int Client::query_job() {
   if (request("cmd=get_maxes", "maxes", &reply) != 0) return -1;
   int key_max = 0;
   int value_max = 0;
-  auto key_field = field(reply, "keylen_max");
-  auto value_field = field(reply, "vallen_max");
+  auto key_field = wire_field(reply, "keylen_max");
+  auto value_field = wire_field(reply, "vallen_max");
   if (!key_field || !value_field || !parse_int(*key_field, &key_max) ||
       !parse_int(*value_field, &value_max) || key_max < 8 || value_max < 64) {
     return fail("bad reply to get_maxes: '" + reply + "'");
@@ -225,12 +212,12 @@ int Client::query_job() {
   value_limit_ = static_cast<std::size_t>(value_max);
 
   if (request("cmd=get_appnum", "appnum", &reply) != 0) return -1;
-  if (auto v = field(reply, "appnum"); !v || !parse_int(*v, &appnum_)) {
+  if (auto v = wire_field(reply, "appnum"); !v || !parse_int(*v, &appnum_)) {
     return fail("bad reply to get_appnum: '" + reply + "'");
   }
 
   if (request("cmd=get_my_kvsname", "my_kvsname", &reply) != 0) return -1;
-  auto name = field(reply, "kvsname");
+  auto name = wire_field(reply, "kvsname");
   if (!name || name->empty()) return fail("bad reply to get_my_kvsname: '" + reply + "'");
   kvsname_ = std::string(*name);
   return 0;
@@ -269,9 +256,9 @@ int Client::put_wire(const std::string& key, const std::string& value) {
               &reply) != 0) {
     return -1;
   }
-  if (field(reply, "rc") != "0") {
+  if (wire_field(reply, "rc") != "0") {
     return fail("put of key '" + key +
-                "' failed: " + std::string(field(reply, "msg").value_or("")));
+                "' failed: " + std::string(wire_field(reply, "msg").value_or("")));
   }
   return 0;
 }
@@ -310,11 +297,11 @@ int Client::get_wire(const std::string& key, std::string* value) {
   if (request("cmd=get kvsname=" + kvsname_ + " key=" + key, "get_result", &reply) != 0) {
     return -1;
   }
-  if (field(reply, "rc") != "0") {
-    return fail("key '" + key + "' not found (" + std::string(field(reply, "msg").value_or("")) +
+  if (wire_field(reply, "rc") != "0") {
+    return fail("key '" + key + "' not found (" + std::string(wire_field(reply, "msg").value_or("")) +
                 ")");
   }
-  *value = std::string(field(reply, "value").value_or(""));
+  *value = std::string(wire_field(reply, "value").value_or(""));
   return 0;
 }
 
@@ -368,7 +355,7 @@ void Client::abort(int exit_code, const std::string& message) {
 
 int Client::request(const std::string& line, const char* expected_cmd, std::string* reply) {
   if (send_line(line) != 0 || receive_line(reply) != 0) return -1;
-  if (field(*reply, "cmd") != std::string_view(expected_cmd)) {
+  if (wire_field(*reply, "cmd") != std::string_view(expected_cmd)) {
     std::string sent = line.substr(0, line.find(' '));
     return fail("unexpected reply '" + reply->substr(0, 200) + "' to '" + sent + "'");
   }

@@ -1,13 +1,29 @@
-// %XX escaping of PMI-1 values, shared by the client (libmpi) and the
-// server in mpiexec: the line protocol cannot carry spaces, '=' or
-// newlines, so such bytes travel as '%' and two hex digits.
+// The PMI-1 line format, shared by the client (libmpi) and the server in
+// mpiexec: a line is space-separated key=value tokens, and since it cannot
+// carry spaces, '=' or newlines, such bytes of a value travel as '%' and two
+// hex digits.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace stmpi::pmi {
+
+// Value of `key=` in a line of space-separated key=value tokens (as it is on
+// the wire: still escaped); nullopt when the line has no such token.
+inline std::optional<std::string_view> wire_field(std::string_view line, std::string_view key) {
+  while (!line.empty()) {
+    std::size_t end = line.find(' ');
+    std::string_view token = line.substr(0, end);
+    std::size_t eq = token.find('=');
+    if (eq != std::string_view::npos && token.substr(0, eq) == key) return token.substr(eq + 1);
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
 
 // Bytes that travel as themselves. A leading '#' is escaped too: keys with
 // '#' hold the pieces of long values.

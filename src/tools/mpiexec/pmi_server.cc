@@ -7,10 +7,11 @@
 #include <cerrno>
 #include <charconv>
 
-#include "pmi/wire_escape.h"
+#include "pmi/wire.h"
 
 namespace stmpi::tools::mpiexec {
 
+using pmi::wire_field;
 using pmi::wire_unescape;
 
 namespace {
@@ -19,18 +20,6 @@ namespace {
 constexpr int kvsname_max = 256;
 constexpr int key_max = 64;
 constexpr int value_max = 1024;
-
-std::optional<std::string_view> field(std::string_view line, std::string_view key) {
-  while (!line.empty()) {
-    std::size_t end = line.find(' ');
-    std::string_view token = line.substr(0, end);
-    std::size_t eq = token.find('=');
-    if (eq != std::string_view::npos && token.substr(0, eq) == key) return token.substr(eq + 1);
-    if (end == std::string_view::npos) break;
-    line.remove_prefix(end + 1);
-  }
-  return std::nullopt;
-}
 
 // Text from a rank made safe for mpiexec's stderr: a rank must not be able to
 // move the cursor, recolour or retitle the user's terminal, so every byte
@@ -181,9 +170,9 @@ void PmiServer::flush(int rank) {
 
 void PmiServer::handle_request(int rank, std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  std::string_view cmd = field(line, "cmd").value_or("");
+  std::string_view cmd = wire_field(line, "cmd").value_or("");
   if (cmd == "init") {
-    if (field(line, "pmi_version") != "1") {
+    if (wire_field(line, "pmi_version") != "1") {
       reply(rank, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1");
       return;
     }
@@ -217,12 +206,12 @@ void PmiServer::handle_request(int rank, std::string_view line) {
   } else if (cmd == "abort") {
     AbortRequest request;
     request.rank = rank;
-    std::string_view code = field(line, "exitcode").value_or("1");
+    std::string_view code = wire_field(line, "exitcode").value_or("1");
     if (std::from_chars(code.data(), code.data() + code.size(), request.exit_code).ec !=
         std::errc()) {
       request.exit_code = 1;
     }
-    std::string_view message = field(line, "message").value_or("");
+    std::string_view message = wire_field(line, "message").value_or("");
     request.message = message.empty() ? "(no message)" : unescape_message(message);
     aborts_.push_back(std::move(request));
   } else if (cmd == "publish_name" || cmd == "unpublish_name" || cmd == "lookup_name" ||
@@ -235,9 +224,9 @@ void PmiServer::handle_request(int rank, std::string_view line) {
 }
 
 void PmiServer::handle_put(int rank, std::string_view line) {
-  auto kvsname = field(line, "kvsname");
-  auto key = field(line, "key");
-  auto value = field(line, "value");
+  auto kvsname = wire_field(line, "kvsname");
+  auto key = wire_field(line, "key");
+  auto value = wire_field(line, "value");
   if (kvsname != kvsname_) {
     reply(rank, "cmd=put_result rc=-1 msg=unknown_kvsname");
   } else if (!key || key->empty() || !value) {
@@ -268,8 +257,8 @@ void PmiServer::handle_put(int rank, std::string_view line) {
 }
 
 void PmiServer::handle_get(int rank, std::string_view line) {
-  auto kvsname = field(line, "kvsname");
-  auto key = field(line, "key");
+  auto kvsname = wire_field(line, "kvsname");
+  auto key = wire_field(line, "key");
   if (kvsname != kvsname_) {
     reply(rank, "cmd=get_result rc=-1 msg=unknown_kvsname");
     return;

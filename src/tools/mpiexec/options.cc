@@ -261,7 +261,7 @@ ParseResult parse_options(int argc, char** argv, const char* env_timeout, Option
                  "': this mpiexec starts processes on this node only and takes no hosts or "
                  "remote launcher; to run across nodes start the program with MPICH's Hydra, "
                  "e.g. mpiexec.hydra -hosts node1,node2 -n 4 ./app (the library speaks PMI-1 "
-                 "to it; see \"Running across nodes\" in README.md)";
+                 "to it; see docs/user/running.md)";
         return ParseResult::error;
       } else {
         *error = "unknown option '" + arg + "'";

@@ -28,7 +28,9 @@ EXTRA_DIST += \
 	maint/api.spec \
 	maint/mpix.spec \
 	maint/make_spec.py \
+	maint/forward.spec \
 	maint/gen_bindings.py \
+	maint/gen_impl.py \
 	maint/binding_spec.py
 
 # The MPI Forum's API data; only needed to regenerate maint/api.spec.
@@ -51,11 +53,14 @@ check-bindings:
 	  echo "check-bindings: $(STMPI_MPI_API_JSON) not found; maint/api.spec not checked"; \
 	fi; \
 	$(PYTHON3) $(top_srcdir)/maint/gen_bindings.py --spec $(top_srcdir)/maint/api.spec \
-	  --mpix-spec $(top_srcdir)/maint/mpix.spec --out "$$tmp"; \
+	  --mpix-spec $(top_srcdir)/maint/mpix.spec \
+	  --forward-spec $(top_srcdir)/maint/forward.spec --out "$$tmp"; \
 	diff -u $(top_srcdir)/include/mpi_proto.h "$$tmp/include/mpi_proto.h"; \
 	diff -u $(top_srcdir)/include/pmpi_proto.h "$$tmp/include/pmpi_proto.h"; \
-	diff -u $(top_srcdir)/src/mpi/impl.h "$$tmp/src/mpi/impl.h"; \
-	diff -ru -x '.*' -x '*.o' -x '*.lo' $(top_srcdir)/src/binding/gen "$$tmp/src/binding/gen"; \
+	for h in $$(cd "$$tmp" && ls src/mpi/*/impl_*.h) $$(cd $(top_srcdir) && ls src/mpi/*/impl_*.h); do \
+	  diff -u $(top_srcdir)/$$h "$$tmp/$$h"; \
+	done; \
+	diff -ru -x '.*' -x '*.o' -x '*.lo' -x README.md $(top_srcdir)/src/binding/gen "$$tmp/src/binding/gen"; \
 	echo "check-bindings: generated files are up to date"; \
 	echo '#include <mpi.h>' | $(CC) -x c -std=c99 -Wall -Wextra -pedantic -fsyntax-only \
 	  -I$(top_srcdir)/include -; \

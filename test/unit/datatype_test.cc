@@ -13,7 +13,9 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/datatype/impl_datatype.h"
+#include "mpi/init/impl_env.h"
 #include "mpi/coll/op.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

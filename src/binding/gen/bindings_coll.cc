@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;
@@ -33,7 +33,8 @@ extern "C" STMPI_API int PMPI_Bcast(void* buffer, int count, MPI_Datatype dataty
   call.not_in_place(buffer, "buffer");
   call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::bcast(buffer, count, *datatype_obj, root, *comm_obj));
+  return call.finish(impl::bcast_any(buffer, count, *datatype_obj, root, *comm_obj,
+      mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Bcast) MPI_Bcast __attribute__((weak, alias("PMPI_Bcast")));
 
@@ -47,7 +48,8 @@ extern "C" STMPI_API int PMPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatyp
   call.not_in_place(buffer, "buffer");
   call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::bcast_c(buffer, count, *datatype_obj, root, *comm_obj));
+  return call.finish(impl::bcast_any(buffer, count, *datatype_obj, root, *comm_obj,
+      mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Bcast_c) MPI_Bcast_c
     __attribute__((weak, alias("PMPI_Bcast_c")));
@@ -69,8 +71,8 @@ extern "C" STMPI_API int PMPI_Reduce(const void* sendbuf, void* recvbuf, int cou
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
-      *comm_obj));
+  return call.finish(impl::reduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce) MPI_Reduce __attribute__((weak, alias("PMPI_Reduce")));
 
@@ -91,8 +93,8 @@ extern "C" STMPI_API int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_C
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
-      *comm_obj));
+  return call.finish(impl::reduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_c) MPI_Reduce_c
     __attribute__((weak, alias("PMPI_Reduce_c")));
@@ -108,7 +110,8 @@ extern "C" STMPI_API int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int 
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allreduce(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+  return call.finish(impl::allreduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Allreduce) MPI_Allreduce
     __attribute__((weak, alias("PMPI_Allreduce")));
@@ -124,7 +127,8 @@ extern "C" STMPI_API int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MP
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allreduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+  return call.finish(impl::allreduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Allreduce_c) MPI_Allreduce_c
     __attribute__((weak, alias("PMPI_Allreduce_c")));
@@ -153,8 +157,8 @@ extern "C" STMPI_API int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Dat
     call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::gather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Gather) MPI_Gather __attribute__((weak, alias("PMPI_Gather")));
 
@@ -183,8 +187,8 @@ extern "C" STMPI_API int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount,
     call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::gather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Gather_c) MPI_Gather_c
     __attribute__((weak, alias("PMPI_Gather_c")));
@@ -213,8 +217,8 @@ extern "C" STMPI_API int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Da
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatter(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::scatter_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Scatter) MPI_Scatter
     __attribute__((weak, alias("PMPI_Scatter")));
@@ -244,8 +248,8 @@ extern "C" STMPI_API int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::scatter_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Scatter_c) MPI_Scatter_c
     __attribute__((weak, alias("PMPI_Scatter_c")));
@@ -265,8 +269,8 @@ extern "C" STMPI_API int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::allgather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Allgather) MPI_Allgather
     __attribute__((weak, alias("PMPI_Allgather")));
@@ -287,8 +291,8 @@ extern "C" STMPI_API int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::allgather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Allgather_c) MPI_Allgather_c
     __attribute__((weak, alias("PMPI_Allgather_c")));
@@ -310,8 +314,8 @@ extern "C" STMPI_API int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_D
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoall(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::alltoall_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoall) MPI_Alltoall
     __attribute__((weak, alias("PMPI_Alltoall")));
@@ -334,8 +338,8 @@ extern "C" STMPI_API int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcoun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::alltoall_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoall_c) MPI_Alltoall_c
     __attribute__((weak, alias("PMPI_Alltoall_c")));
@@ -366,8 +370,8 @@ extern "C" STMPI_API int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Da
     call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::gatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Gatherv) MPI_Gatherv
     __attribute__((weak, alias("PMPI_Gatherv")));
@@ -398,8 +402,8 @@ extern "C" STMPI_API int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount
     call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::gatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Gatherv_c) MPI_Gatherv_c
     __attribute__((weak, alias("PMPI_Gatherv_c")));
@@ -430,8 +434,8 @@ extern "C" STMPI_API int PMPI_Scatterv(const void* sendbuf, const int sendcounts
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::scatterv_any(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
+      recvcount, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Scatterv) MPI_Scatterv
     __attribute__((weak, alias("PMPI_Scatterv")));
@@ -462,8 +466,8 @@ extern "C" STMPI_API int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count se
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj));
+  return call.finish(impl::scatterv_any(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
+      recvcount, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Scatterv_c) MPI_Scatterv_c
     __attribute__((weak, alias("PMPI_Scatterv_c")));
@@ -485,8 +489,8 @@ extern "C" STMPI_API int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::allgatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Allgatherv) MPI_Allgatherv
     __attribute__((weak, alias("PMPI_Allgatherv")));
@@ -508,8 +512,8 @@ extern "C" STMPI_API int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendco
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, *recvtype_obj, *comm_obj));
+  return call.finish(impl::allgatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Allgatherv_c) MPI_Allgatherv_c
     __attribute__((weak, alias("PMPI_Allgatherv_c")));
@@ -534,8 +538,8 @@ extern "C" STMPI_API int PMPI_Alltoallv(const void* sendbuf, const int sendcount
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj));
+  return call.finish(impl::alltoallv_any(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallv) MPI_Alltoallv
     __attribute__((weak, alias("PMPI_Alltoallv")));
@@ -560,8 +564,8 @@ extern "C" STMPI_API int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count s
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj));
+  return call.finish(impl::alltoallv_any(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallv_c) MPI_Alltoallv_c
     __attribute__((weak, alias("PMPI_Alltoallv_c")));
@@ -585,8 +589,8 @@ extern "C" STMPI_API int PMPI_Alltoallw(const void* sendbuf, const int sendcount
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, nullptr, recvtypes, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-      rdispls, recvtypes, *comm_obj));
+  return call.finish(impl::alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallw) MPI_Alltoallw
     __attribute__((weak, alias("PMPI_Alltoallw")));
@@ -611,8 +615,8 @@ extern "C" STMPI_API int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count s
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, nullptr, recvtypes, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-      rdispls, recvtypes, *comm_obj));
+  return call.finish(impl::alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallw_c) MPI_Alltoallw_c
     __attribute__((weak, alias("PMPI_Alltoallw_c")));
@@ -696,7 +700,8 @@ extern "C" STMPI_API int PMPI_Scan(const void* sendbuf, void* recvbuf, int count
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::scan(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      false, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Scan) MPI_Scan __attribute__((weak, alias("PMPI_Scan")));
 
@@ -711,7 +716,8 @@ extern "C" STMPI_API int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Cou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::scan_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      false, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Scan_c) MPI_Scan_c __attribute__((weak, alias("PMPI_Scan_c")));
 
@@ -726,7 +732,8 @@ extern "C" STMPI_API int PMPI_Exscan(const void* sendbuf, void* recvbuf, int cou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::exscan(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      true, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Exscan) MPI_Exscan __attribute__((weak, alias("PMPI_Exscan")));
 
@@ -741,7 +748,8 @@ extern "C" STMPI_API int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_C
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::exscan_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      true, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Exscan_c) MPI_Exscan_c
     __attribute__((weak, alias("PMPI_Exscan_c")));

@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;
@@ -25,7 +25,7 @@ extern "C" STMPI_API decltype(PMPI_Barrier_init) MPI_Barrier_init
     __attribute__((weak, alias("PMPI_Barrier_init")));
 
 extern "C" STMPI_API int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
-    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Bcast_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -35,14 +35,14 @@ extern "C" STMPI_API int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype d
   call.not_in_place(buffer, "buffer");
   call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::bcast_init(buffer, count, *datatype_obj, root, *comm_obj, info,
-      request));
+  return call.finish(impl::bcast_any(buffer, count, *datatype_obj, root, *comm_obj,
+      mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Bcast_init) MPI_Bcast_init
     __attribute__((weak, alias("PMPI_Bcast_init")));
 
 extern "C" STMPI_API int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype,
-    int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Bcast_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -52,15 +52,15 @@ extern "C" STMPI_API int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Da
   call.not_in_place(buffer, "buffer");
   call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::bcast_init_c(buffer, count, *datatype_obj, root, *comm_obj, info,
-      request));
+  return call.finish(impl::bcast_any(buffer, count, *datatype_obj, root, *comm_obj,
+      mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Bcast_init_c) MPI_Bcast_init_c
     __attribute__((weak, alias("PMPI_Bcast_init_c")));
 
 extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
-    MPI_Request* request) {
+    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Gather_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -84,15 +84,15 @@ extern "C" STMPI_API int PMPI_Gather_init(const void* sendbuf, int sendcount, MP
     call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gather_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::gather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Gather_init) MPI_Gather_init
     __attribute__((weak, alias("PMPI_Gather_init")));
 
 extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Gather_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -116,15 +116,16 @@ extern "C" STMPI_API int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendc
     call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::gather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Gather_init_c) MPI_Gather_init_c
     __attribute__((weak, alias("PMPI_Gather_init_c")));
 
 extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
-    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Gatherv_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -149,15 +150,16 @@ extern "C" STMPI_API int PMPI_Gatherv_init(const void* sendbuf, int sendcount,
     call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::gatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Gatherv_init) MPI_Gatherv_init
     __attribute__((weak, alias("PMPI_Gatherv_init")));
 
 extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Gatherv_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -182,15 +184,15 @@ extern "C" STMPI_API int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count send
     call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::gatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Gatherv_init_c) MPI_Gatherv_init_c
     __attribute__((weak, alias("PMPI_Gatherv_init_c")));
 
 extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Scatter_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -214,15 +216,15 @@ extern "C" STMPI_API int PMPI_Scatter_init(const void* sendbuf, int sendcount,
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatter_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::scatter_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Scatter_init) MPI_Scatter_init
     __attribute__((weak, alias("PMPI_Scatter_init")));
 
 extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Scatter_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -246,15 +248,15 @@ extern "C" STMPI_API int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count send
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::scatter_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Scatter_init_c) MPI_Scatter_init_c
     __attribute__((weak, alias("PMPI_Scatter_init_c")));
 
 extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[],
     const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-    int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Scatterv_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -279,15 +281,16 @@ extern "C" STMPI_API int PMPI_Scatterv_init(const void* sendbuf, const int sendc
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
-      recvcount, recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::scatterv_any(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
+      recvcount, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Scatterv_init) MPI_Scatterv_init
     __attribute__((weak, alias("PMPI_Scatterv_init")));
 
 extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
     const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Scatterv_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -312,15 +315,15 @@ extern "C" STMPI_API int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Cou
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
-      recvcount, recvtype_obj, root, *comm_obj, info, request));
+  return call.finish(impl::scatterv_any(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
+      recvcount, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Scatterv_init_c) MPI_Scatterv_init_c
     __attribute__((weak, alias("PMPI_Scatterv_init_c")));
 
 extern "C" STMPI_API int PMPI_Allgather_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Allgather_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -335,15 +338,15 @@ extern "C" STMPI_API int PMPI_Allgather_init(const void* sendbuf, int sendcount,
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgather_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::allgather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Allgather_init) MPI_Allgather_init
     __attribute__((weak, alias("PMPI_Allgather_init")));
 
 extern "C" STMPI_API int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Allgather_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -358,15 +361,15 @@ extern "C" STMPI_API int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count se
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::allgather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Allgather_init_c) MPI_Allgather_init_c
     __attribute__((weak, alias("PMPI_Allgather_init_c")));
 
 extern "C" STMPI_API int PMPI_Allgatherv_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
-    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Allgatherv_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -382,15 +385,15 @@ extern "C" STMPI_API int PMPI_Allgatherv_init(const void* sendbuf, int sendcount
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::allgatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Allgatherv_init) MPI_Allgatherv_init
     __attribute__((weak, alias("PMPI_Allgatherv_init")));
 
 extern "C" STMPI_API int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Allgatherv_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -406,15 +409,15 @@ extern "C" STMPI_API int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count s
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::allgatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Allgatherv_init_c) MPI_Allgatherv_init_c
     __attribute__((weak, alias("PMPI_Allgatherv_init_c")));
 
 extern "C" STMPI_API int PMPI_Alltoall_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Alltoall_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -431,15 +434,15 @@ extern "C" STMPI_API int PMPI_Alltoall_init(const void* sendbuf, int sendcount,
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoall_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::alltoall_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoall_init) MPI_Alltoall_init
     __attribute__((weak, alias("PMPI_Alltoall_init")));
 
 extern "C" STMPI_API int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Alltoall_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = nullptr;
@@ -456,15 +459,15 @@ extern "C" STMPI_API int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sen
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::alltoall_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoall_init_c) MPI_Alltoall_init_c
     __attribute__((weak, alias("PMPI_Alltoall_init_c")));
 
 extern "C" STMPI_API int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[],
     const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
     MPI_Request* request) {
   Call call("MPI_Alltoallv_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
@@ -484,15 +487,15 @@ extern "C" STMPI_API int PMPI_Alltoallv_init(const void* sendbuf, const int send
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::alltoallv_any(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallv_init) MPI_Alltoallv_init
     __attribute__((weak, alias("PMPI_Alltoallv_init")));
 
 extern "C" STMPI_API int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
     const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
-    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
     MPI_Request* request) {
   Call call("MPI_Alltoallv_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
@@ -512,16 +515,16 @@ extern "C" STMPI_API int PMPI_Alltoallv_init_c(const void* sendbuf, const MPI_Co
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::alltoallv_any(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallv_init_c) MPI_Alltoallv_init_c
     __attribute__((weak, alias("PMPI_Alltoallv_init_c")));
 
 extern "C" STMPI_API int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[],
     const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-    MPI_Request* request) {
+    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Alltoallw_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
@@ -539,8 +542,8 @@ extern "C" STMPI_API int PMPI_Alltoallw_init(const void* sendbuf, const int send
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, nullptr, recvtypes, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj, info, request));
+  return call.finish(impl::alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallw_init) MPI_Alltoallw_init
     __attribute__((weak, alias("PMPI_Alltoallw_init")));
@@ -548,7 +551,7 @@ extern "C" STMPI_API decltype(PMPI_Alltoallw_init) MPI_Alltoallw_init
 extern "C" STMPI_API int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
     const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Alltoallw_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.counts(recvcounts, comm_obj->peer_size(), "recvcounts");
@@ -566,14 +569,14 @@ extern "C" STMPI_API int PMPI_Alltoallw_init_c(const void* sendbuf, const MPI_Co
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, nullptr, recvtypes, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj, info, request));
+  return call.finish(impl::alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Alltoallw_init_c) MPI_Alltoallw_init_c
     __attribute__((weak, alias("PMPI_Alltoallw_init_c")));
 
 extern "C" STMPI_API int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
-    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
     MPI_Request* request) {
   Call call("MPI_Reduce_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
@@ -591,14 +594,14 @@ extern "C" STMPI_API int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, in
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_init(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
-      *comm_obj, info, request));
+  return call.finish(impl::reduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_init) MPI_Reduce_init
     __attribute__((weak, alias("PMPI_Reduce_init")));
 
 extern "C" STMPI_API int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
-    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
     MPI_Request* request) {
   Call call("MPI_Reduce_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
@@ -616,14 +619,15 @@ extern "C" STMPI_API int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, 
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_init_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
-      *comm_obj, info, request));
+  return call.finish(impl::reduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_init_c) MPI_Reduce_init_c
     __attribute__((weak, alias("PMPI_Reduce_init_c")));
 
 extern "C" STMPI_API int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
-    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Allreduce_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -634,14 +638,15 @@ extern "C" STMPI_API int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf,
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allreduce_init(sendbuf, recvbuf, count, *datatype_obj, *op_obj,
-      *comm_obj, info, request));
+  return call.finish(impl::allreduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Allreduce_init) MPI_Allreduce_init
     __attribute__((weak, alias("PMPI_Allreduce_init")));
 
 extern "C" STMPI_API int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
-    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Allreduce_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -652,8 +657,8 @@ extern "C" STMPI_API int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbu
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::allreduce_init_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj,
-      *comm_obj, info, request));
+  return call.finish(impl::allreduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Allreduce_init_c) MPI_Allreduce_init_c
     __attribute__((weak, alias("PMPI_Allreduce_init_c")));
@@ -735,7 +740,8 @@ extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block_init_c) MPI_Reduce_scatt
     __attribute__((weak, alias("PMPI_Reduce_scatter_block_init_c")));
 
 extern "C" STMPI_API int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
-    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Scan_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -746,14 +752,15 @@ extern "C" STMPI_API int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int 
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::scan_init(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      info, request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      false, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Scan_init) MPI_Scan_init
     __attribute__((weak, alias("PMPI_Scan_init")));
 
 extern "C" STMPI_API int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
-    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Scan_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -764,14 +771,15 @@ extern "C" STMPI_API int PMPI_Scan_init_c(const void* sendbuf, void* recvbuf, MP
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::scan_init_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      info, request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      false, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Scan_init_c) MPI_Scan_init_c
     __attribute__((weak, alias("PMPI_Scan_init_c")));
 
 extern "C" STMPI_API int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
-    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Exscan_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -782,14 +790,15 @@ extern "C" STMPI_API int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, in
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::exscan_init(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      info, request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      true, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Exscan_init) MPI_Exscan_init
     __attribute__((weak, alias("PMPI_Exscan_init")));
 
 extern "C" STMPI_API int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
-    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Exscan_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -800,8 +809,8 @@ extern "C" STMPI_API int PMPI_Exscan_init_c(const void* sendbuf, void* recvbuf, 
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::exscan_init_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      info, request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      true, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Exscan_init_c) MPI_Exscan_init_c
     __attribute__((weak, alias("PMPI_Exscan_init_c")));

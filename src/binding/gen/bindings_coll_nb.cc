@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;
@@ -35,7 +35,8 @@ extern "C" STMPI_API int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datat
   call.not_in_place(buffer, "buffer");
   call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::ibcast(buffer, count, *datatype_obj, root, *comm_obj, request));
+  return call.finish(impl::bcast_any(buffer, count, *datatype_obj, root, *comm_obj,
+      mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ibcast) MPI_Ibcast __attribute__((weak, alias("PMPI_Ibcast")));
 
@@ -50,7 +51,8 @@ extern "C" STMPI_API int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Dataty
   call.not_in_place(buffer, "buffer");
   call.buffer(buffer, count, datatype_obj, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::ibcast_c(buffer, count, *datatype_obj, root, *comm_obj, request));
+  return call.finish(impl::bcast_any(buffer, count, *datatype_obj, root, *comm_obj,
+      mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ibcast_c) MPI_Ibcast_c
     __attribute__((weak, alias("PMPI_Ibcast_c")));
@@ -81,8 +83,8 @@ extern "C" STMPI_API int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Da
     call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::igather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::gather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Igather) MPI_Igather
     __attribute__((weak, alias("PMPI_Igather")));
@@ -113,8 +115,8 @@ extern "C" STMPI_API int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount
     call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::gather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Igather_c) MPI_Igather_c
     __attribute__((weak, alias("PMPI_Igather_c")));
@@ -146,8 +148,8 @@ extern "C" STMPI_API int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_D
     call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::gatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Igatherv) MPI_Igatherv
     __attribute__((weak, alias("PMPI_Igatherv")));
@@ -179,8 +181,8 @@ extern "C" STMPI_API int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcoun
     call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::gatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Igatherv_c) MPI_Igatherv_c
     __attribute__((weak, alias("PMPI_Igatherv_c")));
@@ -211,8 +213,8 @@ extern "C" STMPI_API int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_D
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::iscatter(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::scatter_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iscatter) MPI_Iscatter
     __attribute__((weak, alias("PMPI_Iscatter")));
@@ -243,8 +245,8 @@ extern "C" STMPI_API int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcoun
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::scatter_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iscatter_c) MPI_Iscatter_c
     __attribute__((weak, alias("PMPI_Iscatter_c")));
@@ -276,8 +278,8 @@ extern "C" STMPI_API int PMPI_Iscatterv(const void* sendbuf, const int sendcount
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount,
-      recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::scatterv_any(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
+      recvcount, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iscatterv) MPI_Iscatterv
     __attribute__((weak, alias("PMPI_Iscatterv")));
@@ -309,8 +311,8 @@ extern "C" STMPI_API int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count s
     if (recvbuf != MPI_IN_PLACE) call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
-      recvcount, recvtype_obj, root, *comm_obj, request));
+  return call.finish(impl::scatterv_any(sendbuf, sendcounts, displs, sendtype_obj, recvbuf,
+      recvcount, recvtype_obj, root, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iscatterv_c) MPI_Iscatterv_c
     __attribute__((weak, alias("PMPI_Iscatterv_c")));
@@ -331,8 +333,8 @@ extern "C" STMPI_API int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iallgather(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::allgather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iallgather) MPI_Iallgather
     __attribute__((weak, alias("PMPI_Iallgather")));
@@ -354,8 +356,8 @@ extern "C" STMPI_API int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendco
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::allgather_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iallgather_c) MPI_Iallgather_c
     __attribute__((weak, alias("PMPI_Iallgather_c")));
@@ -378,8 +380,8 @@ extern "C" STMPI_API int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MP
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iallgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::allgatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iallgatherv) MPI_Iallgatherv
     __attribute__((weak, alias("PMPI_Iallgatherv")));
@@ -402,8 +404,8 @@ extern "C" STMPI_API int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendc
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iallgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
-      displs, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::allgatherv_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts,
+      displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iallgatherv_c) MPI_Iallgatherv_c
     __attribute__((weak, alias("PMPI_Iallgatherv_c")));
@@ -426,8 +428,8 @@ extern "C" STMPI_API int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ialltoall(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::alltoall_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ialltoall) MPI_Ialltoall
     __attribute__((weak, alias("PMPI_Ialltoall")));
@@ -451,8 +453,8 @@ extern "C" STMPI_API int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_blocks(recvbuf, recvcount, comm_obj, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::alltoall_any(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount,
+      *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ialltoall_c) MPI_Ialltoall_c
     __attribute__((weak, alias("PMPI_Ialltoall_c")));
@@ -478,8 +480,8 @@ extern "C" STMPI_API int PMPI_Ialltoallv(const void* sendbuf, const int sendcoun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::alltoallv_any(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ialltoallv) MPI_Ialltoallv
     __attribute__((weak, alias("PMPI_Ialltoallv")));
@@ -505,8 +507,8 @@ extern "C" STMPI_API int PMPI_Ialltoallv_c(const void* sendbuf, const MPI_Count 
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, recvtype_obj, nullptr, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::alltoallv_any(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf,
+      recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ialltoallv_c) MPI_Ialltoallv_c
     __attribute__((weak, alias("PMPI_Ialltoallv_c")));
@@ -531,8 +533,8 @@ extern "C" STMPI_API int PMPI_Ialltoallw(const void* sendbuf, const int sendcoun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, nullptr, recvtypes, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-      rdispls, recvtypes, *comm_obj, request));
+  return call.finish(impl::alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ialltoallw) MPI_Ialltoallw
     __attribute__((weak, alias("PMPI_Ialltoallw")));
@@ -558,8 +560,8 @@ extern "C" STMPI_API int PMPI_Ialltoallw_c(const void* sendbuf, const MPI_Count 
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_counts(recvbuf, recvcounts, comm_obj, nullptr, recvtypes, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj, request));
+  return call.finish(impl::alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ialltoallw_c) MPI_Ialltoallw_c
     __attribute__((weak, alias("PMPI_Ialltoallw_c")));
@@ -582,8 +584,8 @@ extern "C" STMPI_API int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int co
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::ireduce(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root, *comm_obj,
-      request));
+  return call.finish(impl::reduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ireduce) MPI_Ireduce
     __attribute__((weak, alias("PMPI_Ireduce")));
@@ -606,8 +608,8 @@ extern "C" STMPI_API int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_
     call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   }
   if (call.failed()) return call.result();
-  return call.finish(impl::ireduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
-      *comm_obj, request));
+  return call.finish(impl::reduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, root,
+      *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ireduce_c) MPI_Ireduce_c
     __attribute__((weak, alias("PMPI_Ireduce_c")));
@@ -624,8 +626,8 @@ extern "C" STMPI_API int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iallreduce(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      request));
+  return call.finish(impl::allreduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iallreduce) MPI_Iallreduce
     __attribute__((weak, alias("PMPI_Iallreduce")));
@@ -642,8 +644,8 @@ extern "C" STMPI_API int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, M
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iallreduce_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      request));
+  return call.finish(impl::allreduce_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iallreduce_c) MPI_Iallreduce_c
     __attribute__((weak, alias("PMPI_Iallreduce_c")));
@@ -733,8 +735,8 @@ extern "C" STMPI_API int PMPI_Iscan(const void* sendbuf, void* recvbuf, int coun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iscan(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      false, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iscan) MPI_Iscan __attribute__((weak, alias("PMPI_Iscan")));
 
@@ -750,8 +752,8 @@ extern "C" STMPI_API int PMPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Co
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iscan_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      false, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iscan_c) MPI_Iscan_c
     __attribute__((weak, alias("PMPI_Iscan_c")));
@@ -768,8 +770,8 @@ extern "C" STMPI_API int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int co
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iexscan(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      true, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iexscan) MPI_Iexscan
     __attribute__((weak, alias("PMPI_Iexscan")));
@@ -786,8 +788,8 @@ extern "C" STMPI_API int PMPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, count, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::iexscan_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
-      request));
+  return call.finish(impl::scan_any(sendbuf, recvbuf, count, *datatype_obj, *op_obj, *comm_obj,
+      true, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Iexscan_c) MPI_Iexscan_c
     __attribute__((weak, alias("PMPI_Iexscan_c")));

@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/dynamic/impl_dynamic.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;

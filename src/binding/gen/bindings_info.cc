@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/info/impl_info.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;

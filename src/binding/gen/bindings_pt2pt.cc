@@ -6,10 +6,11 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;
+namespace dev = stmpi::dev;
 using stmpi::binding::Call;
 using stmpi::binding::RankKind;
 using stmpi::binding::TagKind;
@@ -25,7 +26,8 @@ extern "C" STMPI_API int PMPI_Send(const void* buf, int count, MPI_Datatype data
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::send(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kStandard));
 }
 extern "C" STMPI_API decltype(PMPI_Send) MPI_Send __attribute__((weak, alias("PMPI_Send")));
 
@@ -40,7 +42,8 @@ extern "C" STMPI_API int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::send_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kStandard));
 }
 extern "C" STMPI_API decltype(PMPI_Send_c) MPI_Send_c __attribute__((weak, alias("PMPI_Send_c")));
 
@@ -55,7 +58,8 @@ extern "C" STMPI_API int PMPI_Ssend(const void* buf, int count, MPI_Datatype dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ssend(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kSync));
 }
 extern "C" STMPI_API decltype(PMPI_Ssend) MPI_Ssend __attribute__((weak, alias("PMPI_Ssend")));
 
@@ -70,7 +74,8 @@ extern "C" STMPI_API int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Data
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ssend_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kSync));
 }
 extern "C" STMPI_API decltype(PMPI_Ssend_c) MPI_Ssend_c
     __attribute__((weak, alias("PMPI_Ssend_c")));
@@ -86,7 +91,8 @@ extern "C" STMPI_API int PMPI_Rsend(const void* buf, int count, MPI_Datatype dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::rsend(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kReady));
 }
 extern "C" STMPI_API decltype(PMPI_Rsend) MPI_Rsend __attribute__((weak, alias("PMPI_Rsend")));
 
@@ -101,7 +107,8 @@ extern "C" STMPI_API int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Data
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::rsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kReady));
 }
 extern "C" STMPI_API decltype(PMPI_Rsend_c) MPI_Rsend_c
     __attribute__((weak, alias("PMPI_Rsend_c")));
@@ -117,7 +124,8 @@ extern "C" STMPI_API int PMPI_Bsend(const void* buf, int count, MPI_Datatype dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::bsend(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kBuffered));
 }
 extern "C" STMPI_API decltype(PMPI_Bsend) MPI_Bsend __attribute__((weak, alias("PMPI_Bsend")));
 
@@ -132,7 +140,8 @@ extern "C" STMPI_API int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Data
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::bsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
+  return call.finish(impl::blocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kBuffered));
 }
 extern "C" STMPI_API decltype(PMPI_Bsend_c) MPI_Bsend_c
     __attribute__((weak, alias("PMPI_Bsend_c")));
@@ -149,7 +158,8 @@ extern "C" STMPI_API int PMPI_Isend(const void* buf, int count, MPI_Datatype dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::isend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kStandard, request));
 }
 extern "C" STMPI_API decltype(PMPI_Isend) MPI_Isend __attribute__((weak, alias("PMPI_Isend")));
 
@@ -165,7 +175,8 @@ extern "C" STMPI_API int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Data
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::isend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kStandard, request));
 }
 extern "C" STMPI_API decltype(PMPI_Isend_c) MPI_Isend_c
     __attribute__((weak, alias("PMPI_Isend_c")));
@@ -182,7 +193,8 @@ extern "C" STMPI_API int PMPI_Issend(const void* buf, int count, MPI_Datatype da
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::issend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kSync, request));
 }
 extern "C" STMPI_API decltype(PMPI_Issend) MPI_Issend __attribute__((weak, alias("PMPI_Issend")));
 
@@ -198,7 +210,8 @@ extern "C" STMPI_API int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::issend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kSync, request));
 }
 extern "C" STMPI_API decltype(PMPI_Issend_c) MPI_Issend_c
     __attribute__((weak, alias("PMPI_Issend_c")));
@@ -215,7 +228,8 @@ extern "C" STMPI_API int PMPI_Irsend(const void* buf, int count, MPI_Datatype da
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::irsend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kReady, request));
 }
 extern "C" STMPI_API decltype(PMPI_Irsend) MPI_Irsend __attribute__((weak, alias("PMPI_Irsend")));
 
@@ -231,7 +245,8 @@ extern "C" STMPI_API int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::irsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kReady, request));
 }
 extern "C" STMPI_API decltype(PMPI_Irsend_c) MPI_Irsend_c
     __attribute__((weak, alias("PMPI_Irsend_c")));
@@ -248,7 +263,8 @@ extern "C" STMPI_API int PMPI_Ibsend(const void* buf, int count, MPI_Datatype da
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ibsend(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kBuffered, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ibsend) MPI_Ibsend __attribute__((weak, alias("PMPI_Ibsend")));
 
@@ -264,7 +280,8 @@ extern "C" STMPI_API int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Dat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ibsend_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::nonblocking_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kBuffered, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ibsend_c) MPI_Ibsend_c
     __attribute__((weak, alias("PMPI_Ibsend_c")));
@@ -281,7 +298,8 @@ extern "C" STMPI_API int PMPI_Send_init(const void* buf, int count, MPI_Datatype
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::send_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kStandard, request));
 }
 extern "C" STMPI_API decltype(PMPI_Send_init) MPI_Send_init
     __attribute__((weak, alias("PMPI_Send_init")));
@@ -298,7 +316,8 @@ extern "C" STMPI_API int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::send_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kStandard, request));
 }
 extern "C" STMPI_API decltype(PMPI_Send_init_c) MPI_Send_init_c
     __attribute__((weak, alias("PMPI_Send_init_c")));
@@ -315,7 +334,8 @@ extern "C" STMPI_API int PMPI_Ssend_init(const void* buf, int count, MPI_Datatyp
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ssend_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kSync, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ssend_init) MPI_Ssend_init
     __attribute__((weak, alias("PMPI_Ssend_init")));
@@ -332,7 +352,8 @@ extern "C" STMPI_API int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ssend_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kSync, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ssend_init_c) MPI_Ssend_init_c
     __attribute__((weak, alias("PMPI_Ssend_init_c")));
@@ -349,7 +370,8 @@ extern "C" STMPI_API int PMPI_Rsend_init(const void* buf, int count, MPI_Datatyp
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::rsend_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kReady, request));
 }
 extern "C" STMPI_API decltype(PMPI_Rsend_init) MPI_Rsend_init
     __attribute__((weak, alias("PMPI_Rsend_init")));
@@ -366,7 +388,8 @@ extern "C" STMPI_API int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::rsend_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kReady, request));
 }
 extern "C" STMPI_API decltype(PMPI_Rsend_init_c) MPI_Rsend_init_c
     __attribute__((weak, alias("PMPI_Rsend_init_c")));
@@ -383,7 +406,8 @@ extern "C" STMPI_API int PMPI_Bsend_init(const void* buf, int count, MPI_Datatyp
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::bsend_init(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kBuffered, request));
 }
 extern "C" STMPI_API decltype(PMPI_Bsend_init) MPI_Bsend_init
     __attribute__((weak, alias("PMPI_Bsend_init")));
@@ -400,7 +424,8 @@ extern "C" STMPI_API int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::bsend_init_c(buf, count, *datatype_obj, dest, tag, *comm_obj, request));
+  return call.finish(impl::persistent_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      dev::SendMode::kBuffered, request));
 }
 extern "C" STMPI_API decltype(PMPI_Bsend_init_c) MPI_Bsend_init_c
     __attribute__((weak, alias("PMPI_Bsend_init_c")));
@@ -457,7 +482,7 @@ extern "C" STMPI_API int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, 
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::recv(buf, count, *datatype_obj, source, tag, *comm_obj, status));
+  return call.finish(impl::recv_any(buf, count, *datatype_obj, source, tag, *comm_obj, status));
 }
 extern "C" STMPI_API decltype(PMPI_Recv) MPI_Recv __attribute__((weak, alias("PMPI_Recv")));
 
@@ -473,7 +498,7 @@ extern "C" STMPI_API int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype da
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::recv_c(buf, count, *datatype_obj, source, tag, *comm_obj, status));
+  return call.finish(impl::recv_any(buf, count, *datatype_obj, source, tag, *comm_obj, status));
 }
 extern "C" STMPI_API decltype(PMPI_Recv_c) MPI_Recv_c __attribute__((weak, alias("PMPI_Recv_c")));
 
@@ -489,7 +514,7 @@ extern "C" STMPI_API int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype,
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::irecv(buf, count, *datatype_obj, source, tag, *comm_obj, request));
+  return call.finish(impl::irecv_any(buf, count, *datatype_obj, source, tag, *comm_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Irecv) MPI_Irecv __attribute__((weak, alias("PMPI_Irecv")));
 
@@ -505,7 +530,7 @@ extern "C" STMPI_API int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype d
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::irecv_c(buf, count, *datatype_obj, source, tag, *comm_obj, request));
+  return call.finish(impl::irecv_any(buf, count, *datatype_obj, source, tag, *comm_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Irecv_c) MPI_Irecv_c
     __attribute__((weak, alias("PMPI_Irecv_c")));
@@ -522,7 +547,8 @@ extern "C" STMPI_API int PMPI_Recv_init(void* buf, int count, MPI_Datatype datat
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::recv_init(buf, count, *datatype_obj, source, tag, *comm_obj, request));
+  return call.finish(impl::recv_init_any(buf, count, *datatype_obj, source, tag, *comm_obj,
+      request));
 }
 extern "C" STMPI_API decltype(PMPI_Recv_init) MPI_Recv_init
     __attribute__((weak, alias("PMPI_Recv_init")));
@@ -539,7 +565,8 @@ extern "C" STMPI_API int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Dataty
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::recv_init_c(buf, count, *datatype_obj, source, tag, *comm_obj, request));
+  return call.finish(impl::recv_init_any(buf, count, *datatype_obj, source, tag, *comm_obj,
+      request));
 }
 extern "C" STMPI_API decltype(PMPI_Recv_init_c) MPI_Recv_init_c
     __attribute__((weak, alias("PMPI_Recv_init_c")));
@@ -608,7 +635,7 @@ extern "C" STMPI_API int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatyp
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::sendrecv_replace(buf, count, *datatype_obj, dest, sendtag, source,
+  return call.finish(impl::sendrecv_replace_any(buf, count, *datatype_obj, dest, sendtag, source,
       recvtag, *comm_obj, status));
 }
 extern "C" STMPI_API decltype(PMPI_Sendrecv_replace) MPI_Sendrecv_replace
@@ -628,7 +655,7 @@ extern "C" STMPI_API int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::sendrecv_replace_c(buf, count, *datatype_obj, dest, sendtag, source,
+  return call.finish(impl::sendrecv_replace_any(buf, count, *datatype_obj, dest, sendtag, source,
       recvtag, *comm_obj, status));
 }
 extern "C" STMPI_API decltype(PMPI_Sendrecv_replace_c) MPI_Sendrecv_replace_c
@@ -653,7 +680,7 @@ extern "C" STMPI_API int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::isendrecv(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
+  return call.finish(impl::isendrecv_any(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
       recvcount, *recvtype_obj, source, recvtag, *comm_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Isendrecv) MPI_Isendrecv
@@ -678,7 +705,7 @@ extern "C" STMPI_API int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::isendrecv_c(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
+  return call.finish(impl::isendrecv_any(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
       recvcount, *recvtype_obj, source, recvtag, *comm_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Isendrecv_c) MPI_Isendrecv_c
@@ -786,7 +813,7 @@ extern "C" STMPI_API int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype,
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::mrecv(buf, count, *datatype_obj, message, status));
+  return call.finish(impl::mrecv_any(buf, count, *datatype_obj, message, status));
 }
 extern "C" STMPI_API decltype(PMPI_Mrecv) MPI_Mrecv __attribute__((weak, alias("PMPI_Mrecv")));
 
@@ -800,7 +827,7 @@ extern "C" STMPI_API int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype d
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::mrecv_c(buf, count, *datatype_obj, message, status));
+  return call.finish(impl::mrecv_any(buf, count, *datatype_obj, message, status));
 }
 extern "C" STMPI_API decltype(PMPI_Mrecv_c) MPI_Mrecv_c
     __attribute__((weak, alias("PMPI_Mrecv_c")));
@@ -815,7 +842,7 @@ extern "C" STMPI_API int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::imrecv(buf, count, *datatype_obj, message, request));
+  return call.finish(impl::imrecv_any(buf, count, *datatype_obj, message, request));
 }
 extern "C" STMPI_API decltype(PMPI_Imrecv) MPI_Imrecv __attribute__((weak, alias("PMPI_Imrecv")));
 
@@ -829,7 +856,7 @@ extern "C" STMPI_API int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype 
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::imrecv_c(buf, count, *datatype_obj, message, request));
+  return call.finish(impl::imrecv_any(buf, count, *datatype_obj, message, request));
 }
 extern "C" STMPI_API decltype(PMPI_Imrecv_c) MPI_Imrecv_c
     __attribute__((weak, alias("PMPI_Imrecv_c")));

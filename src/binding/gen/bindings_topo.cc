@@ -6,7 +6,7 @@
 #include <mpi.h>
 
 #include "binding/call.h"
-#include "mpi/impl.h"
+#include "mpi/topo/impl_topo.h"
 
 namespace impl = stmpi::impl;
 namespace mpi = stmpi::mpi;
@@ -264,8 +264,8 @@ extern "C" STMPI_API int PMPI_Neighbor_allgather(const void* sendbuf, int sendco
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgather(sendbuf, sendcount, *sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_allgather_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgather) MPI_Neighbor_allgather
     __attribute__((weak, alias("PMPI_Neighbor_allgather")));
@@ -284,8 +284,8 @@ extern "C" STMPI_API int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Coun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgather_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_allgather_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgather_c) MPI_Neighbor_allgather_c
     __attribute__((weak, alias("PMPI_Neighbor_allgather_c")));
@@ -302,8 +302,8 @@ extern "C" STMPI_API int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendc
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgatherv(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcounts, displs, *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_allgatherv_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgatherv) MPI_Neighbor_allgatherv
     __attribute__((weak, alias("PMPI_Neighbor_allgatherv")));
@@ -320,8 +320,8 @@ extern "C" STMPI_API int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Cou
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgatherv_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcounts, displs, *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_allgatherv_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgatherv_c) MPI_Neighbor_allgatherv_c
     __attribute__((weak, alias("PMPI_Neighbor_allgatherv_c")));
@@ -339,8 +339,8 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoall(sendbuf, sendcount, *sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_alltoall_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoall) MPI_Neighbor_alltoall
     __attribute__((weak, alias("PMPI_Neighbor_alltoall")));
@@ -359,8 +359,8 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoall_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_alltoall_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoall_c) MPI_Neighbor_alltoall_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoall_c")));
@@ -375,8 +375,8 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallv(const void* sendbuf, const int 
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallv(sendbuf, sendcounts, sdispls, *sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv) MPI_Neighbor_alltoallv
     __attribute__((weak, alias("PMPI_Neighbor_alltoallv")));
@@ -391,8 +391,8 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallv_c(const void* sendbuf,
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, *sendtype_obj,
-      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj));
+  return call.finish(impl::neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv_c) MPI_Neighbor_alltoallv_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoallv_c")));
@@ -405,8 +405,8 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallw(const void* sendbuf, const int 
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj));
+  return call.finish(impl::neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw) MPI_Neighbor_alltoallw
     __attribute__((weak, alias("PMPI_Neighbor_alltoallw")));
@@ -420,8 +420,8 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallw_c(const void* sendbuf,
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj));
+  return call.finish(impl::neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_c) MPI_Neighbor_alltoallw_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoallw_c")));
@@ -441,8 +441,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_allgather(const void* sendbuf, int sendc
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_allgather(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_allgather_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_allgather) MPI_Ineighbor_allgather
     __attribute__((weak, alias("PMPI_Ineighbor_allgather")));
@@ -462,8 +462,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Cou
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_allgather_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_allgather_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_allgather_c) MPI_Ineighbor_allgather_c
     __attribute__((weak, alias("PMPI_Ineighbor_allgather_c")));
@@ -481,8 +481,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_allgatherv(const void* sendbuf, int send
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_allgatherv(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcounts, displs, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_allgatherv_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_allgatherv) MPI_Ineighbor_allgatherv
     __attribute__((weak, alias("PMPI_Ineighbor_allgatherv")));
@@ -500,8 +500,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Co
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_allgatherv_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcounts, displs, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_allgatherv_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_allgatherv_c) MPI_Ineighbor_allgatherv_c
     __attribute__((weak, alias("PMPI_Ineighbor_allgatherv_c")));
@@ -521,8 +521,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendco
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_alltoall(sendbuf, sendcount, *sendtype_obj, recvbuf, recvcount,
-      *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_alltoall_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoall) MPI_Ineighbor_alltoall
     __attribute__((weak, alias("PMPI_Ineighbor_alltoall")));
@@ -542,8 +542,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Coun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_alltoall_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_alltoall_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoall_c) MPI_Ineighbor_alltoall_c
     __attribute__((weak, alias("PMPI_Ineighbor_alltoall_c")));
@@ -559,8 +559,9 @@ extern "C" STMPI_API int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_alltoallv(sendbuf, sendcounts, sdispls, *sendtype_obj, recvbuf,
-      recvcounts, rdispls, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking,
+      request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallv) MPI_Ineighbor_alltoallv
     __attribute__((weak, alias("PMPI_Ineighbor_alltoallv")));
@@ -577,8 +578,9 @@ extern "C" STMPI_API int PMPI_Ineighbor_alltoallv_c(const void* sendbuf,
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, *sendtype_obj,
-      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, request));
+  return call.finish(impl::neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kNonblocking,
+      request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallv_c) MPI_Ineighbor_alltoallv_c
     __attribute__((weak, alias("PMPI_Ineighbor_alltoallv_c")));
@@ -592,8 +594,8 @@ extern "C" STMPI_API int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj, request));
+  return call.finish(impl::neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallw) MPI_Ineighbor_alltoallw
     __attribute__((weak, alias("PMPI_Ineighbor_alltoallw")));
@@ -608,15 +610,15 @@ extern "C" STMPI_API int PMPI_Ineighbor_alltoallw_c(const void* sendbuf,
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj, request));
+  return call.finish(impl::neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ineighbor_alltoallw_c) MPI_Ineighbor_alltoallw_c
     __attribute__((weak, alias("PMPI_Ineighbor_alltoallw_c")));
 
 extern "C" STMPI_API int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_allgather_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -629,15 +631,15 @@ extern "C" STMPI_API int PMPI_Neighbor_allgather_init(const void* sendbuf, int s
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgather_init(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_allgather_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgather_init) MPI_Neighbor_allgather_init
     __attribute__((weak, alias("PMPI_Neighbor_allgather_init")));
 
 extern "C" STMPI_API int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_allgather_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -650,15 +652,15 @@ extern "C" STMPI_API int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgather_init_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_allgather_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgather_init_c) MPI_Neighbor_allgather_init_c
     __attribute__((weak, alias("PMPI_Neighbor_allgather_init_c")));
 
 extern "C" STMPI_API int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[],
-    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_allgatherv_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -669,15 +671,15 @@ extern "C" STMPI_API int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int 
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgatherv_init(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcounts, displs, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_allgatherv_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgatherv_init) MPI_Neighbor_allgatherv_init
     __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init")));
 
 extern "C" STMPI_API int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_allgatherv_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -688,15 +690,15 @@ extern "C" STMPI_API int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MP
   call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_allgatherv_init_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcounts, displs, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_allgatherv_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcounts, displs, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_allgatherv_init_c) MPI_Neighbor_allgatherv_init_c
     __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init_c")));
 
 extern "C" STMPI_API int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount,
     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_alltoall_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -709,15 +711,15 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoall_init(const void* sendbuf, int se
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoall_init(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_alltoall_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoall_init) MPI_Neighbor_alltoall_init
     __attribute__((weak, alias("PMPI_Neighbor_alltoall_init")));
 
 extern "C" STMPI_API int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_alltoall_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -730,15 +732,15 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoall_init_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
-      recvcount, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_alltoall_any(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoall_init_c) MPI_Neighbor_alltoall_init_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoall_init_c")));
 
 extern "C" STMPI_API int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[],
     const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
     MPI_Request* request) {
   Call call("MPI_Neighbor_alltoallv_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
@@ -748,8 +750,9 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, *sendtype_obj,
-      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent,
+      request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv_init) MPI_Neighbor_alltoallv_init
     __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init")));
@@ -757,7 +760,7 @@ extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv_init) MPI_Neighbor_alltoal
 extern "C" STMPI_API int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf,
     const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
     const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-    MPI_Info info, MPI_Request* request) {
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_alltoallv_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
@@ -766,24 +769,25 @@ extern "C" STMPI_API int PMPI_Neighbor_alltoallv_init_c(const void* sendbuf,
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, *sendtype_obj,
-      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, info, request));
+  return call.finish(impl::neighbor_alltoallv_any(sendbuf, sendcounts, sdispls, *sendtype_obj,
+      recvbuf, recvcounts, rdispls, *recvtype_obj, *comm_obj, mpi::coll::Mode::kPersistent,
+      request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallv_init_c) MPI_Neighbor_alltoallv_init_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init_c")));
 
 extern "C" STMPI_API int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
     const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
-    MPI_Request* request) {
+    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Neighbor_alltoallw_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.not_null(request, "request");
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-      recvcounts, rdispls, recvtypes, *comm_obj, info, request));
+  return call.finish(impl::neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_init) MPI_Neighbor_alltoallw_init
     __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init")));
@@ -791,15 +795,16 @@ extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_init) MPI_Neighbor_alltoal
 extern "C" STMPI_API int PMPI_Neighbor_alltoallw_init_c(const void* sendbuf,
     const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    const MPI_Datatype recvtypes[], MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Neighbor_alltoallw_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.not_null(request, "request");
   call.not_in_place(sendbuf, "sendbuf");
   call.not_in_place(recvbuf, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes,
-      recvbuf, recvcounts, rdispls, recvtypes, *comm_obj, info, request));
+  return call.finish(impl::neighbor_alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+      recvcounts, rdispls, recvtypes, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Neighbor_alltoallw_init_c) MPI_Neighbor_alltoallw_init_c
     __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init_c")));

@@ -11,7 +11,7 @@
 //   to rank + i.
 #include <algorithm>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"
@@ -123,6 +123,8 @@ namespace {
 
 using mpi::coll::Mode;
 
+}  // namespace
+
 int allgather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
                   void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
                   Mode mode, MPI_Request* request) {
@@ -151,78 +153,7 @@ int allgatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* send
                                        recvtype);
   });
 }
-
-}  // namespace
-
-int allgather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-              int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kBlocking, nullptr);
-}
-int allgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kBlocking, nullptr);
-}
-int iallgather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
-  return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kNonblocking, request);
-}
-int iallgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                 void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                 MPI_Request* request) {
-  return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kNonblocking, request);
-}
-int allgather_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                   int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info,
-                   MPI_Request* request) {
-  return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kPersistent, request);
-}
-int allgather_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                     void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                     mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kPersistent, request);
-}
-
-int allgatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
-               mpi::Comm& comm) {
-  return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        Mode::kBlocking, nullptr);
-}
-int allgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                 void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                 mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        Mode::kBlocking, nullptr);
-}
-int iallgatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
-                mpi::Comm& comm, MPI_Request* request) {
-  return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        Mode::kNonblocking, request);
-}
-int iallgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                  void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                  mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
-  return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        Mode::kNonblocking, request);
-}
-int allgatherv_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                    const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
-                    mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        Mode::kPersistent, request);
-}
-int allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                      mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return allgatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        Mode::kPersistent, request);
-}
+template decltype(allgatherv_any<int, int>) allgatherv_any<int, int>;
+template decltype(allgatherv_any<MPI_Count, MPI_Aint>) allgatherv_any<MPI_Count, MPI_Aint>;
 
 }  // namespace stmpi::impl

@@ -20,7 +20,7 @@
 // reduce_bcast: MPI_Reduce to rank 0, then MPI_Bcast.
 #include <utility>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
@@ -244,6 +244,8 @@ namespace {
 
 using mpi::coll::Mode;
 
+}  // namespace
+
 int allreduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
                   mpi::Op& op, mpi::Comm& comm, Mode mode, MPI_Request* request) {
   if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
@@ -256,33 +258,6 @@ int allreduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Data
     mpi::coll::hold_reduction(s, op, datatype);
     return mpi::coll::build_allreduce(s, sendbuf, recvbuf, count, datatype);
   });
-}
-
-}  // namespace
-
-int allreduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-              mpi::Comm& comm) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kBlocking, nullptr);
-}
-int allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                mpi::Op& op, mpi::Comm& comm) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kBlocking, nullptr);
-}
-int iallreduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
-               mpi::Op& op, mpi::Comm& comm, MPI_Request* request) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kNonblocking, request);
-}
-int iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                 mpi::Op& op, mpi::Comm& comm, MPI_Request* request) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kNonblocking, request);
-}
-int allreduce_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
-                   mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kPersistent, request);
-}
-int allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                     mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, Mode::kPersistent, request);
 }
 
 }  // namespace stmpi::impl

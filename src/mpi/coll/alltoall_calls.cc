@@ -1,6 +1,6 @@
 // The MPI calls of Alltoall(v,w): blocking, nonblocking and persistent,
 // int and MPI_Count forms, over the builders in alltoall.cc.
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/direct.h"
 #include "mpi/coll/launch.h"
@@ -12,21 +12,6 @@ namespace {
 
 using mpi::coll::Block;
 using mpi::coll::Mode;
-
-int alltoall_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                 void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                 Mode mode, MPI_Request* request) {
-  if (int err = MPI_SUCCESS;
-      mode == Mode::kBlocking && mpi::coll::direct_alltoall(sendbuf, sendcount, sendtype, recvbuf,
-                                                            recvcount, recvtype, comm, &err))
-    return err;
-  return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
-    if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
-    s.hold(&recvtype);
-    return mpi::coll::build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                     recvtype);
-  });
-}
 
 // Blocks at buf + displs[i] * unit (unit: the type's extent, or 1 for w).
 template <class Count, class Disp>
@@ -65,6 +50,23 @@ int alltoallw_run(std::vector<Block> sends, std::vector<Block> recvs, mpi::Comm&
   });
 }
 
+}  // namespace
+
+int alltoall_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
+                 void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
+                 Mode mode, MPI_Request* request) {
+  if (int err = MPI_SUCCESS;
+      mode == Mode::kBlocking && mpi::coll::direct_alltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                                            recvcount, recvtype, comm, &err))
+    return err;
+  return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
+    if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
+    s.hold(&recvtype);
+    return mpi::coll::build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype);
+  });
+}
+
 template <class Count, class Disp>
 int alltoallv_any(const void* sendbuf, const Count sendcounts[], const Disp sdispls[],
                   mpi::Datatype* sendtype, void* recvbuf, const Count recvcounts[],
@@ -80,6 +82,8 @@ int alltoallv_any(const void* sendbuf, const Count sendcounts[], const Disp sdis
                                  std::vector<mpi::Datatype*>(n, &recvtype), false, n),
                        comm, mode, request);
 }
+template decltype(alltoallv_any<int, int>) alltoallv_any<int, int>;
+template decltype(alltoallv_any<MPI_Count, MPI_Aint>) alltoallv_any<MPI_Count, MPI_Aint>;
 
 template <class Count, class Disp>
 int alltoallw_any(const void* sendbuf, const Count sendcounts[], const Disp sdispls[],
@@ -97,123 +101,7 @@ int alltoallw_any(const void* sendbuf, const Count sendcounts[], const Disp sdis
   return alltoallw_run(std::move(sends), blocks_of(recvbuf, recvcounts, rdispls, rtypes, true, n),
                        comm, mode, request);
 }
-
-}  // namespace
-
-int alltoall(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-             int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                      Mode::kBlocking, nullptr);
-}
-int alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                      Mode::kBlocking, nullptr);
-}
-int ialltoall(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-              int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                      Mode::kNonblocking, request);
-}
-int ialltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                MPI_Request* request) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                      Mode::kNonblocking, request);
-}
-int alltoall_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                  int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info,
-                  MPI_Request* request) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                      Mode::kPersistent, request);
-}
-int alltoall_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                    void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                    MPI_Info, MPI_Request* request) {
-  return alltoall_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                      Mode::kPersistent, request);
-}
-
-int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              mpi::Datatype* sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-              mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, Mode::kBlocking, nullptr);
-}
-int alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[],
-                const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, Mode::kBlocking, nullptr);
-}
-int ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-               mpi::Datatype* sendtype, void* recvbuf, const int recvcounts[],
-               const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm,
-               MPI_Request* request) {
-  return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, Mode::kNonblocking, request);
-}
-int ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                 mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[],
-                 const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm,
-                 MPI_Request* request) {
-  return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, Mode::kNonblocking, request);
-}
-int alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   mpi::Datatype* sendtype, void* recvbuf, const int recvcounts[],
-                   const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info,
-                   MPI_Request* request) {
-  return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, Mode::kPersistent, request);
-}
-int alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     mpi::Datatype* sendtype, void* recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info,
-                     MPI_Request* request) {
-  return alltoallv_any(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, Mode::kPersistent, request);
-}
-
-int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-              const int rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm) {
-  return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, Mode::kBlocking, nullptr);
-}
-int alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
-                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm) {
-  return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, Mode::kBlocking, nullptr);
-}
-int ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-               const int rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
-               MPI_Request* request) {
-  return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, Mode::kNonblocking, request);
-}
-int ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                 const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
-                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
-                 MPI_Request* request) {
-  return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, Mode::kNonblocking, request);
-}
-int alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                   const int rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
-                   MPI_Info, MPI_Request* request) {
-  return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, Mode::kPersistent, request);
-}
-int alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
-                     MPI_Info, MPI_Request* request) {
-  return alltoallw_any(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                       recvtypes, comm, Mode::kPersistent, request);
-}
+template decltype(alltoallw_any<int, int>) alltoallw_any<int, int>;
+template decltype(alltoallw_any<MPI_Count, MPI_Aint>) alltoallw_any<MPI_Count, MPI_Aint>;
 
 }  // namespace stmpi::impl

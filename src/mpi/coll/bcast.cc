@@ -11,7 +11,7 @@
 // the root and unpacked elsewhere.
 #include <algorithm>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"
@@ -127,6 +127,10 @@ int bcast(void* buf, MPI_Count count, Datatype& type, int root, Comm& comm) {
 namespace stmpi::impl {
 namespace {
 
+}  // namespace
+
+using mpi::coll::Mode;
+
 int bcast_any(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root, mpi::Comm& comm,
               mpi::coll::Mode mode, MPI_Request* request) {
   if (int err = MPI_SUCCESS; mode == mpi::coll::Mode::kBlocking &&
@@ -136,33 +140,6 @@ int bcast_any(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root, 
     s.hold(&datatype);
     return mpi::coll::build_bcast(s, buffer, count, datatype, root);
   });
-}
-
-}  // namespace
-
-using mpi::coll::Mode;
-
-int bcast(void* buffer, int count, mpi::Datatype& datatype, int root, mpi::Comm& comm) {
-  return bcast_any(buffer, count, datatype, root, comm, Mode::kBlocking, nullptr);
-}
-int bcast_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root, mpi::Comm& comm) {
-  return bcast_any(buffer, count, datatype, root, comm, Mode::kBlocking, nullptr);
-}
-int ibcast(void* buffer, int count, mpi::Datatype& datatype, int root, mpi::Comm& comm,
-           MPI_Request* request) {
-  return bcast_any(buffer, count, datatype, root, comm, Mode::kNonblocking, request);
-}
-int ibcast_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root, mpi::Comm& comm,
-             MPI_Request* request) {
-  return bcast_any(buffer, count, datatype, root, comm, Mode::kNonblocking, request);
-}
-int bcast_init(void* buffer, int count, mpi::Datatype& datatype, int root, mpi::Comm& comm,
-               MPI_Info, MPI_Request* request) {
-  return bcast_any(buffer, count, datatype, root, comm, Mode::kPersistent, request);
-}
-int bcast_init_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root,
-                 mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return bcast_any(buffer, count, datatype, root, comm, Mode::kPersistent, request);
 }
 
 }  // namespace stmpi::impl

@@ -9,7 +9,7 @@
 // all receives at once.
 #include <algorithm>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
@@ -137,6 +137,8 @@ namespace {
 using mpi::coll::Mode;
 using mpi::errhan::make_error;
 
+}  // namespace
+
 int gather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
                MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
                Mode mode, MPI_Request* request) {
@@ -164,80 +166,7 @@ int gatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtyp
     return mpi::coll::build_gatherv(s, sendbuf, sendcount, sendtype, blocks, root);
   });
 }
-
-}  // namespace
-
-int gather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-           int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm) {
-  return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                    Mode::kBlocking, nullptr);
-}
-int gather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-             MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm) {
-  return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                    Mode::kBlocking, nullptr);
-}
-int igather(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-            int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
-            MPI_Request* request) {
-  return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                    Mode::kNonblocking, request);
-}
-int igather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-              MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
-              MPI_Request* request) {
-  return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                    Mode::kNonblocking, request);
-}
-int gather_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info,
-                MPI_Request* request) {
-  return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                    Mode::kPersistent, request);
-}
-int gather_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                  void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root,
-                  mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                    Mode::kPersistent, request);
-}
-
-int gatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-            const int recvcounts[], const int displs[], mpi::Datatype* recvtype, int root,
-            mpi::Comm& comm) {
-  return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm, Mode::kBlocking, nullptr);
-}
-int gatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-              const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype* recvtype,
-              int root, mpi::Comm& comm) {
-  return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm, Mode::kBlocking, nullptr);
-}
-int igatherv(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-             const int recvcounts[], const int displs[], mpi::Datatype* recvtype, int root,
-             mpi::Comm& comm, MPI_Request* request) {
-  return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm, Mode::kNonblocking, request);
-}
-int igatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               const MPI_Count recvcounts[], const MPI_Aint displs[], mpi::Datatype* recvtype,
-               int root, mpi::Comm& comm, MPI_Request* request) {
-  return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm, Mode::kNonblocking, request);
-}
-int gatherv_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                 const int recvcounts[], const int displs[], mpi::Datatype* recvtype, int root,
-                 mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm, Mode::kPersistent, request);
-}
-int gatherv_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                   void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                   mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info,
-                   MPI_Request* request) {
-  return gatherv_any(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                     comm, Mode::kPersistent, request);
-}
+template decltype(gatherv_any<int, int>) gatherv_any<int, int>;
+template decltype(gatherv_any<MPI_Count, MPI_Aint>) gatherv_any<MPI_Count, MPI_Aint>;
 
 }  // namespace stmpi::impl

@@ -8,14 +8,13 @@
 
 #include <mpi.h>
 
+#include "mpi/coll/mode.h"
 #include "mpi/coll/sched/engine.h"
 #include "mpi/coll/sched/schedule.h"
 #include "mpi/comm/comm.h"
 #include "mpi/request/request.h"
 
 namespace stmpi::mpi::coll {
-
-enum class Mode { kBlocking, kNonblocking, kPersistent };
 
 // `build(Schedule&)` appends the collective's steps and returns an MPI
 // error code; `request` is significant unless blocking.

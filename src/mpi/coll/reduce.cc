@@ -10,7 +10,7 @@
 // order, v0 op (v1 op (... op v(n-1))).
 #include <utility>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
@@ -119,6 +119,8 @@ namespace {
 
 using mpi::coll::Mode;
 
+}  // namespace
+
 int reduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
                mpi::Op& op, int root, mpi::Comm& comm, Mode mode, MPI_Request* request) {
   // On an intercommunicator the root group's other processes (MPI_PROC_NULL)
@@ -133,37 +135,6 @@ int reduce_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatyp
     mpi::coll::hold_reduction(s, op, datatype);
     return mpi::coll::build_reduce(s, sendbuf, recvbuf, count, datatype, root);
   });
-}
-
-}  // namespace
-
-int reduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-           int root, mpi::Comm& comm) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kBlocking, nullptr);
-}
-int reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-             mpi::Op& op, int root, mpi::Comm& comm) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kBlocking, nullptr);
-}
-int ireduce(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-            int root, mpi::Comm& comm, MPI_Request* request) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kNonblocking,
-                    request);
-}
-int ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-              mpi::Op& op, int root, mpi::Comm& comm, MPI_Request* request) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kNonblocking,
-                    request);
-}
-int reduce_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
-                mpi::Op& op, int root, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kPersistent,
-                    request);
-}
-int reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                  mpi::Op& op, int root, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, Mode::kPersistent,
-                    request);
 }
 
 }  // namespace stmpi::impl

@@ -8,7 +8,7 @@
 // MPI_IN_PLACE: the input is in recvbuf; the result lands at its start.
 #include <numeric>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"

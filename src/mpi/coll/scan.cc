@@ -6,7 +6,7 @@
 //   A lower partner's value also joins the result (the prefix so far).
 // linear: a chain; rank r receives the prefix of ranks < r from r - 1,
 //   combines and passes it on.
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"
@@ -98,6 +98,8 @@ namespace {
 
 using mpi::coll::Mode;
 
+}  // namespace
+
 int scan_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
              mpi::Op& op, mpi::Comm& comm, bool exclusive, Mode mode, MPI_Request* request) {
   if (comm.is_inter())
@@ -109,60 +111,6 @@ int scan_any(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype&
     mpi::coll::hold_reduction(s, op, datatype);
     return mpi::coll::build_scan(s, sendbuf, recvbuf, count, datatype, exclusive);
   });
-}
-
-}  // namespace
-
-int scan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-         mpi::Comm& comm) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, false, Mode::kBlocking, nullptr);
-}
-int scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-           mpi::Op& op, mpi::Comm& comm) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, false, Mode::kBlocking, nullptr);
-}
-int iscan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-          mpi::Comm& comm, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, false, Mode::kNonblocking,
-                  request);
-}
-int iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-            mpi::Op& op, mpi::Comm& comm, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, false, Mode::kNonblocking,
-                  request);
-}
-int scan_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
-              mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, false, Mode::kPersistent, request);
-}
-int scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, false, Mode::kPersistent, request);
-}
-
-int exscan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-           mpi::Comm& comm) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, true, Mode::kBlocking, nullptr);
-}
-int exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-             mpi::Op& op, mpi::Comm& comm) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, true, Mode::kBlocking, nullptr);
-}
-int iexscan(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype, mpi::Op& op,
-            mpi::Comm& comm, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, true, Mode::kNonblocking, request);
-}
-int iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-              mpi::Op& op, mpi::Comm& comm, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, true, Mode::kNonblocking, request);
-}
-int exscan_init(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,
-                mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, true, Mode::kPersistent, request);
-}
-int exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, mpi::Datatype& datatype,
-                  mpi::Op& op, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return scan_any(sendbuf, recvbuf, count, datatype, op, comm, true, Mode::kPersistent, request);
 }
 
 }  // namespace stmpi::impl

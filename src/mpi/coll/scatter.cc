@@ -7,7 +7,7 @@
 // linear (Scatter, Scatterv): the root sends every block directly.
 #include <algorithm>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/inter.h"
@@ -132,6 +132,8 @@ int check_scatter_in_place(const void* sendbuf, const void* recvbuf, int root, i
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
 int scatter_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
                 MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
                 Mode mode, MPI_Request* request) {
@@ -166,80 +168,7 @@ int scatterv_any(const void* sendbuf, const Count sendcounts[], const Disp displ
     return mpi::coll::build_scatterv(s, blocks, recvbuf, recvcount, recvtype, root);
   });
 }
-
-}  // namespace
-
-int scatter(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-            int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm) {
-  return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Mode::kBlocking, nullptr);
-}
-int scatter_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-              MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm) {
-  return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Mode::kBlocking, nullptr);
-}
-int iscatter(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-             int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
-             MPI_Request* request) {
-  return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Mode::kNonblocking, request);
-}
-int iscatter_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
-               MPI_Request* request) {
-  return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Mode::kNonblocking, request);
-}
-int scatter_init(const void* sendbuf, int sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                 int recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info,
-                 MPI_Request* request) {
-  return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Mode::kPersistent, request);
-}
-int scatter_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                   void* recvbuf, MPI_Count recvcount, mpi::Datatype* recvtype, int root,
-                   mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return scatter_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Mode::kPersistent, request);
-}
-
-int scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-             mpi::Datatype* sendtype, void* recvbuf, int recvcount, mpi::Datatype* recvtype,
-             int root, mpi::Comm& comm) {
-  return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                      comm, Mode::kBlocking, nullptr);
-}
-int scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-               mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-               mpi::Datatype* recvtype, int root, mpi::Comm& comm) {
-  return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                      comm, Mode::kBlocking, nullptr);
-}
-int iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-              mpi::Datatype* sendtype, void* recvbuf, int recvcount, mpi::Datatype* recvtype,
-              int root, mpi::Comm& comm, MPI_Request* request) {
-  return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                      comm, Mode::kNonblocking, request);
-}
-int iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Request* request) {
-  return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                      comm, Mode::kNonblocking, request);
-}
-int scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
-                  mpi::Datatype* sendtype, void* recvbuf, int recvcount, mpi::Datatype* recvtype,
-                  int root, mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                      comm, Mode::kPersistent, request);
-}
-int scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
-                    mpi::Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
-                    mpi::Datatype* recvtype, int root, mpi::Comm& comm, MPI_Info,
-                    MPI_Request* request) {
-  return scatterv_any(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                      comm, Mode::kPersistent, request);
-}
+template decltype(scatterv_any<int, int>) scatterv_any<int, int>;
+template decltype(scatterv_any<MPI_Count, MPI_Aint>) scatterv_any<MPI_Count, MPI_Aint>;
 
 }  // namespace stmpi::impl

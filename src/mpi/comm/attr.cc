@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "device/match/key.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/keyval.h"

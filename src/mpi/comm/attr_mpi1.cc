@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {

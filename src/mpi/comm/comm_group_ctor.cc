@@ -22,7 +22,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/coll/launch.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "device/match/key.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/attr.h"

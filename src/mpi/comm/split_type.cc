@@ -30,7 +30,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "config.h"
 #include "device/device.h"
 #include "mpi/coll/coll.h"

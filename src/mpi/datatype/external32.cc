@@ -18,7 +18,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 

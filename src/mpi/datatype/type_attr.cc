@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/comm/keyval.h"
 #include "mpi/datatype/datatype.h"
 

@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/datatype/type_compose.h"
 #include "mpi/errhan/error.h"

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/datatype/type_attr.h"
 #include "mpi/errhan/error.h"

@@ -8,7 +8,9 @@
 // correct program) and frees it.
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/comm/impl_comm_group.h"
+#include "mpi/dynamic/impl_dynamic.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 

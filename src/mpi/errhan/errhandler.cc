@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "mpi/impl.h"
+#include "mpi/init/impl_env.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/info/impl_info.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::mpi {

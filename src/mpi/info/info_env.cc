@@ -10,7 +10,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/info/impl_info.h"
 #include "mpi/info/info.h"
 #include "util/launcher_env.h"
 

@@ -11,7 +11,8 @@
 #include <thread>
 #include <unordered_set>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/init/impl_env.h"
 #include "config.h"
 #include "device/device.h"
 #include "mpi/comm/attr.h"

@@ -3,7 +3,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/io/impl_io.h"
 #include "mpi/errhan/error.h"
 #include "mpi/errhan/errhandler.h"
 

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "mpi/impl.h"
+#include "mpi/mpix/impl_mpix.h"
 #include "stream/registry.h"
 #include "util/error.h"
 

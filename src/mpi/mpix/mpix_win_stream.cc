@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "device/rma/st/stream_window.h"
-#include "mpi/impl.h"
+#include "mpi/mpix/impl_mpix.h"
 #include "mpi/mpix/win_stream.h"
 #include "mpi/rma/win.h"
 #include "util/error.h"

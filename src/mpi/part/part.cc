@@ -25,7 +25,8 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/part/impl_part.h"
+#include "mpi/request/impl_request.h"
 #include "device/match/key.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

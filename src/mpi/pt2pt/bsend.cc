@@ -3,7 +3,7 @@
 #include <iterator>
 #include <map>
 
-#include "mpi/impl.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"

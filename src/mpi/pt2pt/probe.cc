@@ -1,7 +1,7 @@
 // MPI_Probe/Iprobe and matched probes (MPI_Mprobe/Improbe/Mrecv/Imrecv).
 // A matched probe removes the message from matching and parks it in a
 // message handle (a request of kind kMessage, as MPICH's ABI has it).
-#include "mpi/impl.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
@@ -92,22 +92,6 @@ int start_mrecv(void* buf, MPI_Count count, mpi::Datatype& type, MPI_Message* me
   return err;
 }
 
-int mrecv_any(void* buf, MPI_Count count, mpi::Datatype& type, MPI_Message* message,
-              MPI_Status* status) {
-  Request* req = nullptr;
-  if (int err = start_mrecv(buf, count, type, message, &req); err != MPI_SUCCESS) return err;
-  mpi::request_wait(req);
-  return mpi::request_retire(req, status);
-}
-
-int imrecv_any(void* buf, MPI_Count count, mpi::Datatype& type, MPI_Message* message,
-               MPI_Request* request) {
-  Request* req = nullptr;
-  if (int err = start_mrecv(buf, count, type, message, &req); err != MPI_SUCCESS) return err;
-  *request = req->handle;
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 int iprobe(int source, int tag, mpi::Comm& comm, int* flag, MPI_Status* status) {
@@ -153,20 +137,20 @@ int mprobe(int source, int tag, mpi::Comm& comm, MPI_Message* message, MPI_Statu
   return MPI_SUCCESS;
 }
 
-int mrecv(void* buf, int count, mpi::Datatype& datatype, MPI_Message* message, MPI_Status* status) {
-  return mrecv_any(buf, count, datatype, message, status);
+int mrecv_any(void* buf, MPI_Count count, mpi::Datatype& type, MPI_Message* message,
+              MPI_Status* status) {
+  Request* req = nullptr;
+  if (int err = start_mrecv(buf, count, type, message, &req); err != MPI_SUCCESS) return err;
+  mpi::request_wait(req);
+  return mpi::request_retire(req, status);
 }
-int mrecv_c(void* buf, MPI_Count count, mpi::Datatype& datatype, MPI_Message* message,
-            MPI_Status* status) {
-  return mrecv_any(buf, count, datatype, message, status);
-}
-int imrecv(void* buf, int count, mpi::Datatype& datatype, MPI_Message* message,
-           MPI_Request* request) {
-  return imrecv_any(buf, count, datatype, message, request);
-}
-int imrecv_c(void* buf, MPI_Count count, mpi::Datatype& datatype, MPI_Message* message,
-             MPI_Request* request) {
-  return imrecv_any(buf, count, datatype, message, request);
+
+int imrecv_any(void* buf, MPI_Count count, mpi::Datatype& type, MPI_Message* message,
+               MPI_Request* request) {
+  Request* req = nullptr;
+  if (int err = start_mrecv(buf, count, type, message, &req); err != MPI_SUCCESS) return err;
+  *request = req->handle;
+  return MPI_SUCCESS;
 }
 
 }  // namespace stmpi::impl

@@ -4,7 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
+#include "mpi/request/impl_request.h"
 #include "mpi/coll/sched/engine.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
@@ -19,6 +20,8 @@ namespace {
 
 using mpi::Request;
 using dev::SendMode;
+
+}  // namespace
 
 int blocking_send(const void* buf, MPI_Count count, mpi::Datatype& type, int dest, int tag,
                   mpi::Comm& comm, SendMode mode) {
@@ -114,124 +117,6 @@ int sendrecv_replace_any(void* buf, MPI_Count count, mpi::Datatype& type, int de
   return err;
 }
 
-}  // namespace
-
-int send(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kStandard);
-}
-int send_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kStandard);
-}
-int ssend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kSync);
-}
-int ssend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kSync);
-}
-int rsend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kReady);
-}
-int rsend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kReady);
-}
-int bsend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kBuffered);
-}
-int bsend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm) {
-  return blocking_send(buf, count, datatype, dest, tag, comm, SendMode::kBuffered);
-}
-
-int isend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm,
-          MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kStandard, request);
-}
-int isend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-            mpi::Comm& comm, MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kStandard, request);
-}
-int issend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm,
-           MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kSync, request);
-}
-int issend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-             mpi::Comm& comm, MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kSync, request);
-}
-int irsend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm,
-           MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kReady, request);
-}
-int irsend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-             mpi::Comm& comm, MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kReady, request);
-}
-int ibsend(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag, mpi::Comm& comm,
-           MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kBuffered, request);
-}
-int ibsend_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-             mpi::Comm& comm, MPI_Request* request) {
-  return nonblocking_send(buf, count, datatype, dest, tag, comm, SendMode::kBuffered, request);
-}
-
-int send_init(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag,
-              mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kStandard, request);
-}
-int send_init_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-                mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kStandard, request);
-}
-int ssend_init(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag,
-               mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kSync, request);
-}
-int ssend_init_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-                 mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kSync, request);
-}
-int rsend_init(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag,
-               mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kReady, request);
-}
-int rsend_init_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-                 mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kReady, request);
-}
-int bsend_init(const void* buf, int count, mpi::Datatype& datatype, int dest, int tag,
-               mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kBuffered, request);
-}
-int bsend_init_c(const void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int tag,
-                 mpi::Comm& comm, MPI_Request* request) {
-  return persistent_send(buf, count, datatype, dest, tag, comm, SendMode::kBuffered, request);
-}
-
-int recv(void* buf, int count, mpi::Datatype& datatype, int source, int tag, mpi::Comm& comm,
-         MPI_Status* status) {
-  return recv_any(buf, count, datatype, source, tag, comm, status);
-}
-int recv_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int source, int tag,
-           mpi::Comm& comm, MPI_Status* status) {
-  return recv_any(buf, count, datatype, source, tag, comm, status);
-}
-int irecv(void* buf, int count, mpi::Datatype& datatype, int source, int tag, mpi::Comm& comm,
-          MPI_Request* request) {
-  return irecv_any(buf, count, datatype, source, tag, comm, request);
-}
-int irecv_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int source, int tag,
-            mpi::Comm& comm, MPI_Request* request) {
-  return irecv_any(buf, count, datatype, source, tag, comm, request);
-}
-int recv_init(void* buf, int count, mpi::Datatype& datatype, int source, int tag,
-              mpi::Comm& comm, MPI_Request* request) {
-  return recv_init_any(buf, count, datatype, source, tag, comm, request);
-}
-int recv_init_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int source, int tag,
-                mpi::Comm& comm, MPI_Request* request) {
-  return recv_init_any(buf, count, datatype, source, tag, comm, request);
-}
-
 int start(MPI_Request* request) {
   Request* req = mpi::request_get(*request);
   if (req == nullptr || !mpi::request_is_persistent(req))
@@ -282,26 +167,6 @@ int sendrecv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype
                int recvtag, mpi::Comm& comm, MPI_Status* status) {
   return mpi::pt2pt::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                               recvtype, source, recvtag, comm, comm.context_id, status);
-}
-int sendrecv_replace(void* buf, int count, mpi::Datatype& datatype, int dest, int sendtag,
-                     int source, int recvtag, mpi::Comm& comm, MPI_Status* status) {
-  return sendrecv_replace_any(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-int sendrecv_replace_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int sendtag,
-                       int source, int recvtag, mpi::Comm& comm, MPI_Status* status) {
-  return sendrecv_replace_any(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-int isendrecv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, int dest, int sendtag,
-              void* recvbuf, int recvcount, mpi::Datatype& recvtype, int source, int recvtag,
-              mpi::Comm& comm, MPI_Request* request) {
-  return isendrecv_any(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                       source, recvtag, comm, request);
-}
-int isendrecv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype, int dest,
-                int sendtag, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                int source, int recvtag, mpi::Comm& comm, MPI_Request* request) {
-  return isendrecv_any(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                       source, recvtag, comm, request);
 }
 
 // Isendrecv_replace: the outgoing data is packed first, so the receive may

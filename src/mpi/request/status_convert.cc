@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "mpi/impl.h"
+#include "mpi/request/impl_request.h"
 #include "mpi/errhan/error.h"
 
 static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint));

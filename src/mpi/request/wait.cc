@@ -2,7 +2,7 @@
 // Request_free, Request_get_status, status queries, generalized requests.
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/request/impl_request.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"

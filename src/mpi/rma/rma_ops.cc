@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"

@@ -9,7 +9,7 @@
 #include <mpi.h>
 
 #include "device/device.h"
-#include "mpi/impl.h"
+#include "mpi/mpix/impl_mpix.h"
 #include "mpi/init/state.h"
 #include "mpi/rma/rma.h"
 #include "mpi/rma/rma_internal.h"

@@ -16,7 +16,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/rma/impl_rma.h"
 #include "device/device.h"
 #include "device/rma/rma.h"
 #include "device/rma/spin_wait.h"

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
 #include "mpi/errhan/error.h"
 #include "mpi/rma/rma_internal.h"

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/rma/impl_rma.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/keyval.h"
 #include "mpi/errhan/errhandler.h"

@@ -18,7 +18,8 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
+#include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
 #include "device/rma/spin_wait.h"
 #include "mpi/coll/coll.h"

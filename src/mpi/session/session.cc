@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "mpi/impl.h"
+#include "mpi/session/impl_session.h"
 #include "device/device.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"

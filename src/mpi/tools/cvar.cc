@@ -19,7 +19,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "mpi/impl.h"
+#include "mpi/tools/impl_tools.h"
 #include "mpi/init/state.h"
 #include "mpi/tools/tools.h"
 

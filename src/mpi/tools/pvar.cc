@@ -14,7 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/tools/impl_tools.h"
 #include "mpi/tools/tools.h"
 
 struct STMPI_T_pvar_handle_s {

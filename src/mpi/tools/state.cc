@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mpi/impl.h"
+#include "mpi/tools/impl_tools.h"
 #include "mpi/init/state.h"
 #include "mpi/tools/tools.h"
 

@@ -9,7 +9,8 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/comm/impl_comm_group.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 #include "mpi/topo/topology.h"

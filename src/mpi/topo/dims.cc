@@ -25,7 +25,7 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {

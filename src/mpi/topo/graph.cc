@@ -13,7 +13,9 @@
 
 #include <mpi.h>
 
-#include "mpi/impl.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/comm/impl_comm_group.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
@@ -276,8 +278,8 @@ int dist_graph_create(mpi::Comm& comm_old, int n, const int sources[], const int
     return make_error(MPI_ERR_ARG, "another process passed invalid edges to MPI_Dist_graph_create");
   std::vector<int> send_counts(static_cast<std::size_t>(size)), recv_counts(send_counts.size());
   for (int p = 0; p < size; ++p) send_counts[p] = static_cast<int>(outgoing[p].size());
-  if (int err = alltoall(send_counts.data(), 1, &int_type, recv_counts.data(), 1, int_type,
-                         comm_old);
+  if (int err = alltoall_any(send_counts.data(), 1, &int_type, recv_counts.data(), 1, int_type,
+                             comm_old, mpi::coll::Mode::kBlocking, nullptr);
       err != MPI_SUCCESS)
     return err;
   std::vector<std::vector<int>> incoming(static_cast<std::size_t>(size));

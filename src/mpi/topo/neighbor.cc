@@ -22,7 +22,7 @@
 
 #include <vector>
 
-#include "mpi/impl.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/coll/launch.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
@@ -91,9 +91,20 @@ int degrees(mpi::Comm& comm, int* in, int* out) {
 
 using mpi::coll::Mode;
 
-int allgather_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, void* recvbuf,
-                   MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm, Mode mode,
-                   MPI_Request* request) {
+int type_of(MPI_Datatype handle, const char* arg, int i, Datatype** out) {
+  Datatype* type = mpi::datatype_get(handle);
+  if (type == nullptr || !type->committed)
+    return make_error(MPI_ERR_TYPE, "%s[%d] (0x%x) is %s", arg, i, static_cast<unsigned>(handle),
+                      type == nullptr ? "not a valid datatype" : "not committed");
+  *out = type;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int neighbor_allgather_any(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype,
+                           void* recvbuf, MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm,
+                           Mode mode, MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   std::vector<NeighborBlock> sends(out, NeighborBlock{at(sendbuf, 0), sendcount, &sendtype});
@@ -104,9 +115,9 @@ int allgather_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype,
 }
 
 template <typename CountT, typename DisplT>
-int allgatherv_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, void* recvbuf,
-                    const CountT* recvcounts, const DisplT* displs, Datatype& recvtype,
-                    mpi::Comm& comm, Mode mode, MPI_Request* request) {
+int neighbor_allgatherv_any(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype,
+                            void* recvbuf, const CountT* recvcounts, const DisplT* displs,
+                            Datatype& recvtype, mpi::Comm& comm, Mode mode, MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   if (int err = check_counts(recvcounts, in, "recvcounts"); err != MPI_SUCCESS) return err;
@@ -118,10 +129,13 @@ int allgatherv_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype
                      static_cast<MPI_Count>(recvcounts[i]), &recvtype});
   return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
+template decltype(neighbor_allgatherv_any<int, int>) neighbor_allgatherv_any<int, int>;
+template decltype(neighbor_allgatherv_any<MPI_Count, MPI_Aint>)
+    neighbor_allgatherv_any<MPI_Count, MPI_Aint>;
 
-int alltoall_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, void* recvbuf,
-                  MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm, Mode mode,
-                  MPI_Request* request) {
+int neighbor_alltoall_any(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype,
+                          void* recvbuf, MPI_Count recvcount, Datatype& recvtype, mpi::Comm& comm,
+                          Mode mode, MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   std::vector<NeighborBlock> sends, recvs;
@@ -133,10 +147,10 @@ int alltoall_impl(const void* sendbuf, MPI_Count sendcount, Datatype& sendtype, 
 }
 
 template <typename CountT, typename DisplT>
-int alltoallv_impl(const void* sendbuf, const CountT* sendcounts, const DisplT* sdispls,
-                   Datatype& sendtype, void* recvbuf, const CountT* recvcounts,
-                   const DisplT* rdispls, Datatype& recvtype, mpi::Comm& comm, Mode mode,
-                   MPI_Request* request) {
+int neighbor_alltoallv_any(const void* sendbuf, const CountT* sendcounts, const DisplT* sdispls,
+                           Datatype& sendtype, void* recvbuf, const CountT* recvcounts,
+                           const DisplT* rdispls, Datatype& recvtype, mpi::Comm& comm, Mode mode,
+                           MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   if (int err = check_counts(sendcounts, out, "sendcounts"); err != MPI_SUCCESS) return err;
@@ -152,21 +166,15 @@ int alltoallv_impl(const void* sendbuf, const CountT* sendcounts, const DisplT* 
                      static_cast<MPI_Count>(recvcounts[i]), &recvtype});
   return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
-
-int type_of(MPI_Datatype handle, const char* arg, int i, Datatype** out) {
-  Datatype* type = mpi::datatype_get(handle);
-  if (type == nullptr || !type->committed)
-    return make_error(MPI_ERR_TYPE, "%s[%d] (0x%x) is %s", arg, i, static_cast<unsigned>(handle),
-                      type == nullptr ? "not a valid datatype" : "not committed");
-  *out = type;
-  return MPI_SUCCESS;
-}
+template decltype(neighbor_alltoallv_any<int, int>) neighbor_alltoallv_any<int, int>;
+template decltype(neighbor_alltoallv_any<MPI_Count, MPI_Aint>)
+    neighbor_alltoallv_any<MPI_Count, MPI_Aint>;
 
 template <typename CountT>
-int alltoallw_impl(const void* sendbuf, const CountT* sendcounts, const MPI_Aint* sdispls,
-                   const MPI_Datatype* sendtypes, void* recvbuf, const CountT* recvcounts,
-                   const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, mpi::Comm& comm,
-                   Mode mode, MPI_Request* request) {
+int neighbor_alltoallw_any(const void* sendbuf, const CountT* sendcounts, const MPI_Aint* sdispls,
+                           const MPI_Datatype* sendtypes, void* recvbuf, const CountT* recvcounts,
+                           const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, mpi::Comm& comm,
+                           Mode mode, MPI_Request* request) {
   int in, out;
   if (int err = degrees(comm, &in, &out); err != MPI_SUCCESS) return err;
   if (int err = check_counts(sendcounts, out, "sendcounts"); err != MPI_SUCCESS) return err;
@@ -187,201 +195,7 @@ int alltoallw_impl(const void* sendbuf, const CountT* sendcounts, const MPI_Aint
   }
   return mpi::topo::neighbor_exchange(comm, sends, recvs, mode, request);
 }
-
-}  // namespace
-
-// Blocking, nonblocking and persistent forms, each with its _c twin.
-int neighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
-                       int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        Mode::kBlocking, nullptr);
-}
-int ineighbor_allgather(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
-                        int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                        MPI_Request* request) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        Mode::kNonblocking, request);
-}
-int neighbor_allgather_init(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
-                            void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                            MPI_Info /*info*/, MPI_Request* request) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        Mode::kPersistent, request);
-}
-int neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                         void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                         mpi::Comm& comm) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        Mode::kBlocking, nullptr);
-}
-int ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                          void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                          mpi::Comm& comm, MPI_Request* request) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        Mode::kNonblocking, request);
-}
-int neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                              void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                              mpi::Comm& comm, MPI_Info /*info*/, MPI_Request* request) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        Mode::kPersistent, request);
-}
-int neighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
-                        mpi::Comm& comm) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Mode::kBlocking, nullptr);
-}
-int ineighbor_allgatherv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
-                         const int recvcounts[], const int displs[], mpi::Datatype& recvtype,
-                         mpi::Comm& comm, MPI_Request* request) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Mode::kNonblocking, request);
-}
-int neighbor_allgatherv_init(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
-                             void* recvbuf, const int recvcounts[], const int displs[],
-                             mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info /*info*/,
-                             MPI_Request* request) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Mode::kPersistent, request);
-}
-int neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                          void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                          mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Mode::kBlocking, nullptr);
-}
-int ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                           void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                           mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Mode::kNonblocking, request);
-}
-int neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                               mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info /*info*/,
-                               MPI_Request* request) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Mode::kPersistent, request);
-}
-int neighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
-                      int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kBlocking, nullptr);
-}
-int ineighbor_alltoall(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, void* recvbuf,
-                       int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                       MPI_Request* request) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kNonblocking, request);
-}
-int neighbor_alltoall_init(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
-                           void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                           MPI_Info /*info*/, MPI_Request* request) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kPersistent, request);
-}
-int neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                        void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                        mpi::Comm& comm) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kBlocking, nullptr);
-}
-int ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                         void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                         mpi::Comm& comm, MPI_Request* request) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kNonblocking, request);
-}
-int neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
-                             void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
-                             mpi::Comm& comm, MPI_Info /*info*/, MPI_Request* request) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       Mode::kPersistent, request);
-}
-int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                       mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
-                       const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Mode::kBlocking, nullptr);
-}
-int ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                        mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
-                        const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm,
-                        MPI_Request* request) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Mode::kNonblocking, request);
-}
-int neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                            mpi::Datatype& sendtype, void* recvbuf, const int recvcounts[],
-                            const int rdispls[], mpi::Datatype& recvtype, mpi::Comm& comm,
-                            MPI_Info /*info*/, MPI_Request* request) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Mode::kPersistent, request);
-}
-int neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf,
-                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                         mpi::Datatype& recvtype, mpi::Comm& comm) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Mode::kBlocking, nullptr);
-}
-int ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Request* request) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Mode::kNonblocking, request);
-}
-int neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
-                              const MPI_Aint sdispls[], mpi::Datatype& sendtype, void* recvbuf,
-                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                              mpi::Datatype& recvtype, mpi::Comm& comm, MPI_Info /*info*/,
-                              MPI_Request* request) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Mode::kPersistent, request);
-}
-int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm) {
-  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm, Mode::kBlocking, nullptr);
-}
-int ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
-                        MPI_Request* request) {
-  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm, Mode::kNonblocking, request);
-}
-int neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                            mpi::Comm& comm, MPI_Info /*info*/, MPI_Request* request) {
-  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm, Mode::kPersistent, request);
-}
-int neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
-                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                         const MPI_Datatype recvtypes[], mpi::Comm& comm) {
-  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm, Mode::kBlocking, nullptr);
-}
-int ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Request* request) {
-  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm, Mode::kNonblocking, request);
-}
-int neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
-                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                              const MPI_Datatype recvtypes[], mpi::Comm& comm, MPI_Info /*info*/,
-                              MPI_Request* request) {
-  return alltoallw_impl(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                        recvtypes, comm, Mode::kPersistent, request);
-}
+template decltype(neighbor_alltoallw_any<int>) neighbor_alltoallw_any<int>;
+template decltype(neighbor_alltoallw_any<MPI_Count>) neighbor_alltoallw_any<MPI_Count>;
 
 }  // namespace stmpi::impl

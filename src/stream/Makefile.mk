@@ -31,7 +31,7 @@ EXTRA_DIST += src/stream/gpu_kernels.cu src/stream/embed_image.sh
 # headers (CUDA_CPPFLAGS / HIP_CPPFLAGS, for that object only) but loads the
 # runtimes with dlopen: libmpi links no GPU library.
 nodist_libstmpi_stream_la_SOURCES =
-noinst_HEADERS += src/stream/dynamic_library.h
+noinst_HEADERS += src/stream/dynamic_library.h src/stream/gpu_backend.h
 if STMPI_CUDA_BACKEND
 libstmpi_stream_la_SOURCES += src/stream/cuda/cuda_runtime.cc
 nodist_libstmpi_stream_la_SOURCES += src/stream/cuda/cuda_kernel_image.cc

@@ -2,16 +2,12 @@
 
 #include <cuda.h>
 
-#include <cstdio>
 #include <cstring>
-#include <mutex>
-#include <unordered_map>
 
 #include <mpi.h>
 
-#include "util/error.h"
 #include "stream/dynamic_library.h"
-#include "stream/kernel_params.h"
+#include "stream/gpu_backend.h"
 
 namespace stmpi::stream::cuda {
 
@@ -20,12 +16,6 @@ extern const unsigned char kKernelImage[];
 extern const std::size_t kKernelImageSize;
 
 namespace {
-
-// cuda.h maps many names to versioned ones (cuStreamWriteValue64 ->
-// cuStreamWriteValue64_v2); the symbol to look up is the expanded name,
-// whose prototype is the one decltype sees.
-#define STMPI_CUDA_SYMBOL(fn) STMPI_CUDA_SYMBOL_TEXT(fn)
-#define STMPI_CUDA_SYMBOL_TEXT(fn) #fn
 
 struct DriverApi {
   decltype(&::cuInit) init;
@@ -56,7 +46,7 @@ struct DriverApi {
   decltype(&::cuMemHostUnregister) mem_host_unregister;
 };
 
-#define STMPI_CUDA_LOAD(field, fn) load_symbol(library, STMPI_CUDA_SYMBOL(fn), &api->field, &missing)
+#define STMPI_CUDA_LOAD(field, fn) load_symbol(library, STMPI_STREAM_SYMBOL(fn), &api->field, &missing)
 
 bool load_api(void* library, DriverApi* api, std::string* missing_out) {
   std::string missing;
@@ -92,13 +82,15 @@ bool load_api(void* library, DriverApi* api, std::string* missing_out) {
 
 #undef STMPI_CUDA_LOAD
 
-struct Kernels {
-  CUmodule module = nullptr;
-  CUfunction signal = nullptr;
-  CUfunction wait = nullptr;
-  CUfunction copy = nullptr;
-  CUfunction epoch = nullptr;
-};
+using Kernels = KernelModule<CUmodule, CUfunction>;
+
+std::string describe(const DriverApi& api, const char* call, CUresult result) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (api.get_error_name(result, &name) != CUDA_SUCCESS) name = nullptr;
+  if (api.get_error_string(result, &text) != CUDA_SUCCESS) text = nullptr;
+  return describe_failure(call, name, text, "CUresult", static_cast<int>(result));
+}
 
 class CudaRuntime final : public GpuRuntime {
  public:
@@ -107,11 +99,7 @@ class CudaRuntime final : public GpuRuntime {
 
   BackendKind kind() const override { return BackendKind::kCuda; }
   std::string description() const override {
-    char text[160];
-    std::snprintf(text, sizeof text,
-                  "cuda (driver %d, %d device%s, stream memory operations: %s)", driver_version_,
-                  devices_, devices_ == 1 ? "" : "s", mem_ops_ ? "yes" : "no");
-    return text;
+    return runtime_description("cuda", "driver", driver_version_, devices_, mem_ops_);
   }
   bool is_stream(void* handle) override {
     CUcontext context = nullptr;
@@ -161,7 +149,11 @@ class CudaRuntime final : public GpuRuntime {
     bool pushed_ = false;
   };
 
-  [[nodiscard]] int error(const char* call, CUresult result) const __attribute__((cold));
+  // MPI_SUCCESS, or the error for `call` failing with `result`.
+  [[nodiscard]] int check(const char* call, CUresult result) const {
+    if (result == CUDA_SUCCESS) return MPI_SUCCESS;
+    return backend_error("cuda", describe(api_, call, result));
+  }
   [[nodiscard]] int kernels_for(CUcontext context, const Kernels** out);
   // The calling thread's context, else device 0's primary context.
   [[nodiscard]] int ensure_context();
@@ -170,118 +162,83 @@ class CudaRuntime final : public GpuRuntime {
   int devices_;
   int driver_version_;
   bool mem_ops_;
-  std::mutex modules_mutex_;
-  std::unordered_map<CUcontext, Kernels> modules_;  // one module per context
+  KernelModules<CUcontext, CUmodule, CUfunction> modules_;  // one module per context
 };
 
-int CudaRuntime::error(const char* call, CUresult result) const {
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (api_.get_error_name(result, &name) != CUDA_SUCCESS) name = nullptr;
-  if (api_.get_error_string(result, &text) != CUDA_SUCCESS) text = nullptr;
-  return util::make_error(MPI_ERR_OTHER, "STMPI: stream backend cuda: %s failed: %s (%s)",
-                                 call, name != nullptr ? name : "unknown CUresult",
-                                 text != nullptr ? text : "no description");
-}
-
 int CudaRuntime::kernels_for(CUcontext context, const Kernels** out) {
-  std::lock_guard lock(modules_mutex_);
-  Kernels& kernels = modules_[context];
-  if (kernels.module == nullptr) {
-    CUmodule module = nullptr;
-    if (CUresult r = api_.module_load_data(&module, kKernelImage); r != CUDA_SUCCESS) {
-      modules_.erase(context);
-      return error("cuModuleLoadData(STMPI kernels)", r);
+  return modules_.get(context, out, [this](Kernels* kernels) {
+    if (int err = check("cuModuleLoadData(STMPI kernels)",
+                        api_.module_load_data(&kernels->module, kKernelImage));
+        err != MPI_SUCCESS)
+      return err;
+    for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
+      if (int err = check(kKernelNames[i], api_.module_get_function(&kernels->functions[i],
+                                                                    kernels->module,
+                                                                    kKernelNames[i]));
+          err != MPI_SUCCESS)
+        return err;
     }
-    const struct {
-      const char* name;
-      CUfunction* function;
-    } entries[] = {{gpu::kSignalKernelName, &kernels.signal},
-                   {gpu::kWaitKernelName, &kernels.wait},
-                   {gpu::kCopyKernelName, &kernels.copy},
-                   {gpu::kEpochKernelName, &kernels.epoch}};
-    for (const auto& entry : entries) {
-      if (CUresult r = api_.module_get_function(entry.function, module, entry.name);
-          r != CUDA_SUCCESS) {
-        modules_.erase(context);
-        return error(entry.name, r);
-      }
-    }
-    kernels.module = module;
-  }
-  *out = &kernels;
-  return MPI_SUCCESS;
+    return MPI_SUCCESS;
+  });
 }
 
 int CudaRuntime::ensure_context() {
   CUcontext current = nullptr;
   if (api_.ctx_get_current(&current) == CUDA_SUCCESS && current != nullptr) return MPI_SUCCESS;
   CUdevice device;
-  if (CUresult r = api_.device_get(&device, 0); r != CUDA_SUCCESS) return error("cuDeviceGet", r);
+  if (int err = check("cuDeviceGet", api_.device_get(&device, 0)); err != MPI_SUCCESS) return err;
   CUcontext primary = nullptr;
-  if (CUresult r = api_.primary_ctx_retain(&primary, device); r != CUDA_SUCCESS)
-    return error("cuDevicePrimaryCtxRetain", r);
-  if (CUresult r = api_.ctx_set_current(primary); r != CUDA_SUCCESS)
-    return error("cuCtxSetCurrent", r);
-  return MPI_SUCCESS;
+  if (int err = check("cuDevicePrimaryCtxRetain", api_.primary_ctx_retain(&primary, device));
+      err != MPI_SUCCESS)
+    return err;
+  return check("cuCtxSetCurrent", api_.ctx_set_current(primary));
 }
 
 int CudaRuntime::launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,
                                void* params) {
   const auto cu_stream = static_cast<CUstream>(stream);
   StreamContext scope(*this, cu_stream);
-  if (scope.result() != CUDA_SUCCESS) return error("cuStreamGetCtx", scope.result());
+  if (int err = check("cuStreamGetCtx", scope.result()); err != MPI_SUCCESS) return err;
   const Kernels* kernels = nullptr;
   if (int err = kernels_for(scope.context(), &kernels); err != MPI_SUCCESS) return err;
-  const CUfunction functions[] = {kernels->signal, kernels->wait, kernels->copy, kernels->epoch};
-  const CUfunction function = functions[static_cast<int>(kernel)];
   void* args[] = {params};
-  if (CUresult r = api_.launch_kernel(function, shape.grid_x, shape.grid_y, 1, shape.block_x, 1, 1,
-                                      0, cu_stream, args, nullptr);
-      r != CUDA_SUCCESS)
-    return error("cuLaunchKernel", r);
-  return MPI_SUCCESS;
+  return check("cuLaunchKernel",
+               api_.launch_kernel((*kernels)[kernel], shape.grid_x, shape.grid_y, 1,
+                                  shape.block_x, 1, 1, 0, cu_stream, args, nullptr));
 }
 
 int CudaRuntime::write_value(void* stream, uint64_t* addr, uint64_t value) {
   const auto cu_stream = static_cast<CUstream>(stream);
   StreamContext scope(*this, cu_stream);
-  if (scope.result() != CUDA_SUCCESS) return error("cuStreamGetCtx", scope.result());
-  if (CUresult r = api_.stream_write_value64(cu_stream, reinterpret_cast<CUdeviceptr>(addr), value,
-                                             CU_STREAM_WRITE_VALUE_DEFAULT);
-      r != CUDA_SUCCESS)
-    return error("cuStreamWriteValue64", r);
-  return MPI_SUCCESS;
+  if (int err = check("cuStreamGetCtx", scope.result()); err != MPI_SUCCESS) return err;
+  return check("cuStreamWriteValue64",
+               api_.stream_write_value64(cu_stream, reinterpret_cast<CUdeviceptr>(addr), value,
+                                         CU_STREAM_WRITE_VALUE_DEFAULT));
 }
 
 int CudaRuntime::wait_value(void* stream, const volatile uint64_t* addr, uint64_t value, Cmp cmp) {
   const auto cu_stream = static_cast<CUstream>(stream);
   StreamContext scope(*this, cu_stream);
-  if (scope.result() != CUDA_SUCCESS) return error("cuStreamGetCtx", scope.result());
+  if (int err = check("cuStreamGetCtx", scope.result()); err != MPI_SUCCESS) return err;
   const unsigned flags = cmp == Cmp::kEqual ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ;
-  if (CUresult r = api_.stream_wait_value64(
-          cu_stream, reinterpret_cast<CUdeviceptr>(const_cast<uint64_t*>(addr)), value, flags);
-      r != CUDA_SUCCESS)
-    return error("cuStreamWaitValue64", r);
-  return MPI_SUCCESS;
+  return check("cuStreamWaitValue64",
+               api_.stream_wait_value64(cu_stream,
+                                        reinterpret_cast<CUdeviceptr>(const_cast<uint64_t*>(addr)),
+                                        value, flags));
 }
 
 int CudaRuntime::launch_host_fn(void* stream, HostFn fn, void* arg) {
   const auto cu_stream = static_cast<CUstream>(stream);
   StreamContext scope(*this, cu_stream);
-  if (scope.result() != CUDA_SUCCESS) return error("cuStreamGetCtx", scope.result());
-  if (CUresult r = api_.launch_host_func(cu_stream, fn, arg); r != CUDA_SUCCESS)
-    return error("cuLaunchHostFunc", r);
-  return MPI_SUCCESS;
+  if (int err = check("cuStreamGetCtx", scope.result()); err != MPI_SUCCESS) return err;
+  return check("cuLaunchHostFunc", api_.launch_host_func(cu_stream, fn, arg));
 }
 
 int CudaRuntime::synchronize(void* stream) {
   const auto cu_stream = static_cast<CUstream>(stream);
   StreamContext scope(*this, cu_stream);
-  if (scope.result() != CUDA_SUCCESS) return error("cuStreamGetCtx", scope.result());
-  if (CUresult r = api_.stream_synchronize(cu_stream); r != CUDA_SUCCESS)
-    return error("cuStreamSynchronize", r);
-  return MPI_SUCCESS;
+  if (int err = check("cuStreamGetCtx", scope.result()); err != MPI_SUCCESS) return err;
+  return check("cuStreamSynchronize", api_.stream_synchronize(cu_stream));
 }
 
 int CudaRuntime::ipc_export(const void* ptr, IpcHandle* out) {
@@ -289,11 +246,13 @@ int CudaRuntime::ipc_export(const void* ptr, IpcHandle* out) {
   CUdeviceptr base = 0;
   std::size_t size = 0;
   const auto address = reinterpret_cast<CUdeviceptr>(ptr);
-  if (CUresult r = api_.mem_get_address_range(&base, &size, address); r != CUDA_SUCCESS)
-    return error("cuMemGetAddressRange", r);
+  if (int err = check("cuMemGetAddressRange", api_.mem_get_address_range(&base, &size, address));
+      err != MPI_SUCCESS)
+    return err;
   CUipcMemHandle handle;
-  if (CUresult r = api_.ipc_get_mem_handle(&handle, base); r != CUDA_SUCCESS)
-    return error("cuIpcGetMemHandle", r);
+  if (int err = check("cuIpcGetMemHandle", api_.ipc_get_mem_handle(&handle, base));
+      err != MPI_SUCCESS)
+    return err;
   static_assert(sizeof handle == sizeof out->bytes);
   std::memcpy(out->bytes.data(), &handle, sizeof handle);
   out->offset = address - base;
@@ -305,10 +264,11 @@ int CudaRuntime::ipc_open(const IpcHandle& handle, IpcMapping* out) {
   CUipcMemHandle cu_handle;
   std::memcpy(&cu_handle, handle.bytes.data(), sizeof cu_handle);
   CUdeviceptr base = 0;
-  if (CUresult r =
-          api_.ipc_open_mem_handle(&base, cu_handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
-      r != CUDA_SUCCESS)
-    return error("cuIpcOpenMemHandle", r);
+  if (int err = check("cuIpcOpenMemHandle",
+                      api_.ipc_open_mem_handle(&base, cu_handle,
+                                               CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+      err != MPI_SUCCESS)
+    return err;
   out->base = reinterpret_cast<void*>(base);
   out->ptr = static_cast<char*>(out->base) + handle.offset;
   return MPI_SUCCESS;
@@ -316,37 +276,20 @@ int CudaRuntime::ipc_open(const IpcHandle& handle, IpcMapping* out) {
 
 int CudaRuntime::ipc_close(const IpcMapping& mapping) {
   if (int err = ensure_context(); err != MPI_SUCCESS) return err;
-  if (CUresult r = api_.ipc_close_mem_handle(reinterpret_cast<CUdeviceptr>(mapping.base));
-      r != CUDA_SUCCESS)
-    return error("cuIpcCloseMemHandle", r);
-  return MPI_SUCCESS;
+  return check("cuIpcCloseMemHandle",
+               api_.ipc_close_mem_handle(reinterpret_cast<CUdeviceptr>(mapping.base)));
 }
 
 int CudaRuntime::register_host(void* ptr, std::size_t bytes) {
   if (int err = ensure_context(); err != MPI_SUCCESS) return err;
-  if (CUresult r = api_.mem_host_register(ptr, bytes,
-                                          CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
-      r != CUDA_SUCCESS)
-    return error("cuMemHostRegister", r);
-  return MPI_SUCCESS;
+  return check("cuMemHostRegister",
+               api_.mem_host_register(ptr, bytes,
+                                      CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP));
 }
 
 int CudaRuntime::unregister_host(void* ptr) {
   if (int err = ensure_context(); err != MPI_SUCCESS) return err;
-  if (CUresult r = api_.mem_host_unregister(ptr); r != CUDA_SUCCESS)
-    return error("cuMemHostUnregister", r);
-  return MPI_SUCCESS;
-}
-
-std::string describe(const DriverApi& api, const char* call, CUresult result) {
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (api.get_error_name(result, &name) != CUDA_SUCCESS) name = nullptr;
-  if (api.get_error_string(result, &text) != CUDA_SUCCESS) text = nullptr;
-  std::string described = std::string(call) + ": ";
-  described += name != nullptr ? std::string(name) : "CUresult " + std::to_string(static_cast<int>(result));
-  if (text != nullptr) described += std::string(": ") + text;
-  return described;
+  return check("cuMemHostUnregister", api_.mem_host_unregister(ptr));
 }
 
 }  // namespace

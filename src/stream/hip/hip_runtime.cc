@@ -2,17 +2,14 @@
 
 #include <hip/hip_runtime_api.h>
 
-#include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <new>
-#include <unordered_map>
 
 #include <mpi.h>
 
-#include "util/error.h"
 #include "stream/dynamic_library.h"
-#include "stream/kernel_params.h"
+#include "stream/gpu_backend.h"
+#include "util/error.h"
 
 namespace stmpi::stream::hip {
 
@@ -22,11 +19,6 @@ extern const unsigned char kKernelImage[];
 extern const std::size_t kKernelImageSize;
 
 namespace {
-
-// The symbol to look up is the name after macro expansion (HIP maps some
-// names to per-thread-stream variants when asked to).
-#define STMPI_HIP_SYMBOL(fn) STMPI_HIP_SYMBOL_TEXT(fn)
-#define STMPI_HIP_SYMBOL_TEXT(fn) #fn
 
 struct HipApi {
   decltype(&::hipGetDeviceCount) get_device_count;
@@ -55,7 +47,7 @@ struct HipApi {
   hipError_t (*stream_get_device)(hipStream_t stream, hipDevice_t* device);
 };
 
-#define STMPI_HIP_LOAD(field, fn) load_symbol(library, STMPI_HIP_SYMBOL(fn), &api->field, &missing)
+#define STMPI_HIP_LOAD(field, fn) load_symbol(library, STMPI_STREAM_SYMBOL(fn), &api->field, &missing)
 
 bool load_api(void* library, HipApi* api, std::string* missing_out) {
   std::string missing;
@@ -82,30 +74,18 @@ bool load_api(void* library, HipApi* api, std::string* missing_out) {
   STMPI_HIP_LOAD(host_unregister, hipHostUnregister);
   *missing_out = missing;
   std::string optional;
-  load_symbol(library, STMPI_HIP_SYMBOL(hipLaunchHostFunc), &api->launch_host_func, &optional);
+  load_symbol(library, STMPI_STREAM_SYMBOL(hipLaunchHostFunc), &api->launch_host_func, &optional);
   load_symbol(library, "hipStreamGetDevice", &api->stream_get_device, &optional);
   return missing.empty();
 }
 
 #undef STMPI_HIP_LOAD
 
-struct Kernels {
-  hipModule_t module = nullptr;
-  hipFunction_t signal = nullptr;
-  hipFunction_t wait = nullptr;
-  hipFunction_t copy = nullptr;
-  hipFunction_t epoch = nullptr;
-};
+using Kernels = KernelModule<hipModule_t, hipFunction_t>;
 
 std::string describe(const HipApi& api, const char* call, hipError_t result) {
-  const char* name = api.get_error_name(result);
-  const char* text = api.get_error_string(result);
-  std::string described = std::string(call) + ": ";
-  described += name != nullptr ? std::string(name)
-                               : "hipError_t " + std::to_string(static_cast<int>(result));
-  if (text != nullptr && (name == nullptr || std::strcmp(text, name) != 0))
-    described += std::string(": ") + text;
-  return described;
+  return describe_failure(call, api.get_error_name(result), api.get_error_string(result),
+                          "hipError_t", static_cast<int>(result));
 }
 
 class HipRuntime final : public GpuRuntime {
@@ -115,10 +95,7 @@ class HipRuntime final : public GpuRuntime {
 
   BackendKind kind() const override { return BackendKind::kHip; }
   std::string description() const override {
-    char text[160];
-    std::snprintf(text, sizeof text, "hip (runtime %d, %d device%s, stream memory operations: %s)",
-                  runtime_version_, devices_, devices_ == 1 ? "" : "s", mem_ops_ ? "yes" : "no");
-    return text;
+    return runtime_description("hip", "runtime", runtime_version_, devices_, mem_ops_);
   }
   // HIP checks a stream against the ones it created.
   bool is_stream(void* handle) override {
@@ -140,9 +117,10 @@ class HipRuntime final : public GpuRuntime {
   int unregister_host(void* ptr) override;
 
  private:
-  [[nodiscard]] int error(const char* call, hipError_t result) const __attribute__((cold)) {
-    return util::make_error(MPI_ERR_OTHER, "STMPI: stream backend hip: %s failed",
-                                   describe(api_, call, result).c_str());
+  // MPI_SUCCESS, or the error for `call` failing with `result`.
+  [[nodiscard]] int check(const char* call, hipError_t result) const {
+    if (result == hipSuccess) return MPI_SUCCESS;
+    return backend_error("hip", describe(api_, call, result));
   }
   // HIP modules belong to a device: the kernels are loaded once per device,
   // the stream's (the calling thread's current device on runtimes that
@@ -153,85 +131,61 @@ class HipRuntime final : public GpuRuntime {
   int devices_;
   int runtime_version_;
   bool mem_ops_;
-  std::mutex modules_mutex_;
-  std::unordered_map<int, Kernels> modules_;
+  KernelModules<int, hipModule_t, hipFunction_t> modules_;  // one module per device
 };
 
 int HipRuntime::kernels_for(hipStream_t stream, const Kernels** out) {
   int device = 0;
   if (api_.stream_get_device != nullptr && stream != nullptr) {
-    if (hipError_t r = api_.stream_get_device(stream, &device); r != hipSuccess)
-      return error("hipStreamGetDevice", r);
-  } else if (hipError_t r = api_.get_device(&device); r != hipSuccess) {
-    return error("hipGetDevice", r);
+    if (int err = check("hipStreamGetDevice", api_.stream_get_device(stream, &device));
+        err != MPI_SUCCESS)
+      return err;
+  } else if (int err = check("hipGetDevice", api_.get_device(&device)); err != MPI_SUCCESS) {
+    return err;
   }
-  std::lock_guard lock(modules_mutex_);
-  Kernels& kernels = modules_[device];
-  if (kernels.module == nullptr) {
+  return modules_.get(device, out, [this, device](Kernels* kernels) {
     // Modules load on the current device: make it the stream's for the load.
     int current = device;
     (void)api_.get_device(&current);
     if (current != device) (void)api_.set_device(device);
-    hipModule_t module = nullptr;
-    const hipError_t loaded = api_.module_load_data(&module, kKernelImage);
+    const hipError_t loaded = api_.module_load_data(&kernels->module, kKernelImage);
     if (current != device) (void)api_.set_device(current);
-    if (loaded != hipSuccess) {
-      modules_.erase(device);
-      return error("hipModuleLoadData(STMPI kernels)", loaded);
+    if (int err = check("hipModuleLoadData(STMPI kernels)", loaded); err != MPI_SUCCESS)
+      return err;
+    for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
+      if (int err = check(kKernelNames[i], api_.module_get_function(&kernels->functions[i],
+                                                                    kernels->module,
+                                                                    kKernelNames[i]));
+          err != MPI_SUCCESS)
+        return err;
     }
-    const struct {
-      const char* name;
-      hipFunction_t* function;
-    } entries[] = {{gpu::kSignalKernelName, &kernels.signal},
-                   {gpu::kWaitKernelName, &kernels.wait},
-                   {gpu::kCopyKernelName, &kernels.copy},
-                   {gpu::kEpochKernelName, &kernels.epoch}};
-    for (const auto& entry : entries) {
-      if (hipError_t r = api_.module_get_function(entry.function, module, entry.name);
-          r != hipSuccess) {
-        modules_.erase(device);
-        return error(entry.name, r);
-      }
-    }
-    kernels.module = module;
-  }
-  *out = &kernels;
-  return MPI_SUCCESS;
+    return MPI_SUCCESS;
+  });
 }
 
 int HipRuntime::launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,
                               void* params) {
+  const auto hip_stream = static_cast<hipStream_t>(stream);
   const Kernels* kernels = nullptr;
-  if (int err = kernels_for(static_cast<hipStream_t>(stream), &kernels); err != MPI_SUCCESS)
-    return err;
-  const hipFunction_t functions[] = {kernels->signal, kernels->wait, kernels->copy, kernels->epoch};
-  const hipFunction_t function = functions[static_cast<int>(kernel)];
+  if (int err = kernels_for(hip_stream, &kernels); err != MPI_SUCCESS) return err;
   void* args[] = {params};
-  if (hipError_t r =
-          api_.module_launch_kernel(function, shape.grid_x, shape.grid_y, 1, shape.block_x, 1, 1,
-                                    0, static_cast<hipStream_t>(stream), args, nullptr);
-      r != hipSuccess)
-    return error("hipModuleLaunchKernel", r);
-  return MPI_SUCCESS;
+  return check("hipModuleLaunchKernel",
+               api_.module_launch_kernel((*kernels)[kernel], shape.grid_x, shape.grid_y, 1,
+                                         shape.block_x, 1, 1, 0, hip_stream, args, nullptr));
 }
 
 int HipRuntime::write_value(void* stream, uint64_t* addr, uint64_t value) {
-  if (hipError_t r = api_.stream_write_value64(static_cast<hipStream_t>(stream), addr, value, 0);
-      r != hipSuccess)
-    return error("hipStreamWriteValue64", r);
-  return MPI_SUCCESS;
+  return check("hipStreamWriteValue64",
+               api_.stream_write_value64(static_cast<hipStream_t>(stream), addr, value, 0));
 }
 
 // hipStreamWaitValueGte compares plainly (word >= value); signal counters
 // stay far below 2^63, where that equals the wrap-around-safe comparison.
 int HipRuntime::wait_value(void* stream, const volatile uint64_t* addr, uint64_t value, Cmp cmp) {
   const unsigned flags = cmp == Cmp::kEqual ? hipStreamWaitValueEq : hipStreamWaitValueGte;
-  if (hipError_t r = api_.stream_wait_value64(static_cast<hipStream_t>(stream),
-                                              const_cast<uint64_t*>(addr), value, flags,
-                                              ~uint64_t{0});
-      r != hipSuccess)
-    return error("hipStreamWaitValue64", r);
-  return MPI_SUCCESS;
+  return check("hipStreamWaitValue64",
+               api_.stream_wait_value64(static_cast<hipStream_t>(stream),
+                                        const_cast<uint64_t*>(addr), value, flags, ~uint64_t{0}));
 }
 
 // A host function as a stream callback, for runtimes without hipLaunchHostFunc.
@@ -247,36 +201,34 @@ struct HostCall {
 
 int HipRuntime::launch_host_fn(void* stream, HostFn fn, void* arg) {
   const auto hip_stream = static_cast<hipStream_t>(stream);
-  if (api_.launch_host_func != nullptr) {
-    if (hipError_t r = api_.launch_host_func(hip_stream, fn, arg); r != hipSuccess)
-      return error("hipLaunchHostFunc", r);
-    return MPI_SUCCESS;
-  }
+  if (api_.launch_host_func != nullptr)
+    return check("hipLaunchHostFunc", api_.launch_host_func(hip_stream, fn, arg));
   auto* call = new (std::nothrow) HostCall{fn, arg};
   if (call == nullptr) return util::make_error(MPI_ERR_NO_MEM, "out of memory");
-  if (hipError_t r = api_.stream_add_callback(hip_stream, &HostCall::run, call, 0);
-      r != hipSuccess) {
+  if (int err = check("hipStreamAddCallback",
+                      api_.stream_add_callback(hip_stream, &HostCall::run, call, 0));
+      err != MPI_SUCCESS) {
     delete call;
-    return error("hipStreamAddCallback", r);
+    return err;
   }
   return MPI_SUCCESS;
 }
 
 int HipRuntime::synchronize(void* stream) {
-  if (hipError_t r = api_.stream_synchronize(static_cast<hipStream_t>(stream)); r != hipSuccess)
-    return error("hipStreamSynchronize", r);
-  return MPI_SUCCESS;
+  return check("hipStreamSynchronize", api_.stream_synchronize(static_cast<hipStream_t>(stream)));
 }
 
 int HipRuntime::ipc_export(const void* ptr, IpcHandle* out) {
   hipDeviceptr_t base = nullptr;
   std::size_t size = 0;
-  if (hipError_t r = api_.mem_get_address_range(&base, &size, const_cast<void*>(ptr));
-      r != hipSuccess)
-    return error("hipMemGetAddressRange", r);
+  if (int err = check("hipMemGetAddressRange",
+                      api_.mem_get_address_range(&base, &size, const_cast<void*>(ptr)));
+      err != MPI_SUCCESS)
+    return err;
   hipIpcMemHandle_t handle;
-  if (hipError_t r = api_.ipc_get_mem_handle(&handle, base); r != hipSuccess)
-    return error("hipIpcGetMemHandle", r);
+  if (int err = check("hipIpcGetMemHandle", api_.ipc_get_mem_handle(&handle, base));
+      err != MPI_SUCCESS)
+    return err;
   static_assert(sizeof handle == sizeof out->bytes);
   std::memcpy(out->bytes.data(), &handle, sizeof handle);
   out->offset = static_cast<uint64_t>(static_cast<const char*>(ptr) - static_cast<char*>(base));
@@ -287,31 +239,26 @@ int HipRuntime::ipc_open(const IpcHandle& handle, IpcMapping* out) {
   hipIpcMemHandle_t hip_handle;
   std::memcpy(&hip_handle, handle.bytes.data(), sizeof hip_handle);
   void* base = nullptr;
-  if (hipError_t r = api_.ipc_open_mem_handle(&base, hip_handle, hipIpcMemLazyEnablePeerAccess);
-      r != hipSuccess)
-    return error("hipIpcOpenMemHandle", r);
+  if (int err = check("hipIpcOpenMemHandle",
+                      api_.ipc_open_mem_handle(&base, hip_handle, hipIpcMemLazyEnablePeerAccess));
+      err != MPI_SUCCESS)
+    return err;
   out->base = base;
   out->ptr = static_cast<char*>(base) + handle.offset;
   return MPI_SUCCESS;
 }
 
 int HipRuntime::ipc_close(const IpcMapping& mapping) {
-  if (hipError_t r = api_.ipc_close_mem_handle(mapping.base); r != hipSuccess)
-    return error("hipIpcCloseMemHandle", r);
-  return MPI_SUCCESS;
+  return check("hipIpcCloseMemHandle", api_.ipc_close_mem_handle(mapping.base));
 }
 
 int HipRuntime::register_host(void* ptr, std::size_t bytes) {
-  if (hipError_t r = api_.host_register(ptr, bytes, hipHostRegisterPortable | hipHostRegisterMapped);
-      r != hipSuccess)
-    return error("hipHostRegister", r);
-  return MPI_SUCCESS;
+  return check("hipHostRegister",
+               api_.host_register(ptr, bytes, hipHostRegisterPortable | hipHostRegisterMapped));
 }
 
 int HipRuntime::unregister_host(void* ptr) {
-  if (hipError_t r = api_.host_unregister(ptr); r != hipSuccess)
-    return error("hipHostUnregister", r);
-  return MPI_SUCCESS;
+  return check("hipHostUnregister", api_.host_unregister(ptr));
 }
 
 }  // namespace

@@ -161,10 +161,12 @@ std::string allowed_text(const Param& param) {
   switch (param.type) {
     case Param::Type::kInt:
     case Param::Type::kSize: {
-      // Ints show their range (the type's own when the table gives none);
-      // sizes without an upper bound say so instead of printing 2^63-1.
+      // Bounds that are only the field type's are not printed as numbers.
       if (param.type == Param::Type::kSize && range_max(param) == LLONG_MAX)
         text = range_min(param) == 0 ? "any size" : size_text(range_min(param)) + " or more";
+      else if (param.type == Param::Type::kInt && range_min(param) == INT_MIN &&
+               range_max(param) == INT_MAX)
+        text = "any integer";
       else
         text = range_text(param);
       if (param.multiple_of > 1) text += ", a multiple of " + std::to_string(param.multiple_of);

@@ -1,7 +1,10 @@
 // util::Param as MPI_T uses it: scopes (a table's default and a parameter's
-// own), the value as text, and setting from text with ranges and choices.
+// own), the value as text, and setting from text with ranges and choices;
+// and as the loader uses it: steps and powers of two, the allowed values as
+// text, and the message for a value the table refuses.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "util/param.h"
@@ -64,6 +67,64 @@ TEST(Param, SetFromTextKeepsRangesAndChoices) {
   EXPECT_EQ(stmpi::util::choice_index(kParams[4]), -1);
   g_algorithm = "unknown";  // as an environment value no collective accepts
   EXPECT_EQ(stmpi::util::choice_index(kParams[3]), -1);
+}
+
+int g_cells = 0;
+std::size_t g_cell_size = 0;
+
+const Param kSteps[] = {
+    {.name = "cells", .type = Param::Type::kInt, .field = &g_cells, .default_value = "32",
+     .description = "a power of two", .min = 2, .max = 1024, .power_of_two = true},
+    {.name = "cell_size", .type = Param::Type::kSize, .field = &g_cell_size,
+     .default_value = "16K", .description = "a multiple of 64", .min = 256, .max = 1 << 20,
+     .multiple_of = 64},
+    with_choices({"mode", Param::Type::kString, &g_algorithm, "auto", "a choice"}),
+};
+const ParamTable kStepTable{"unitstep", kSteps};
+const stmpi::util::ParamRegistration kStepRegistration{&kStepTable};
+
+TEST(Param, StepsAndPowersOfTwo) {
+  ASSERT_TRUE(stmpi::util::set_from_text(kSteps[0], "64"));
+  EXPECT_EQ(g_cells, 64);
+  EXPECT_FALSE(stmpi::util::set_from_text(kSteps[0], "48"));
+  EXPECT_FALSE(stmpi::util::set_from_text(kSteps[0], "2048"));
+  EXPECT_EQ(g_cells, 64);
+  ASSERT_TRUE(stmpi::util::set_from_text(kSteps[1], "1024"));
+  EXPECT_FALSE(stmpi::util::set_from_text(kSteps[1], "1000"));
+  EXPECT_EQ(g_cell_size, 1024u);
+}
+
+TEST(Param, AllowedText) {
+  EXPECT_EQ(stmpi::util::allowed_text(kSteps[0]), "2..1024, a power of two");
+  EXPECT_EQ(stmpi::util::allowed_text(kSteps[1]), "256..1M, a multiple of 64");
+  EXPECT_EQ(stmpi::util::allowed_text(kParams[0]), "1..100");
+  EXPECT_EQ(stmpi::util::allowed_text(kParams[2]), "yes or no");
+  EXPECT_EQ(stmpi::util::allowed_text(kParams[3]), "auto, ring or linear");
+  EXPECT_EQ(stmpi::util::allowed_text(kParams[4]), "any text");
+}
+
+// The loader refuses what the table refuses, naming the variable, the value
+// and the allowed values, and leaves the default in place.
+TEST(Param, LoadRefusesValuesOutsideTheTable) {
+  std::string error;
+  setenv("STMPI_UNITSTEP_MODE", "bruck", 1);
+  EXPECT_FALSE(stmpi::util::load_all(&error));
+  EXPECT_EQ(error, "STMPI_UNITSTEP_MODE=bruck is not allowed: expected auto, ring or linear");
+  EXPECT_EQ(g_algorithm, "auto");
+  unsetenv("STMPI_UNITSTEP_MODE");
+  setenv("STMPI_UNITSTEP_CELLS", "48", 1);
+  EXPECT_FALSE(stmpi::util::load_all(&error));
+  EXPECT_EQ(error, "STMPI_UNITSTEP_CELLS=48 is not allowed: expected 2..1024, a power of two");
+  setenv("STMPI_UNITSTEP_CELLS", "many", 1);
+  EXPECT_FALSE(stmpi::util::load_all(&error));
+  EXPECT_NE(error.find("STMPI_UNITSTEP_CELLS=many is not valid"), std::string::npos) << error;
+  setenv("STMPI_UNITSTEP_CELLS", "128", 1);
+  setenv("STMPI_UNITSTEP_MODE", "ring", 1);
+  EXPECT_TRUE(stmpi::util::load_all(&error)) << error;
+  EXPECT_EQ(g_cells, 128);
+  EXPECT_EQ(g_algorithm, "ring");
+  unsetenv("STMPI_UNITSTEP_CELLS");
+  unsetenv("STMPI_UNITSTEP_MODE");
 }
 
 }  // namespace

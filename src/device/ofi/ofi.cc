@@ -106,7 +106,7 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   const fi_info* info = fabric_.info();
   local_mr_ = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
   eager_size_ = std::min<std::size_t>(s.eager_size, info->ep_attr->max_msg_size);
-  cache_.init(&fabric_, std::max(s.mr_cache, 0));
+  cache_.init(&fabric_, s.mr_cache);
   credits_ = s.credits;
   send_credits_.assign(size, credits_);
   owed_.assign(size, 0);

@@ -100,7 +100,8 @@ const Param kParams[] = {
      1, INT_MAX},
     {"mr_cache", Param::Type::kInt, &g_settings.mr_cache, "128",
      "memory registrations kept for reuse (rendezvous buffers, RMA origin buffers); 0 "
-     "registers and releases every time"},
+     "registers and releases every time",
+     0, INT_MAX},
     {"timeout", Param::Type::kInt, &g_settings.timeout_s, "120",
      "seconds a flush or a remote atomic waits for its completion before it fails with an "
      "error naming the peer (some providers never report a failed remote operation); 0: "

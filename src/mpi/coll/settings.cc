@@ -12,7 +12,8 @@ Settings g_settings;
 
 using util::Param;
 
-// The values each algorithm parameter takes: MPI_T shows them as an
+// The values each algorithm parameter takes ("auto": chosen by message size
+// and process count from the thresholds below): MPI_T shows them as an
 // enumeration; choose() maps them to the algorithms.
 const char* const kBarrierChoices[] = {"auto", "dissemination", "linear", "node_aware"};
 const char* const kBcastChoices[] = {"auto", "binomial", "scatter_allgather", "node_aware"};
@@ -34,46 +35,47 @@ Param algorithm(Param param, std::span<const char* const> choices) {
 
 const Param kParams[] = {
     algorithm({"barrier_algorithm", Param::Type::kString, &g_settings.barrier_algorithm, "auto",
-               "MPI_Barrier and its nonblocking/persistent forms: auto | dissemination | linear | "
-               "node_aware (within each node, then among node leaders)"},
+               "algorithm of MPI_Barrier and its nonblocking and persistent forms; node_aware: "
+               "within each node, then among node leaders"},
               kBarrierChoices),
     algorithm({"bcast_algorithm", Param::Type::kString, &g_settings.bcast_algorithm, "auto",
-               "MPI_Bcast: auto | binomial | scatter_allgather (binomial scatter, then ring "
-               "allgather) | node_aware (among node leaders, then within each node)"},
+               "algorithm of MPI_Bcast; scatter_allgather: binomial scatter, then ring "
+               "allgather; node_aware: among node leaders, then within each node"},
               kBcastChoices),
     algorithm({"reduce_algorithm", Param::Type::kString, &g_settings.reduce_algorithm, "auto",
-               "MPI_Reduce: auto | binomial | linear (root combines in rank order) | node_aware "
-               "(within each node, then among node leaders; commutative ops, others binomial)"},
+               "algorithm of MPI_Reduce; linear: the root combines in rank order; node_aware: "
+               "within each node, then among node leaders (commutative ops; others binomial)"},
               kReduceChoices),
     algorithm({"allreduce_algorithm", Param::Type::kString, &g_settings.allreduce_algorithm, "auto",
-               "MPI_Allreduce: auto | recursive_doubling | rabenseifner (reduce-scatter by "
-               "recursive halving + allgather) | ring (commutative ops only; others use "
-               "rabenseifner) | reduce_bcast | node_aware (node reduce, leaders' recursive doubling, "
-               "node bcast; commutative ops, others recursive_doubling)"},
+               "algorithm of MPI_Allreduce; rabenseifner: reduce-scatter by recursive halving, "
+               "then allgather; ring: commutative ops only (others use rabenseifner); node_aware: "
+               "node reduce, leaders' recursive doubling, node bcast (commutative ops; others "
+               "recursive_doubling)"},
               kAllreduceChoices),
     algorithm({"gather_algorithm", Param::Type::kString, &g_settings.gather_algorithm, "auto",
-               "MPI_Gather: auto | binomial | linear"},
+               "algorithm of MPI_Gather"},
               kGatherChoices),
     algorithm({"scatter_algorithm", Param::Type::kString, &g_settings.scatter_algorithm, "auto",
-               "MPI_Scatter: auto | binomial | linear"},
+               "algorithm of MPI_Scatter"},
               kScatterChoices),
     algorithm({"allgather_algorithm", Param::Type::kString, &g_settings.allgather_algorithm, "auto",
-               "MPI_Allgather: auto | ring | recursive_doubling (powers of two; else bruck) | "
-               "bruck"},
+               "algorithm of MPI_Allgather; recursive_doubling: powers of two only (others use "
+               "bruck)"},
               kAllgatherChoices),
     algorithm({"alltoall_algorithm", Param::Type::kString, &g_settings.alltoall_algorithm, "auto",
-               "MPI_Alltoall: auto | bruck | linear (all messages posted at once) | pairwise"},
+               "algorithm of MPI_Alltoall; linear: all messages posted at once"},
               kAlltoallChoices),
     algorithm({"alltoallv_algorithm", Param::Type::kString, &g_settings.alltoallv_algorithm, "auto",
-               "MPI_Alltoallv and MPI_Alltoallw: auto | linear | pairwise"},
+               "algorithm of MPI_Alltoallv and MPI_Alltoallw"},
               kAlltoallvChoices),
     algorithm({"reduce_scatter_algorithm", Param::Type::kString,
                &g_settings.reduce_scatter_algorithm, "auto",
-               "MPI_Reduce_scatter(_block): auto | ring (commutative ops only; others use "
-               "reduce_scatterv) | reduce_scatterv (reduce to rank 0, then scatterv)"},
+               "algorithm of MPI_Reduce_scatter and MPI_Reduce_scatter_block; ring: commutative "
+               "ops only (others use reduce_scatterv); reduce_scatterv: reduce to rank 0, then "
+               "scatterv"},
               kReduceScatterChoices),
     algorithm({"scan_algorithm", Param::Type::kString, &g_settings.scan_algorithm, "auto",
-               "MPI_Scan and MPI_Exscan: auto | recursive_doubling | linear (a chain)"},
+               "algorithm of MPI_Scan and MPI_Exscan; linear: a chain"},
               kScanChoices),
     {"bcast_long_bytes", Param::Type::kSize, &g_settings.bcast_long_bytes, "131072",
      "auto bcast: messages of at least this many bytes use scatter_allgather"},

@@ -1,5 +1,7 @@
 #include "device/rma/st/settings.h"
 
+#include <climits>
+
 #include "util/param.h"
 
 namespace stmpi::dev::rma::st {
@@ -21,22 +23,23 @@ const Param kParams[] = {
     {"max_pending_epochs", Param::Type::kInt, &g_settings.max_pending_epochs, "4096",
      "stream access epochs per window that may be enqueued but not yet executed by their stream; "
      "at the limit MPIX_Win_complete_stream waits for the oldest (bounds the memory of epoch "
-     "plans)"},
+     "plans)",
+     1, INT_MAX},
     {.name = "print_stats", .type = Param::Type::kBool, .field = &g_settings.print_stats,
      .default_value = "no",
      .description = "print each window's stream-triggered statistics (epochs, launches by "
                     "kind, triggered operations) at MPI_Win_free",
      .scope = Param::Scope::kLocal},  // read at MPI_Win_free
     with_choices({"trigger", Param::Type::kString, &g_settings.trigger, "auto",
-                  "stream epochs between nodes: how triggered operations are posted: auto "
-                  "(native if the provider has FI_TRIGGER, else deferred work, else software) | "
-                  "native (FI_TRIGGER) | deferred (fi_control FI_QUEUE_WORK) | software (the "
+                  "how stream epochs between nodes post their triggered operations: auto "
+                  "(native if the provider has FI_TRIGGER, else deferred work, else software), "
+                  "native (FI_TRIGGER), deferred (fi_control FI_QUEUE_WORK) or software (the "
                   "library's trigger engine, fired by the stream)"},
                  kTriggerChoices),
     with_choices({"throttle", Param::Type::kString, &g_settings.throttle, "adaptive",
-                  "when trigger counters or triggered-op slots run out: application (the epoch "
-                  "fails with MPI_ERR_OTHER) | static (wait for every outstanding epoch) | "
-                  "adaptive (reuse each counter as soon as its operations completed)"},
+                  "what happens when trigger counters or triggered-op slots run out: application "
+                  "(the epoch fails with MPI_ERR_OTHER), static (wait for every outstanding "
+                  "epoch) or adaptive (reuse each counter as soon as its operations completed)"},
                  kThrottleChoices),
     {.name = "counters", .type = Param::Type::kInt, .field = &g_settings.counters,
      .default_value = "256",

@@ -123,18 +123,23 @@ class Checker:
     def known_names(self):
         """Variables the scripts read and names the sources define."""
         known = set()
-        read = [re.compile(r"\$\{?(STMPI_[A-Z0-9_]+)"), re.compile(r"\b(STMPI_[A-Z0-9_]+)="),
-                re.compile(r"environ(?:\.get)?\(?\[?\s*[\"'](STMPI_[A-Z0-9_]+)"),
-                re.compile(r"getenv\(\s*\"(STMPI_[A-Z0-9_]+)\"")]
+        shell = [re.compile(r"\$\{?(STMPI_[A-Z0-9_]+)"), re.compile(r"\b(STMPI_[A-Z0-9_]+)=")]
+        python = [re.compile(r"environ(?:\.get)?\(?\[?\s*[\"'](STMPI_[A-Z0-9_]+)")]
+        program = [re.compile(r"getenv\(\s*\"(STMPI_[A-Z0-9_]+)\"")]
         for top in ("maint", "test", ".ci"):
             for path in self.walk(os.path.join(self.srcdir, top)):
                 name = os.path.basename(path)
-                if not (name.endswith((".sh", ".mk", ".bash", ".py", ".c", ".cc", ".h"))
-                        or name.startswith("Makefile") or name == "testlist"
-                        or self.is_script(path)):
+                if name.endswith(".py"):
+                    patterns = python
+                elif name.endswith((".c", ".cc", ".h")):
+                    patterns = program  # a test program reads it from its environment
+                elif (name.endswith((".sh", ".mk", ".bash")) or name.startswith("Makefile")
+                      or name == "testlist" or self.is_script(path)):
+                    patterns = shell
+                else:
                     continue
                 text = self.read(path)
-                for pattern in read:
+                for pattern in patterns:
                     known.update(pattern.findall(text))
         define = [re.compile(r"#\s*define\s+(STMPI_[A-Z0-9_]+)"),
                   re.compile(r"AC_(?:DEFINE|DEFINE_UNQUOTED|SUBST)\(\s*\[?(STMPI_[A-Z0-9_]+)"),
@@ -393,7 +398,8 @@ def self_test():
             "See `src/no_such_dir/file.cc`.",                           # fault: path (line 4)
             "Call MPIX_Good_call, not MPIX_Only_in_a_comment.",          # fault: MPIX (line 5)
             ""]))
-        example = "```c\n/* example %s.c, run on 2 ranks: %s */\nint main(void) { return %d; }\n```\n"
+        example = ("```c\n/* example %s.c, run on 2 ranks: %s */\n"
+                   "int main(void) { return %d; }\n```\n")
         write("docs/user/ok.md", "Good.\n\n" + example % ("good", "exits 0", 0))
         write("docs/user/bad.md", "Bad.\n\n" + example % ("bad", "exits 3", 3))  # fault
         # mpiexec stand-in: runs the program once (no MPI in the self-test).

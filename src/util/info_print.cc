@@ -40,7 +40,7 @@ std::string cell(const std::string& text) {
 // text; none is computed from the machine.
 void print_markdown(FILE* out) {
   std::vector<const stmpi::util::ParamTable*> tables(stmpi::util::tables().begin(),
-                                                      stmpi::util::tables().end());
+                                                     stmpi::util::tables().end());
   std::stable_sort(tables.begin(), tables.end(), [](const auto* a, const auto* b) {
     return std::strcmp(a->module, b->module) < 0;
   });

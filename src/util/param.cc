@@ -167,8 +167,7 @@ std::string allowed_text(const Param& param) {
       else if (param.type == Param::Type::kInt && range_min(param) == INT_MIN &&
                range_max(param) == INT_MAX)
         text = "any integer";
-      else
-        text = range_text(param);
+      else text = range_text(param);
       if (param.multiple_of > 1) text += ", a multiple of " + std::to_string(param.multiple_of);
       if (param.power_of_two) text += ", a power of two";
       return text;

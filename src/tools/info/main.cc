@@ -10,7 +10,8 @@ extern "C" int stmpi_info_print(FILE* out);
 extern "C" int stmpi_info_print_markdown(FILE* out);
 
 int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], "--markdown") == 0) return stmpi_info_print_markdown(stdout);
+  if (argc == 2 && std::strcmp(argv[1], "--markdown") == 0)
+    return stmpi_info_print_markdown(stdout);
   if (argc > 1) {
     std::fprintf(stderr, "usage: %s [--markdown]\n", argv[0]);
     return 2;

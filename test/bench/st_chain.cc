@@ -50,7 +50,7 @@ namespace {
 using namespace stmpi::dev;
 using ofi::Ofi;
 using ofi::TriggeredNic;
-using ofi::TriggerPath;
+using rma::st::TriggerMode;
 using CounterId = rma::st::TriggeredOps::CounterId;
 
 constexpr std::size_t kBlock = 4096;
@@ -223,9 +223,9 @@ int main(int argc, char** argv) {
     Origin o{ofi, peer, &memory[0], src};
     std::unique_ptr<TriggeredNic> nics[2];
     std::string why[2];
-    const TriggerPath paths[2] = {TriggerPath::kNative, TriggerPath::kDeferred};
+    const TriggerMode modes[2] = {TriggerMode::kNative, TriggerMode::kDeferred};
     for (int p = 0; p < 2; ++p)
-      if (int err = TriggeredNic::open(ofi, paths[p], ofi::budget_from_settings(), &nics[p]))
+      if (int err = TriggeredNic::open(ofi, modes[p], ofi::budget_from_settings(), &nics[p]))
         why[p] = stmpi::util::error_string(err);
     // [n][path 0 plain, 1 native, 2 deferred] -> per-repeat medians
     std::vector<double> post[3][3], rtt[3][3];

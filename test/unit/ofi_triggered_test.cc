@@ -39,7 +39,7 @@ using namespace stmpi::dev;
 using ofi::Ofi;
 using ofi::TriggeredBudget;
 using ofi::TriggeredNic;
-using ofi::TriggerPath;
+using rma::st::TriggerMode;
 using stmpi::test::Pipes;
 using stmpi::test::trade;
 using CounterId = rma::st::TriggeredOps::CounterId;
@@ -122,13 +122,13 @@ rma::Region net_region(int target, uint64_t remote, uint64_t key) {
   return r;
 }
 
-std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path,
+std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerMode mode,
                         const rma::Region& region) {
   // 1. A chain: 4 x 4 KiB writes, a 12-run scatter (more pieces than one
   // provider call takes), an accumulate, then a signal on the completion
   // counter. The origin is written after posting: read when fired.
   std::unique_ptr<TriggeredNic> nic;
-  CHECK_OK(TriggeredNic::open(ofi, path, TriggeredBudget{}, &nic));
+  CHECK_OK(TriggeredNic::open(ofi, mode, TriggeredBudget{}, &nic));
   CounterId t = 0, c = 0;
   bool available = false;
   CHECK_OK(nic->acquire_counter(&t, &available));
@@ -203,7 +203,7 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   small.counters = 3;
   small.ops = 6;
   small.counter_limit = 64;
-  CHECK_OK(TriggeredNic::open(ofi, path, small, &nic));
+  CHECK_OK(TriggeredNic::open(ofi, mode, small, &nic));
   CounterId ids[3];
   for (CounterId& id : ids) {
     CHECK_OK(nic->acquire_counter(&id, &available));
@@ -265,7 +265,7 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerPath path
   nic.reset();
 
   // 4. A triggered write with a bad key: first_error reports it, no hang.
-  CHECK_OK(TriggeredNic::open(ofi, path, TriggeredBudget{}, &nic));
+  CHECK_OK(TriggeredNic::open(ofi, mode, TriggeredBudget{}, &nic));
   CHECK_OK(nic->acquire_counter(&t, &available));
   CHECK_OK(nic->acquire_counter(&c, &available));
   rma::Region bad = region;
@@ -324,7 +324,7 @@ std::string target_side(int rank, const Pipes& pipes, const std::vector<uint64_t
   return "";
 }
 
-std::string run_rank(TriggerPath path, int rank, const Pipes& pipes) {
+std::string run_rank(TriggerMode mode, int rank, const Pipes& pipes) {
   Ofi ofi;
   std::string error;
   if (ofi.init(rank, 2, stmpi::test::pair_allgather(rank, pipes), false, &error) != 0)
@@ -342,7 +342,7 @@ std::string run_rank(TriggerPath path, int rank, const Pipes& pipes) {
   if (rank == 0) {
     // Where the provider wants offsets, the region's remote is 0.
     const uint64_t base = ofi.virt_addr() ? remote[0] : 0;
-    result = origin_side(rank, pipes, ofi, path, net_region(1, base, remote[1]));
+    result = origin_side(rank, pipes, ofi, mode, net_region(1, base, remote[1]));
     if (!result.empty()) return result;
   } else {
     result = target_side(rank, pipes, window);
@@ -356,7 +356,7 @@ std::string run_rank(TriggerPath path, int rank, const Pipes& pipes) {
 TEST(OfiTriggered, SocketsNative) {
   load_settings("sockets");
   EXPECT_EQ(stmpi::test::run_pair([](int rank, const Pipes& pipes) {
-              return run_rank(TriggerPath::kNative, rank, pipes);
+              return run_rank(TriggerMode::kNative, rank, pipes);
             }),
             "");
 }
@@ -364,7 +364,7 @@ TEST(OfiTriggered, SocketsNative) {
 TEST(OfiTriggered, SocketsDeferred) {
   load_settings("sockets");
   EXPECT_EQ(stmpi::test::run_pair([](int rank, const Pipes& pipes) {
-              return run_rank(TriggerPath::kDeferred, rank, pipes);
+              return run_rank(TriggerMode::kDeferred, rank, pipes);
             }),
             "");
 }
@@ -378,11 +378,11 @@ TEST(OfiTriggered, TcpRxmHasNeither) {
     return 0;
   };
   ASSERT_EQ(ofi.init(0, 1, self, false, &error), 0) << error;
-  for (TriggerPath path : {TriggerPath::kNative, TriggerPath::kDeferred}) {
+  for (TriggerMode mode : {TriggerMode::kNative, TriggerMode::kDeferred}) {
     std::unique_ptr<TriggeredNic> nic;
-    const int rc = TriggeredNic::open(ofi, path, TriggeredBudget{}, &nic);
+    const int rc = TriggeredNic::open(ofi, mode, TriggeredBudget{}, &nic);
     EXPECT_EQ(stmpi::util::error_class_of(rc), MPI_ERR_UNSUPPORTED_OPERATION)
-        << ofi::path_name(path);
+        << rma::st::trigger_mode_name(mode);
     EXPECT_NE(stmpi::util::error_string(rc).find("STMPI_ST_TRIGGER"), std::string::npos)
         << stmpi::util::error_string(rc);
     EXPECT_EQ(nic, nullptr);

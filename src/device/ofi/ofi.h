@@ -310,7 +310,6 @@ int Ofi::poll(F&& handler) {
 }
 
 static_assert(Transport<Ofi>);
-using OfiTransport = Ofi;
 
 // The initialized module (the device owns it), or nullptr.
 Ofi* instance();

@@ -27,6 +27,10 @@
 #endif
 
 namespace stmpi::dev::ofi {
+
+using rma::st::trigger_mode_name;
+using rma::st::TriggerMode;
+
 namespace {
 
 constexpr uint32_t kApiVersion = FI_VERSION(1, 9);
@@ -67,10 +71,6 @@ ssize_t post_retrying(fid_cntr* cntr, Post&& post) {
 
 }  // namespace
 
-const char* path_name(TriggerPath path) {
-  return rma::st::trigger_mode_name(path);
-}
-
 TriggeredBudget budget_from_settings() {
   TriggeredBudget b;
   b.counters = rma::st::settings().counters;
@@ -79,8 +79,8 @@ TriggeredBudget budget_from_settings() {
   return b;
 }
 
-TriggeredNic::TriggeredNic(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget)
-    : ofi_(ofi), path_(path), budget_(budget) {}
+TriggeredNic::TriggeredNic(Ofi& ofi, TriggerMode mode, const TriggeredBudget& budget)
+    : ofi_(ofi), mode_(mode), budget_(budget) {}
 
 TriggeredNic::~TriggeredNic() {
   // Endpoints first (they hold the counters and the CQ), then the rest.
@@ -94,7 +94,7 @@ TriggeredNic::~TriggeredNic() {
   if (info_) fi_freeinfo(info_);
 }
 
-int TriggeredNic::open(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget,
+int TriggeredNic::open(Ofi& ofi, TriggerMode mode, const TriggeredBudget& budget,
                        std::unique_ptr<TriggeredNic>* out) {
   Fabric& fabric = ofi.fabric();
   const fi_info* info = fabric.info();
@@ -106,16 +106,16 @@ int TriggeredNic::open(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget
     return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                             "%s triggered operations over provider %s: it needs local memory "
                             "registration (FI_MR_LOCAL), which this path does not do",
-                            path_name(path), prov);
+                            trigger_mode_name(mode), prov);
   fi_info* trig = trigger_info(info);
-  if (path != TriggerPath::kNative && path != TriggerPath::kDeferred)
+  if (mode != TriggerMode::kNative && mode != TriggerMode::kDeferred)
     return util::make_error(MPI_ERR_INTERN, "the network module has no software trigger path");
-  if (path == TriggerPath::kNative && trig == nullptr)
+  if (mode == TriggerMode::kNative && trig == nullptr)
     return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                             "native triggered operations: provider %s does not offer FI_TRIGGER "
                             "(its capabilities: %s); use STMPI_ST_TRIGGER=software or auto",
                             prov, caps_text(info->caps).c_str());
-  std::unique_ptr<TriggeredNic> nic(new TriggeredNic(ofi, path, budget));
+  std::unique_ptr<TriggeredNic> nic(new TriggeredNic(ofi, mode, budget));
   const int rc = nic->setup(trig != nullptr ? trig : fi_dupinfo(info));
   if (rc != MPI_SUCCESS) return rc;
   *out = std::move(nic);
@@ -140,7 +140,7 @@ int TriggeredNic::setup(fi_info* trigger_info) {
                             fi_error("fi_cq_open", rc).c_str());
   counters_.resize(static_cast<std::size_t>(budget_.counters));
   atomic_write64_ = ofi_.atomic_valid(0, FI_ATOMIC_WRITE, FI_UINT64);
-  if (path_ == TriggerPath::kNative) return MPI_SUCCESS;
+  if (mode_ == TriggerMode::kNative) return MPI_SUCCESS;
 
   // Deferred work: probe FI_QUEUE_WORK once with a counter add on a scratch
   // counter (threshold 0: it runs at once where the queue exists).
@@ -509,7 +509,7 @@ int TriggeredNic::post_group(OpKind kind, const rma::Region& region, std::span<c
   fi_msg_atomic atomic{s.ioc, nullptr, n, addr, s.rma_ioc, n, type, op, nullptr, 0};
   ssize_t rc;
   const char* call;
-  if (path_ == TriggerPath::kNative) {
+  if (mode_ == TriggerMode::kNative) {
     if (const int err = endpoint_for(comp)) return err;
     s.ctx.trig.event_type = FI_TRIGGER_THRESHOLD;
     s.ctx.trig.trigger.threshold.cntr = trig.cntr;
@@ -733,14 +733,14 @@ Pools g_pools;
 
 }  // namespace
 
-int triggered_ops(TriggerPath path, rma::st::TriggeredOps** out) {
+int triggered_ops(TriggerMode mode, rma::st::TriggeredOps** out) {
   std::lock_guard lock(g_pools.mutex);
-  const int which = path == TriggerPath::kNative ? 0 : 1;
+  const int which = mode == TriggerMode::kNative ? 0 : 1;
   Ofi* ofi = instance();
   if (ofi == nullptr || !ofi->initialized())
     return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                             "%s triggered operations: the network module is not running",
-                            path_name(path));
+                            trigger_mode_name(mode));
   if (g_pools.owner != ofi) {
     g_pools.owner = ofi;
     ofi->at_finalize([] {
@@ -752,7 +752,7 @@ int triggered_ops(TriggerPath path, rma::st::TriggeredOps** out) {
   }
   if (g_pools.refused[which] != MPI_SUCCESS) return g_pools.refused[which];
   if (!g_pools.nic[which]) {
-    const int rc = TriggeredNic::open(*ofi, path, budget_from_settings(), &g_pools.nic[which]);
+    const int rc = TriggeredNic::open(*ofi, mode, budget_from_settings(), &g_pools.nic[which]);
     if (rc != MPI_SUCCESS) return g_pools.refused[which] = rc;
   }
   *out = g_pools.nic[which].get();

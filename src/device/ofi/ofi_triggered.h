@@ -59,9 +59,6 @@ namespace stmpi::dev::ofi {
 
 class Ofi;
 
-using TriggerPath = rma::st::TriggerMode;  // kNative or kDeferred here
-const char* path_name(TriggerPath path);
-
 // The pool's budget: STMPI_ST_COUNTERS, STMPI_ST_TRIGGERED_OPS (posted
 // operations, as the executor counts them: one per post_* call) and
 // STMPI_OFI_ST_COUNTER_LIMIT by default.
@@ -95,9 +92,9 @@ using HostGet = int (*)(const rma::Region& region, std::span<const rma::Run> run
 
 class TriggeredNic final : public rma::st::TriggeredOps {
  public:
-  // Whether the provider of `ofi` has `path` (probed once, cached in the
-  // pool of that path). 0, or MPI_ERR_UNSUPPORTED_OPERATION with a message.
-  [[nodiscard]] static int open(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget,
+  // Whether the provider of `ofi` has `mode` (kNative or kDeferred; probed
+  // once, cached in the pool of that mode). 0, or MPI_ERR_UNSUPPORTED_OPERATION with a message.
+  [[nodiscard]] static int open(Ofi& ofi, rma::st::TriggerMode mode, const TriggeredBudget& budget,
                                 std::unique_ptr<TriggeredNic>* out);
   ~TriggeredNic() override;
 
@@ -122,7 +119,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   uint64_t read_counter(CounterId id) override;
   int first_error(CounterId id) override;
 
-  rma::st::TriggerMode mode() const override { return path_; }
+  rma::st::TriggerMode mode() const override { return mode_; }
   // Accumulates the NIC cannot apply atomically with the target's other
   // origins (anything but aligned 8-byte integers, or what fi_atomicvalid
   // refuses) wait on their trigger counter here and run through `fn` when
@@ -211,7 +208,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   };
   enum class OpKind : uint8_t { kWrite, kAtomic };
 
-  TriggeredNic(Ofi& ofi, TriggerPath path, const TriggeredBudget& budget);
+  TriggeredNic(Ofi& ofi, rma::st::TriggerMode mode, const TriggeredBudget& budget);
   int setup(fi_info* trigger_info);
   int ensure_counter(CounterId id);
   int endpoint_for(Counter& c);
@@ -247,7 +244,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   Slot* slot_of_context(void* context);
 
   Ofi& ofi_;
-  TriggerPath path_;
+  rma::st::TriggerMode mode_;
   TriggeredBudget budget_;
   std::mutex mutex_;
   fi_info* info_ = nullptr;       // endpoint attributes for the pool's endpoints
@@ -276,9 +273,9 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   TriggeredStats stats_;
 };
 
-// The pool of the running network module for `path`, opened on first use
+// The pool of the running network module for `mode` (kNative or kDeferred), opened on first use
 // and closed with the module. MPI_ERR_UNSUPPORTED_OPERATION (with a message)
 // when the provider lacks the path or no network module runs.
-[[nodiscard]] int triggered_ops(TriggerPath path, rma::st::TriggeredOps** out);
+[[nodiscard]] int triggered_ops(rma::st::TriggerMode mode, rma::st::TriggeredOps** out);
 
 }  // namespace stmpi::dev::ofi

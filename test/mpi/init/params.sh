@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runtime parameters out of range or malformed stop MPI_Init with a message
-# that names the variable, the value and the allowed range; nothing wraps
+# Runtime parameters out of range, off their step, outside their choices or
+# malformed stop MPI_Init with a message that names the variable, the value
+# and the allowed values; nothing wraps
 # (STMPI_SHM_CELLS=4294967298 is not 2 cells). A value in range still runs.
 n=${1:-2}
 set -u
@@ -50,6 +51,13 @@ expect_refused STMPI_PROGRESS_POLLS_BEFORE_YIELD 99999999999 "0..2147483647"
 expect_refused STMPI_PROGRESS_POLLS_BEFORE_YIELD -5 "0..2147483647"
 expect_refused STMPI_RMA_ATTACH_SLOTS 0 "1..1048576"
 expect_refused STMPI_SHM_SINGLE_COPY maybe "not valid"
+# Steps and choices of the tables: a power of two, a multiple of 64, one of
+# the listed words (the allowed values are named).
+expect_refused STMPI_SHM_CELLS 48 "a power of two"
+expect_refused STMPI_SHM_CELL_SIZE 1000 "a multiple of 64"
+expect_refused STMPI_COLL_ALLREDUCE_ALGORITHM bogus "auto, recursive_doubling, rabenseifner"
+expect_refused STMPI_STREAM_BACKEND opencl "auto, host, hip or cuda"
+expect_refused STMPI_NETMOD ucx "ofi or none"
 env STMPI_SHM_CELLS=64 STMPI_SHM_CELL_SIZE=32K timeout 60 "$STMPI_MPIEXEC" -n "$n" "$work/hello" \
     >"$work/out" 2>"$work/err"
 if [[ $? -eq 0 ]] && grep -q initialized "$work/out"; then echo "ok: values in range run"

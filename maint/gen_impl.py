@@ -14,9 +14,10 @@ own arguments of the same names, then the VALUEs (C++ expressions in the
 wrapper: constants, or arguments such as `request`). A FUNCTION written
 `MPI_Send[_c]` stands for MPI_Send and MPI_Send_c. Arguments of a FUNCTION
 that the operation does not take (a persistent collective's `info`) are
-ignored. Where the MPI_Count form has arrays of MPI_Count or MPI_Aint and
-the int form arrays of int (the v and w collectives), the operation is a
-template over the element type, `Count` and `Disp`; its implementation
+ignored. Where the MPI_Count form has arrays or pointers of MPI_Count or
+MPI_Aint and the int form of int (the v and w collectives, MPI_Pack's
+position), the operation is a template over the element type, `Count` and
+`Disp` (`UserFunction` for MPI_Op_create's callback); its implementation
 file defines it and instantiates it for both forms. Header lines of an
 operation's extra parameter types are given by `include=`.
 """
@@ -108,17 +109,24 @@ def read_forward(path, functions):
     return forwarded
 
 
+# The template parameter standing for a type that differs between the forms.
+TEMPLATE_NAMES = {'MPI_Count': 'Count', 'MPI_Aint': 'Disp', 'MPI_User_function_c': 'UserFunction'}
+
+
 def template_params(op, by_name):
-    """{parameter name: template parameter} for the arrays whose element type
-    differs between the int form and the MPI_Count form of op's model."""
+    """{parameter name: template parameter} for the arrays and pointers whose
+    element type differs between the int form and the MPI_Count form of
+    op's model, where op serves both."""
     int_form = by_name.get(op.model.name.removesuffix('_c'))
-    if int_form is None or int_form is op.model:
+    if int_form is None or int_form is op.model or int_form.name not in op.calls:
         return {}
     result = {}
     for p in op.model.params:
         q = int_form.param(p.name)
-        if p.array is not None and q is not None and q.base_type != p.base_type:
-            result[p.name] = 'Count' if p.base_type == 'MPI_Count' else 'Disp'
+        if not p.is_value and q is not None and q.base_type != p.base_type:
+            if p.base_type not in TEMPLATE_NAMES:
+                raise SystemExit(f'{op.name}: no template parameter for {p.base_type}')
+            result[p.name] = TEMPLATE_NAMES[p.base_type]
     return result
 
 
@@ -130,7 +138,7 @@ def operation_params(op, by_name, impl_params):
             decl = (('const ' if p.const else '') + templated[p.name] + '*' * p.stars + ' ' +
                     p.name + p.array_suffix())
         params.append(decl)
-    order = [t for t in ('Count', 'Disp') if t in templated.values()]
+    order = [t for t in TEMPLATE_NAMES.values() if t in templated.values()]
     return order, params + op.extras
 
 

@@ -632,8 +632,8 @@ extern "C" STMPI_API int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf,
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
-      *comm_obj));
+  return call.finish(impl::reduce_scatter_any(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter) MPI_Reduce_scatter
     __attribute__((weak, alias("PMPI_Reduce_scatter")));
@@ -649,8 +649,8 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbu
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_c(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
-      *comm_obj));
+  return call.finish(impl::reduce_scatter_any(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_c) MPI_Reduce_scatter_c
     __attribute__((weak, alias("PMPI_Reduce_scatter_c")));
@@ -666,8 +666,8 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block(const void* sendbuf, void* re
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_block(sendbuf, recvbuf, recvcount, *datatype_obj, *op_obj,
-      *comm_obj));
+  return call.finish(impl::reduce_scatter_block_any(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block) MPI_Reduce_scatter_block
     __attribute__((weak, alias("PMPI_Reduce_scatter_block")));
@@ -683,8 +683,8 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* 
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_block_c(sendbuf, recvbuf, recvcount, *datatype_obj,
-      *op_obj, *comm_obj));
+  return call.finish(impl::reduce_scatter_block_any(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block_c) MPI_Reduce_scatter_block_c
     __attribute__((weak, alias("PMPI_Reduce_scatter_block_c")));
@@ -765,7 +765,7 @@ extern "C" STMPI_API int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, in
   call.not_in_place(inoutbuf, "inoutbuf");
   call.buffer(inoutbuf, count, datatype_obj, "inoutbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_local(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
+  return call.finish(impl::reduce_local_any(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_local) MPI_Reduce_local
     __attribute__((weak, alias("PMPI_Reduce_local")));
@@ -781,7 +781,7 @@ extern "C" STMPI_API int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, 
   call.not_in_place(inoutbuf, "inoutbuf");
   call.buffer(inoutbuf, count, datatype_obj, "inoutbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_local_c(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
+  return call.finish(impl::reduce_local_any(inbuf, inoutbuf, count, *datatype_obj, *op_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_local_c) MPI_Reduce_local_c
     __attribute__((weak, alias("PMPI_Reduce_local_c")));
@@ -790,7 +790,7 @@ extern "C" STMPI_API int PMPI_Op_create(MPI_User_function* user_fn, int commute,
   Call call("MPI_Op_create");
   call.not_null(op, "op");
   if (call.failed()) return call.result();
-  return call.finish(impl::op_create(user_fn, commute, op));
+  return call.finish(impl::op_create_any(user_fn, commute, op));
 }
 extern "C" STMPI_API decltype(PMPI_Op_create) MPI_Op_create
     __attribute__((weak, alias("PMPI_Op_create")));
@@ -799,7 +799,7 @@ extern "C" STMPI_API int PMPI_Op_create_c(MPI_User_function_c* user_fn, int comm
   Call call("MPI_Op_create_c");
   call.not_null(op, "op");
   if (call.failed()) return call.result();
-  return call.finish(impl::op_create_c(user_fn, commute, op));
+  return call.finish(impl::op_create_any(user_fn, commute, op));
 }
 extern "C" STMPI_API decltype(PMPI_Op_create_c) MPI_Op_create_c
     __attribute__((weak, alias("PMPI_Op_create_c")));

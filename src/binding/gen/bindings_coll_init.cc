@@ -664,8 +664,8 @@ extern "C" STMPI_API decltype(PMPI_Allreduce_init_c) MPI_Allreduce_init_c
     __attribute__((weak, alias("PMPI_Allreduce_init_c")));
 
 extern "C" STMPI_API int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
-    const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-    MPI_Request* request) {
+    const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Reduce_scatter_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -676,15 +676,15 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_init(const void* sendbuf, void* rec
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_init(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
-      *comm_obj, info, request));
+  return call.finish(impl::reduce_scatter_any(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_init) MPI_Reduce_scatter_init
     __attribute__((weak, alias("PMPI_Reduce_scatter_init")));
 
 extern "C" STMPI_API int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf,
-    const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-    MPI_Request* request) {
+    const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Reduce_scatter_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -695,14 +695,14 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_init_c(const void* sendbuf, void* r
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, *datatype_obj,
-      *op_obj, *comm_obj, info, request));
+  return call.finish(impl::reduce_scatter_any(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_init_c) MPI_Reduce_scatter_init_c
     __attribute__((weak, alias("PMPI_Reduce_scatter_init_c")));
 
 extern "C" STMPI_API int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf,
-    int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+    int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, [[maybe_unused]] MPI_Info info,
     MPI_Request* request) {
   Call call("MPI_Reduce_scatter_block_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
@@ -714,15 +714,15 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block_init(const void* sendbuf, voi
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_block_init(sendbuf, recvbuf, recvcount, *datatype_obj,
-      *op_obj, *comm_obj, info, request));
+  return call.finish(impl::reduce_scatter_block_any(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block_init) MPI_Reduce_scatter_block_init
     __attribute__((weak, alias("PMPI_Reduce_scatter_block_init")));
 
 extern "C" STMPI_API int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf,
-    MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-    MPI_Request* request) {
+    MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+    [[maybe_unused]] MPI_Info info, MPI_Request* request) {
   Call call("MPI_Reduce_scatter_block_init_c");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
@@ -733,8 +733,8 @@ extern "C" STMPI_API int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, v
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, *datatype_obj,
-      *op_obj, *comm_obj, info, request));
+  return call.finish(impl::reduce_scatter_block_any(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Reduce_scatter_block_init_c) MPI_Reduce_scatter_block_init_c
     __attribute__((weak, alias("PMPI_Reduce_scatter_block_init_c")));

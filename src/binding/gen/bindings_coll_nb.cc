@@ -662,8 +662,8 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ireduce_scatter(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
-      *comm_obj, request));
+  return call.finish(impl::reduce_scatter_any(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ireduce_scatter) MPI_Ireduce_scatter
     __attribute__((weak, alias("PMPI_Ireduce_scatter")));
@@ -681,8 +681,8 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter_c(const void* sendbuf, void* recvb
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer_own_count(recvbuf, recvcounts, comm_obj, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ireduce_scatter_c(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
-      *comm_obj, request));
+  return call.finish(impl::reduce_scatter_any(sendbuf, recvbuf, recvcounts, *datatype_obj, *op_obj,
+      *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ireduce_scatter_c) MPI_Ireduce_scatter_c
     __attribute__((weak, alias("PMPI_Ireduce_scatter_c")));
@@ -699,8 +699,8 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter_block(const void* sendbuf, void* r
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ireduce_scatter_block(sendbuf, recvbuf, recvcount, *datatype_obj,
-      *op_obj, *comm_obj, request));
+  return call.finish(impl::reduce_scatter_block_any(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ireduce_scatter_block) MPI_Ireduce_scatter_block
     __attribute__((weak, alias("PMPI_Ireduce_scatter_block")));
@@ -717,8 +717,8 @@ extern "C" STMPI_API int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void*
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, datatype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, *datatype_obj,
-      *op_obj, *comm_obj, request));
+  return call.finish(impl::reduce_scatter_block_any(sendbuf, recvbuf, recvcount, *datatype_obj,
+      *op_obj, *comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ireduce_scatter_block_c) MPI_Ireduce_scatter_block_c
     __attribute__((weak, alias("PMPI_Ireduce_scatter_block_c")));

@@ -310,7 +310,7 @@ extern "C" STMPI_API int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
   call.not_null(size, "size");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_size_c(*datatype_obj, size));
+  return call.finish(impl::type_size_count(*datatype_obj, size));
 }
 extern "C" STMPI_API decltype(PMPI_Type_size_c) MPI_Type_size_c
     __attribute__((weak, alias("PMPI_Type_size_c")));
@@ -320,7 +320,7 @@ extern "C" STMPI_API int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
   call.not_null(size, "size");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_size_x(*datatype_obj, size));
+  return call.finish(impl::type_size_count(*datatype_obj, size));
 }
 extern "C" STMPI_API decltype(PMPI_Type_size_x) MPI_Type_size_x
     __attribute__((weak, alias("PMPI_Type_size_x")));
@@ -344,7 +344,7 @@ extern "C" STMPI_API int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count
   call.not_null(lb, "lb");
   call.not_null(extent, "extent");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_get_extent_c(*datatype_obj, lb, extent));
+  return call.finish(impl::type_get_extent_count(*datatype_obj, lb, extent));
 }
 extern "C" STMPI_API decltype(PMPI_Type_get_extent_c) MPI_Type_get_extent_c
     __attribute__((weak, alias("PMPI_Type_get_extent_c")));
@@ -356,7 +356,7 @@ extern "C" STMPI_API int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count
   call.not_null(lb, "lb");
   call.not_null(extent, "extent");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_get_extent_x(*datatype_obj, lb, extent));
+  return call.finish(impl::type_get_extent_count(*datatype_obj, lb, extent));
 }
 extern "C" STMPI_API decltype(PMPI_Type_get_extent_x) MPI_Type_get_extent_x
     __attribute__((weak, alias("PMPI_Type_get_extent_x")));
@@ -380,7 +380,7 @@ extern "C" STMPI_API int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_
   call.not_null(true_lb, "true_lb");
   call.not_null(true_extent, "true_extent");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_get_true_extent_c(*datatype_obj, true_lb, true_extent));
+  return call.finish(impl::type_get_true_extent_count(*datatype_obj, true_lb, true_extent));
 }
 extern "C" STMPI_API decltype(PMPI_Type_get_true_extent_c) MPI_Type_get_true_extent_c
     __attribute__((weak, alias("PMPI_Type_get_true_extent_c")));
@@ -392,7 +392,7 @@ extern "C" STMPI_API int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_
   call.not_null(true_lb, "true_lb");
   call.not_null(true_extent, "true_extent");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_get_true_extent_x(*datatype_obj, true_lb, true_extent));
+  return call.finish(impl::type_get_true_extent_count(*datatype_obj, true_lb, true_extent));
 }
 extern "C" STMPI_API decltype(PMPI_Type_get_true_extent_x) MPI_Type_get_true_extent_x
     __attribute__((weak, alias("PMPI_Type_get_true_extent_x")));
@@ -431,7 +431,7 @@ extern "C" STMPI_API int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype 
   call.not_in_place(inbuf, "inbuf");
   call.buffer(inbuf, incount, datatype_obj, "inbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::pack(inbuf, incount, *datatype_obj, outbuf, outsize, position,
+  return call.finish(impl::pack_any(inbuf, incount, *datatype_obj, outbuf, outsize, position,
       *comm_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Pack) MPI_Pack __attribute__((weak, alias("PMPI_Pack")));
@@ -448,7 +448,7 @@ extern "C" STMPI_API int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_D
   call.not_in_place(inbuf, "inbuf");
   call.buffer(inbuf, incount, datatype_obj, "inbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::pack_c(inbuf, incount, *datatype_obj, outbuf, outsize, position,
+  return call.finish(impl::pack_any(inbuf, incount, *datatype_obj, outbuf, outsize, position,
       *comm_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Pack_c) MPI_Pack_c __attribute__((weak, alias("PMPI_Pack_c")));
@@ -464,7 +464,7 @@ extern "C" STMPI_API int PMPI_Unpack(const void* inbuf, int insize, int* positio
   call.not_in_place(outbuf, "outbuf");
   call.buffer(outbuf, outcount, datatype_obj, "outbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::unpack(inbuf, insize, position, outbuf, outcount, *datatype_obj,
+  return call.finish(impl::unpack_any(inbuf, insize, position, outbuf, outcount, *datatype_obj,
       *comm_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Unpack) MPI_Unpack __attribute__((weak, alias("PMPI_Unpack")));
@@ -480,7 +480,7 @@ extern "C" STMPI_API int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_
   call.not_in_place(outbuf, "outbuf");
   call.buffer(outbuf, outcount, datatype_obj, "outbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::unpack_c(inbuf, insize, position, outbuf, outcount, *datatype_obj,
+  return call.finish(impl::unpack_any(inbuf, insize, position, outbuf, outcount, *datatype_obj,
       *comm_obj));
 }
 extern "C" STMPI_API decltype(PMPI_Unpack_c) MPI_Unpack_c
@@ -610,7 +610,7 @@ extern "C" STMPI_API int PMPI_Type_create_subarray(int ndims, const int array_of
   call.array(array_of_starts, ndims, "array_of_starts");
   call.not_null(newtype, "newtype");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_create_subarray(ndims, array_of_sizes, array_of_subsizes,
+  return call.finish(impl::type_create_subarray_any(ndims, array_of_sizes, array_of_subsizes,
       array_of_starts, order, *oldtype_obj, newtype));
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_subarray) MPI_Type_create_subarray
@@ -626,7 +626,7 @@ extern "C" STMPI_API int PMPI_Type_create_subarray_c(int ndims, const MPI_Count 
   call.array(array_of_starts, ndims, "array_of_starts");
   call.not_null(newtype, "newtype");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes,
+  return call.finish(impl::type_create_subarray_any(ndims, array_of_sizes, array_of_subsizes,
       array_of_starts, order, *oldtype_obj, newtype));
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_subarray_c) MPI_Type_create_subarray_c
@@ -654,7 +654,7 @@ extern "C" STMPI_API int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* n
   Call call("MPI_Type_create_f90_real");
   call.not_null(newtype, "newtype");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_create_f90_real(p, r, newtype));
+  return call.finish(impl::type_create_f90_float(p, r, newtype, MPI_COMBINER_F90_REAL));
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_f90_real) MPI_Type_create_f90_real
     __attribute__((weak, alias("PMPI_Type_create_f90_real")));
@@ -663,7 +663,7 @@ extern "C" STMPI_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype
   Call call("MPI_Type_create_f90_complex");
   call.not_null(newtype, "newtype");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_create_f90_complex(p, r, newtype));
+  return call.finish(impl::type_create_f90_float(p, r, newtype, MPI_COMBINER_F90_COMPLEX));
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_f90_complex) MPI_Type_create_f90_complex
     __attribute__((weak, alias("PMPI_Type_create_f90_complex")));
@@ -679,8 +679,8 @@ extern "C" STMPI_API int PMPI_Type_create_darray(int size, int rank, int ndims,
   call.array(array_of_psizes, ndims, "array_of_psizes");
   call.not_null(newtype, "newtype");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs,
-      array_of_dargs, array_of_psizes, order, *oldtype_obj, newtype));
+  return call.finish(impl::type_create_darray_any(size, rank, ndims, array_of_gsizes,
+      array_of_distribs, array_of_dargs, array_of_psizes, order, *oldtype_obj, newtype));
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_darray) MPI_Type_create_darray
     __attribute__((weak, alias("PMPI_Type_create_darray")));
@@ -696,7 +696,7 @@ extern "C" STMPI_API int PMPI_Type_create_darray_c(int size, int rank, int ndims
   call.array(array_of_psizes, ndims, "array_of_psizes");
   call.not_null(newtype, "newtype");
   if (call.failed()) return call.result();
-  return call.finish(impl::type_create_darray_c(size, rank, ndims, array_of_gsizes,
+  return call.finish(impl::type_create_darray_any(size, rank, ndims, array_of_gsizes,
       array_of_distribs, array_of_dargs, array_of_psizes, order, *oldtype_obj, newtype));
 }
 extern "C" STMPI_API decltype(PMPI_Type_create_darray_c) MPI_Type_create_darray_c

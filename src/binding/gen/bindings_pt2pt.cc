@@ -435,7 +435,7 @@ extern "C" STMPI_API int PMPI_Buffer_attach(void* buffer, int size) {
   call.count(size, "size");
   call.not_in_place(buffer, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::buffer_attach(buffer, size));
+  return call.finish(impl::buffer_attach_any(buffer, size));
 }
 extern "C" STMPI_API decltype(PMPI_Buffer_attach) MPI_Buffer_attach
     __attribute__((weak, alias("PMPI_Buffer_attach")));
@@ -445,7 +445,7 @@ extern "C" STMPI_API int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
   call.count(size, "size");
   call.not_in_place(buffer, "buffer");
   if (call.failed()) return call.result();
-  return call.finish(impl::buffer_attach_c(buffer, size));
+  return call.finish(impl::buffer_attach_any(buffer, size));
 }
 extern "C" STMPI_API decltype(PMPI_Buffer_attach_c) MPI_Buffer_attach_c
     __attribute__((weak, alias("PMPI_Buffer_attach_c")));
@@ -590,7 +590,7 @@ extern "C" STMPI_API int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_D
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::sendrecv(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
+  return call.finish(impl::sendrecv_any(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
       recvcount, *recvtype_obj, source, recvtag, *comm_obj, status));
 }
 extern "C" STMPI_API decltype(PMPI_Sendrecv) MPI_Sendrecv
@@ -615,7 +615,7 @@ extern "C" STMPI_API int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcoun
   call.not_in_place(recvbuf, "recvbuf");
   call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
   if (call.failed()) return call.result();
-  return call.finish(impl::sendrecv_c(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
+  return call.finish(impl::sendrecv_any(sendbuf, sendcount, *sendtype_obj, dest, sendtag, recvbuf,
       recvcount, *recvtype_obj, source, recvtag, *comm_obj, status));
 }
 extern "C" STMPI_API decltype(PMPI_Sendrecv_c) MPI_Sendrecv_c
@@ -725,7 +725,7 @@ extern "C" STMPI_API int PMPI_Isendrecv_replace(void* buf, int count, MPI_Dataty
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::isendrecv_replace(buf, count, *datatype_obj, dest, sendtag, source,
+  return call.finish(impl::isendrecv_replace_any(buf, count, *datatype_obj, dest, sendtag, source,
       recvtag, *comm_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Isendrecv_replace) MPI_Isendrecv_replace
@@ -745,7 +745,7 @@ extern "C" STMPI_API int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MP
   call.not_in_place(buf, "buf");
   call.buffer(buf, count, datatype_obj, "buf");
   if (call.failed()) return call.result();
-  return call.finish(impl::isendrecv_replace_c(buf, count, *datatype_obj, dest, sendtag, source,
+  return call.finish(impl::isendrecv_replace_any(buf, count, *datatype_obj, dest, sendtag, source,
       recvtag, *comm_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Isendrecv_replace_c) MPI_Isendrecv_replace_c

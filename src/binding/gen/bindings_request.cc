@@ -208,7 +208,7 @@ extern "C" STMPI_API int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datat
   call.status(status, "status");
   call.not_null(count, "count");
   if (call.failed()) return call.result();
-  return call.finish(impl::get_elements_c(status, *datatype_obj, count));
+  return call.finish(impl::get_elements_count(status, *datatype_obj, count));
 }
 extern "C" STMPI_API decltype(PMPI_Get_elements_c) MPI_Get_elements_c
     __attribute__((weak, alias("PMPI_Get_elements_c")));
@@ -220,7 +220,7 @@ extern "C" STMPI_API int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datat
   call.status(status, "status");
   call.not_null(count, "count");
   if (call.failed()) return call.result();
-  return call.finish(impl::get_elements_x(status, *datatype_obj, count));
+  return call.finish(impl::get_elements_count(status, *datatype_obj, count));
 }
 extern "C" STMPI_API decltype(PMPI_Get_elements_x) MPI_Get_elements_x
     __attribute__((weak, alias("PMPI_Get_elements_x")));
@@ -231,7 +231,7 @@ extern "C" STMPI_API int PMPI_Status_set_elements(MPI_Status* status, MPI_Dataty
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
   call.status(status, "status");
   if (call.failed()) return call.result();
-  return call.finish(impl::status_set_elements(status, *datatype_obj, count));
+  return call.finish(impl::status_set_elements_count(status, *datatype_obj, count));
 }
 extern "C" STMPI_API decltype(PMPI_Status_set_elements) MPI_Status_set_elements
     __attribute__((weak, alias("PMPI_Status_set_elements")));
@@ -242,7 +242,7 @@ extern "C" STMPI_API int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Data
   mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
   call.status(status, "status");
   if (call.failed()) return call.result();
-  return call.finish(impl::status_set_elements_x(status, *datatype_obj, count));
+  return call.finish(impl::status_set_elements_count(status, *datatype_obj, count));
 }
 extern "C" STMPI_API decltype(PMPI_Status_set_elements_x) MPI_Status_set_elements_x
     __attribute__((weak, alias("PMPI_Status_set_elements_x")));

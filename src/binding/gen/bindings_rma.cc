@@ -21,7 +21,7 @@ extern "C" STMPI_API int PMPI_Win_create(void* base, MPI_Aint size, int disp_uni
   call.not_null(win, "win");
   call.not_in_place(base, "base");
   if (call.failed()) return call.result();
-  return call.finish(impl::win_create(base, size, disp_unit, info, *comm_obj, win));
+  return call.finish(impl::win_create_any(base, size, disp_unit, info, *comm_obj, win));
 }
 extern "C" STMPI_API decltype(PMPI_Win_create) MPI_Win_create
     __attribute__((weak, alias("PMPI_Win_create")));
@@ -33,7 +33,7 @@ extern "C" STMPI_API int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint d
   call.not_null(win, "win");
   call.not_in_place(base, "base");
   if (call.failed()) return call.result();
-  return call.finish(impl::win_create_c(base, size, disp_unit, info, *comm_obj, win));
+  return call.finish(impl::win_create_any(base, size, disp_unit, info, *comm_obj, win));
 }
 extern "C" STMPI_API decltype(PMPI_Win_create_c) MPI_Win_create_c
     __attribute__((weak, alias("PMPI_Win_create_c")));
@@ -45,7 +45,8 @@ extern "C" STMPI_API int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Inf
   call.not_null(baseptr, "baseptr");
   call.not_null(win, "win");
   if (call.failed()) return call.result();
-  return call.finish(impl::win_allocate(size, disp_unit, info, *comm_obj, baseptr, win));
+  return call.finish(impl::win_allocate_any(size, disp_unit, info, *comm_obj, baseptr, win,
+      MPI_WIN_FLAVOR_ALLOCATE));
 }
 extern "C" STMPI_API decltype(PMPI_Win_allocate) MPI_Win_allocate
     __attribute__((weak, alias("PMPI_Win_allocate")));
@@ -57,7 +58,8 @@ extern "C" STMPI_API int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, 
   call.not_null(baseptr, "baseptr");
   call.not_null(win, "win");
   if (call.failed()) return call.result();
-  return call.finish(impl::win_allocate_c(size, disp_unit, info, *comm_obj, baseptr, win));
+  return call.finish(impl::win_allocate_any(size, disp_unit, info, *comm_obj, baseptr, win,
+      MPI_WIN_FLAVOR_ALLOCATE));
 }
 extern "C" STMPI_API decltype(PMPI_Win_allocate_c) MPI_Win_allocate_c
     __attribute__((weak, alias("PMPI_Win_allocate_c")));
@@ -69,7 +71,8 @@ extern "C" STMPI_API int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, 
   call.not_null(baseptr, "baseptr");
   call.not_null(win, "win");
   if (call.failed()) return call.result();
-  return call.finish(impl::win_allocate_shared(size, disp_unit, info, *comm_obj, baseptr, win));
+  return call.finish(impl::win_allocate_any(size, disp_unit, info, *comm_obj, baseptr, win,
+      MPI_WIN_FLAVOR_SHARED));
 }
 extern "C" STMPI_API decltype(PMPI_Win_allocate_shared) MPI_Win_allocate_shared
     __attribute__((weak, alias("PMPI_Win_allocate_shared")));
@@ -81,7 +84,8 @@ extern "C" STMPI_API int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp
   call.not_null(baseptr, "baseptr");
   call.not_null(win, "win");
   if (call.failed()) return call.result();
-  return call.finish(impl::win_allocate_shared_c(size, disp_unit, info, *comm_obj, baseptr, win));
+  return call.finish(impl::win_allocate_any(size, disp_unit, info, *comm_obj, baseptr, win,
+      MPI_WIN_FLAVOR_SHARED));
 }
 extern "C" STMPI_API decltype(PMPI_Win_allocate_shared_c) MPI_Win_allocate_shared_c
     __attribute__((weak, alias("PMPI_Win_allocate_shared_c")));
@@ -300,8 +304,8 @@ extern "C" STMPI_API int PMPI_Put(const void* origin_addr, int origin_count,
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::put(origin_addr, origin_count, *origin_datatype_obj, target_rank,
-      target_disp, target_count, *target_datatype_obj, *win_obj));
+  return call.finish(impl::put_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+      target_disp, target_count, *target_datatype_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Put) MPI_Put __attribute__((weak, alias("PMPI_Put")));
 
@@ -317,8 +321,8 @@ extern "C" STMPI_API int PMPI_Put_c(const void* origin_addr, MPI_Count origin_co
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::put_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
-      target_disp, target_count, *target_datatype_obj, *win_obj));
+  return call.finish(impl::put_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+      target_disp, target_count, *target_datatype_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Put_c) MPI_Put_c __attribute__((weak, alias("PMPI_Put_c")));
 
@@ -334,8 +338,8 @@ extern "C" STMPI_API int PMPI_Get(void* origin_addr, int origin_count, MPI_Datat
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::get(origin_addr, origin_count, *origin_datatype_obj, target_rank,
-      target_disp, target_count, *target_datatype_obj, *win_obj));
+  return call.finish(impl::get_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+      target_disp, target_count, *target_datatype_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Get) MPI_Get __attribute__((weak, alias("PMPI_Get")));
 
@@ -351,8 +355,8 @@ extern "C" STMPI_API int PMPI_Get_c(void* origin_addr, MPI_Count origin_count,
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::get_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
-      target_disp, target_count, *target_datatype_obj, *win_obj));
+  return call.finish(impl::get_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+      target_disp, target_count, *target_datatype_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Get_c) MPI_Get_c __attribute__((weak, alias("PMPI_Get_c")));
 
@@ -369,8 +373,8 @@ extern "C" STMPI_API int PMPI_Accumulate(const void* origin_addr, int origin_cou
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::accumulate(origin_addr, origin_count, *origin_datatype_obj, target_rank,
-      target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj));
+  return call.finish(impl::accumulate_any(origin_addr, origin_count, *origin_datatype_obj,
+      target_rank, target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Accumulate) MPI_Accumulate
     __attribute__((weak, alias("PMPI_Accumulate")));
@@ -388,8 +392,8 @@ extern "C" STMPI_API int PMPI_Accumulate_c(const void* origin_addr, MPI_Count or
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::accumulate_c(origin_addr, origin_count, *origin_datatype_obj,
-      target_rank, target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj));
+  return call.finish(impl::accumulate_any(origin_addr, origin_count, *origin_datatype_obj,
+      target_rank, target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Accumulate_c) MPI_Accumulate_c
     __attribute__((weak, alias("PMPI_Accumulate_c")));
@@ -417,9 +421,9 @@ extern "C" STMPI_API int PMPI_Get_accumulate(const void* origin_addr, int origin
   call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::get_accumulate(origin_addr, origin_count, origin_datatype_obj,
+  return call.finish(impl::get_accumulate_any(origin_addr, origin_count, origin_datatype_obj,
       result_addr, result_count, *result_datatype_obj, target_rank, target_disp, target_count,
-      *target_datatype_obj, *op_obj, *win_obj));
+      *target_datatype_obj, *op_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Get_accumulate) MPI_Get_accumulate
     __attribute__((weak, alias("PMPI_Get_accumulate")));
@@ -447,9 +451,9 @@ extern "C" STMPI_API int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Coun
   call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::get_accumulate_c(origin_addr, origin_count, origin_datatype_obj,
+  return call.finish(impl::get_accumulate_any(origin_addr, origin_count, origin_datatype_obj,
       result_addr, result_count, *result_datatype_obj, target_rank, target_disp, target_count,
-      *target_datatype_obj, *op_obj, *win_obj));
+      *target_datatype_obj, *op_obj, *win_obj, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Get_accumulate_c) MPI_Get_accumulate_c
     __attribute__((weak, alias("PMPI_Get_accumulate_c")));
@@ -504,7 +508,7 @@ extern "C" STMPI_API int PMPI_Rput(const void* origin_addr, int origin_count,
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::rput(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+  return call.finish(impl::put_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
       target_disp, target_count, *target_datatype_obj, *win_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Rput) MPI_Rput __attribute__((weak, alias("PMPI_Rput")));
@@ -522,7 +526,7 @@ extern "C" STMPI_API int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_c
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::rput_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+  return call.finish(impl::put_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
       target_disp, target_count, *target_datatype_obj, *win_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Rput_c) MPI_Rput_c __attribute__((weak, alias("PMPI_Rput_c")));
@@ -540,7 +544,7 @@ extern "C" STMPI_API int PMPI_Rget(void* origin_addr, int origin_count,
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::rget(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+  return call.finish(impl::get_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
       target_disp, target_count, *target_datatype_obj, *win_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Rget) MPI_Rget __attribute__((weak, alias("PMPI_Rget")));
@@ -558,7 +562,7 @@ extern "C" STMPI_API int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count,
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::rget_c(origin_addr, origin_count, *origin_datatype_obj, target_rank,
+  return call.finish(impl::get_any(origin_addr, origin_count, *origin_datatype_obj, target_rank,
       target_disp, target_count, *target_datatype_obj, *win_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Rget_c) MPI_Rget_c __attribute__((weak, alias("PMPI_Rget_c")));
@@ -577,8 +581,8 @@ extern "C" STMPI_API int PMPI_Raccumulate(const void* origin_addr, int origin_co
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::raccumulate(origin_addr, origin_count, *origin_datatype_obj, target_rank,
-      target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj, request));
+  return call.finish(impl::accumulate_any(origin_addr, origin_count, *origin_datatype_obj,
+      target_rank, target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Raccumulate) MPI_Raccumulate
     __attribute__((weak, alias("PMPI_Raccumulate")));
@@ -597,7 +601,7 @@ extern "C" STMPI_API int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count o
   call.not_in_place(origin_addr, "origin_addr");
   call.buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::raccumulate_c(origin_addr, origin_count, *origin_datatype_obj,
+  return call.finish(impl::accumulate_any(origin_addr, origin_count, *origin_datatype_obj,
       target_rank, target_disp, target_count, *target_datatype_obj, *op_obj, *win_obj, request));
 }
 extern "C" STMPI_API decltype(PMPI_Raccumulate_c) MPI_Raccumulate_c
@@ -627,7 +631,7 @@ extern "C" STMPI_API int PMPI_Rget_accumulate(const void* origin_addr, int origi
   call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::rget_accumulate(origin_addr, origin_count, origin_datatype_obj,
+  return call.finish(impl::get_accumulate_any(origin_addr, origin_count, origin_datatype_obj,
       result_addr, result_count, *result_datatype_obj, target_rank, target_disp, target_count,
       *target_datatype_obj, *op_obj, *win_obj, request));
 }
@@ -658,7 +662,7 @@ extern "C" STMPI_API int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Cou
   call.not_in_place(result_addr, "result_addr");
   call.buffer(result_addr, result_count, result_datatype_obj, "result_addr");
   if (call.failed()) return call.result();
-  return call.finish(impl::rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj,
+  return call.finish(impl::get_accumulate_any(origin_addr, origin_count, origin_datatype_obj,
       result_addr, result_count, *result_datatype_obj, target_rank, target_disp, target_count,
       *target_datatype_obj, *op_obj, *win_obj, request));
 }

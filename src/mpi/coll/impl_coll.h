@@ -80,50 +80,32 @@ template <class Count, class Disp>
 [[nodiscard]] int alltoallw_any(const void* sendbuf, const Count sendcounts[], const Disp sdispls[],
     const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[], const Disp rdispls[],
     const MPI_Datatype recvtypes[], mpi::Comm& comm, mpi::coll::Mode mode, MPI_Request* request);
-[[nodiscard]] int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
-[[nodiscard]] int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
-[[nodiscard]] int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
-[[nodiscard]] int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+// MPI_Reduce_scatter[_c], MPI_Ireduce_scatter[_c], MPI_Reduce_scatter_init[_c]
+template <class Count>
+[[nodiscard]] int reduce_scatter_any(const void* sendbuf, void* recvbuf, const Count recvcounts[],
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, mpi::coll::Mode mode,
+    MPI_Request* request);
+// MPI_Reduce_scatter_block[_c], MPI_Ireduce_scatter_block[_c], MPI_Reduce_scatter_block_init[_c]
+[[nodiscard]] int reduce_scatter_block_any(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, mpi::coll::Mode mode,
+    MPI_Request* request);
 // MPI_Scan[_c], MPI_Iscan[_c], MPI_Scan_init[_c], MPI_Exscan[_c], MPI_Iexscan[_c], MPI_Exscan_init[_c]
 [[nodiscard]] int scan_any(const void* sendbuf, void* recvbuf, MPI_Count count,
     mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, bool exclusive, mpi::coll::Mode mode,
     MPI_Request* request);
-[[nodiscard]] int reduce_local(const void* inbuf, void* inoutbuf, int count,
+// MPI_Reduce_local[_c]
+[[nodiscard]] int reduce_local_any(const void* inbuf, void* inoutbuf, MPI_Count count,
     mpi::Datatype& datatype, mpi::Op& op);
-[[nodiscard]] int reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count,
-    mpi::Datatype& datatype, mpi::Op& op);
-[[nodiscard]] int op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
-[[nodiscard]] int op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
+// MPI_Op_create[_c]
+template <class UserFunction>
+[[nodiscard]] int op_create_any(UserFunction* user_fn, int commute, MPI_Op* op);
 [[nodiscard]] int op_free(MPI_Op* op);
 [[nodiscard]] int op_commutative(mpi::Op& op, int* commute);
 
 // Nonblocking collective communication
 [[nodiscard]] int ibarrier(mpi::Comm& comm, MPI_Request* request);
-[[nodiscard]] int ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
-[[nodiscard]] int ireduce_scatter_c(const void* sendbuf, void* recvbuf,
-    const MPI_Count recvcounts[], mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
-    MPI_Request* request);
-[[nodiscard]] int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
-[[nodiscard]] int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Request* request);
 
 // Persistent collective communication
 [[nodiscard]] int barrier_init(mpi::Comm& comm, MPI_Info info, MPI_Request* request);
-[[nodiscard]] int reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
-[[nodiscard]] int reduce_scatter_init_c(const void* sendbuf, void* recvbuf,
-    const MPI_Count recvcounts[], mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
-    MPI_Info info, MPI_Request* request);
-[[nodiscard]] int reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
-    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info, MPI_Request* request);
-[[nodiscard]] int reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf,
-    MPI_Count recvcount, mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info info,
-    MPI_Request* request);
 
 }  // namespace stmpi::impl

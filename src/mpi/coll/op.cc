@@ -5,7 +5,9 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <type_traits>
 
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/op_kernels.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
@@ -243,13 +245,15 @@ int register_user_op(MPI_User_function* user_fn, MPI_User_function_c* user_fn_c,
 
 }  // namespace
 
-int op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
-  return register_user_op(user_fn, nullptr, commute, op);
+template <class UserFunction>
+int op_create_any(UserFunction* user_fn, int commute, MPI_Op* op) {
+  if constexpr (std::is_same_v<UserFunction, MPI_User_function_c>)
+    return register_user_op(nullptr, user_fn, commute, op);
+  else
+    return register_user_op(user_fn, nullptr, commute, op);
 }
-
-int op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
-  return register_user_op(nullptr, user_fn, commute, op);
-}
+template decltype(op_create_any<MPI_User_function>) op_create_any<MPI_User_function>;
+template decltype(op_create_any<MPI_User_function_c>) op_create_any<MPI_User_function_c>;
 
 int op_free(MPI_Op* op) {
   if (op == nullptr) return make_error(MPI_ERR_ARG, "op is NULL");
@@ -273,13 +277,8 @@ int op_commutative(mpi::Op& op, int* commute) {
   return MPI_SUCCESS;
 }
 
-int reduce_local(const void* inbuf, void* inoutbuf, int count, mpi::Datatype& datatype,
-                 mpi::Op& op) {
-  return reduce_local_c(inbuf, inoutbuf, count, datatype, op);
-}
-
-int reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, mpi::Datatype& datatype,
-                   mpi::Op& op) {
+int reduce_local_any(const void* inbuf, void* inoutbuf, MPI_Count count,
+                     mpi::Datatype& datatype, mpi::Op& op) {
   if (count < 0) {
     return make_error(MPI_ERR_COUNT, "count = %lld must not be negative",
                       static_cast<long long>(count));

@@ -47,16 +47,3 @@ const char* op_name(int handle);  // "MPI_SUM", "user-defined operation", ...
 bool op_is_rma_only(const Op& op);
 
 }  // namespace stmpi::mpi
-
-namespace stmpi::impl {
-
-[[nodiscard]] int op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
-[[nodiscard]] int op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
-[[nodiscard]] int op_free(MPI_Op* op);
-[[nodiscard]] int op_commutative(mpi::Op& op, int* commute);
-[[nodiscard]] int reduce_local(const void* inbuf, void* inoutbuf, int count,
-                               mpi::Datatype& datatype, mpi::Op& op);
-[[nodiscard]] int reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count,
-                                 mpi::Datatype& datatype, mpi::Op& op);
-
-}  // namespace stmpi::impl

@@ -71,9 +71,9 @@ namespace {
 
 using mpi::coll::Mode;
 
-int reduce_scatter_any(const void* sendbuf, void* recvbuf, std::vector<MPI_Count> counts,
-                       mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, Mode mode,
-                       MPI_Request* request) {
+int reduce_scatter_counts(const void* sendbuf, void* recvbuf, std::vector<MPI_Count> counts,
+                          mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, Mode mode,
+                          MPI_Request* request) {
   if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
   if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, counts[comm.rank]);
       err != MPI_SUCCESS)
@@ -84,81 +84,24 @@ int reduce_scatter_any(const void* sendbuf, void* recvbuf, std::vector<MPI_Count
   });
 }
 
-template <class Count>
-std::vector<MPI_Count> counts_of(const Count counts[], int n) {
-  return std::vector<MPI_Count>(counts, counts + n);
-}
-
 }  // namespace
 
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                   mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm) {
-  return reduce_scatter_any(sendbuf, recvbuf, counts_of(recvcounts, comm.size), datatype, op,
-                            comm, Mode::kBlocking, nullptr);
+template <class Count>
+int reduce_scatter_any(const void* sendbuf, void* recvbuf, const Count recvcounts[],
+                       mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, Mode mode,
+                       MPI_Request* request) {
+  return reduce_scatter_counts(sendbuf, recvbuf,
+                               std::vector<MPI_Count>(recvcounts, recvcounts + comm.size),
+                               datatype, op, comm, mode, request);
 }
-int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                     mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm) {
-  return reduce_scatter_any(sendbuf, recvbuf, counts_of(recvcounts, comm.size), datatype, op,
-                            comm, Mode::kBlocking, nullptr);
-}
-int ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
-                    MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, counts_of(recvcounts, comm.size), datatype, op,
-                            comm, Mode::kNonblocking, request);
-}
-int ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                      mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
-                      MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, counts_of(recvcounts, comm.size), datatype, op,
-                            comm, Mode::kNonblocking, request);
-}
-int reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                        mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info,
-                        MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, counts_of(recvcounts, comm.size), datatype, op,
-                            comm, Mode::kPersistent, request);
-}
-int reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
-                          mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info,
-                          MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, counts_of(recvcounts, comm.size), datatype, op,
-                            comm, Mode::kPersistent, request);
-}
+template decltype(reduce_scatter_any<int>) reduce_scatter_any<int>;
+template decltype(reduce_scatter_any<MPI_Count>) reduce_scatter_any<MPI_Count>;
 
-int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                         mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm) {
-  return reduce_scatter_any(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
-                            datatype, op, comm, Mode::kBlocking, nullptr);
-}
-int reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                           mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm) {
-  return reduce_scatter_any(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
-                            datatype, op, comm, Mode::kBlocking, nullptr);
-}
-int ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                          mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
-                          MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
-                            datatype, op, comm, Mode::kNonblocking, request);
-}
-int ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                            mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm,
-                            MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
-                            datatype, op, comm, Mode::kNonblocking, request);
-}
-int reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
-                              mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info,
-                              MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
-                            datatype, op, comm, Mode::kPersistent, request);
-}
-int reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                                mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, MPI_Info,
-                                MPI_Request* request) {
-  return reduce_scatter_any(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
-                            datatype, op, comm, Mode::kPersistent, request);
+int reduce_scatter_block_any(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                             mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, Mode mode,
+                             MPI_Request* request) {
+  return reduce_scatter_counts(sendbuf, recvbuf, std::vector<MPI_Count>(comm.size, recvcount),
+                               datatype, op, comm, mode, request);
 }
 
 }  // namespace stmpi::impl

@@ -65,26 +65,25 @@ namespace stmpi::impl {
 [[nodiscard]] int type_commit(MPI_Datatype* datatype);
 [[nodiscard]] int type_free(MPI_Datatype* datatype);
 [[nodiscard]] int type_size(mpi::Datatype& datatype, int* size);
-[[nodiscard]] int type_size_c(mpi::Datatype& datatype, MPI_Count* size);
-[[nodiscard]] int type_size_x(mpi::Datatype& datatype, MPI_Count* size);
+// MPI_Type_size_c, MPI_Type_size_x
+[[nodiscard]] int type_size_count(mpi::Datatype& datatype, MPI_Count* size);
 [[nodiscard]] int type_get_extent(mpi::Datatype& datatype, MPI_Aint* lb, MPI_Aint* extent);
-[[nodiscard]] int type_get_extent_c(mpi::Datatype& datatype, MPI_Count* lb, MPI_Count* extent);
-[[nodiscard]] int type_get_extent_x(mpi::Datatype& datatype, MPI_Count* lb, MPI_Count* extent);
+// MPI_Type_get_extent_c, MPI_Type_get_extent_x
+[[nodiscard]] int type_get_extent_count(mpi::Datatype& datatype, MPI_Count* lb, MPI_Count* extent);
 [[nodiscard]] int type_get_true_extent(mpi::Datatype& datatype, MPI_Aint* true_lb,
     MPI_Aint* true_extent);
-[[nodiscard]] int type_get_true_extent_c(mpi::Datatype& datatype, MPI_Count* true_lb,
-    MPI_Count* true_extent);
-[[nodiscard]] int type_get_true_extent_x(mpi::Datatype& datatype, MPI_Count* true_lb,
+// MPI_Type_get_true_extent_c, MPI_Type_get_true_extent_x
+[[nodiscard]] int type_get_true_extent_count(mpi::Datatype& datatype, MPI_Count* true_lb,
     MPI_Count* true_extent);
 [[nodiscard]] int type_set_name(mpi::Datatype& datatype, const char* type_name);
 [[nodiscard]] int type_get_name(mpi::Datatype& datatype, char* type_name, int* resultlen);
-[[nodiscard]] int pack(const void* inbuf, int incount, mpi::Datatype& datatype, void* outbuf,
-    int outsize, int* position, mpi::Comm& comm);
-[[nodiscard]] int pack_c(const void* inbuf, MPI_Count incount, mpi::Datatype& datatype,
-    void* outbuf, MPI_Count outsize, MPI_Count* position, mpi::Comm& comm);
-[[nodiscard]] int unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
-    mpi::Datatype& datatype, mpi::Comm& comm);
-[[nodiscard]] int unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+// MPI_Pack[_c]
+template <class Count>
+[[nodiscard]] int pack_any(const void* inbuf, MPI_Count incount, mpi::Datatype& datatype,
+    void* outbuf, MPI_Count outsize, Count* position, mpi::Comm& comm);
+// MPI_Unpack[_c]
+template <class Count>
+[[nodiscard]] int unpack_any(const void* inbuf, MPI_Count insize, Count* position, void* outbuf,
     MPI_Count outcount, mpi::Datatype& datatype, mpi::Comm& comm);
 [[nodiscard]] int pack_size(int incount, mpi::Datatype& datatype, mpi::Comm& comm, int* size);
 [[nodiscard]] int pack_size_c(MPI_Count incount, mpi::Datatype& datatype, mpi::Comm& comm,
@@ -103,21 +102,19 @@ MPI_Aint aint_diff(MPI_Aint addr1, MPI_Aint addr2);
     MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes,
     int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
     MPI_Datatype array_of_datatypes[]);
-[[nodiscard]] int type_create_subarray(int ndims, const int array_of_sizes[],
-    const int array_of_subsizes[], const int array_of_starts[], int order, mpi::Datatype& oldtype,
-    MPI_Datatype* newtype);
-[[nodiscard]] int type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
-    const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order,
+// MPI_Type_create_subarray[_c]
+template <class Count>
+[[nodiscard]] int type_create_subarray_any(int ndims, const Count array_of_sizes[],
+    const Count array_of_subsizes[], const Count array_of_starts[], int order,
     mpi::Datatype& oldtype, MPI_Datatype* newtype);
 [[nodiscard]] int type_match_size(int typeclass, int size, MPI_Datatype* datatype);
 [[nodiscard]] int type_create_f90_integer(int r, MPI_Datatype* newtype);
-[[nodiscard]] int type_create_f90_real(int p, int r, MPI_Datatype* newtype);
-[[nodiscard]] int type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
-[[nodiscard]] int type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-    const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
-    int order, mpi::Datatype& oldtype, MPI_Datatype* newtype);
-[[nodiscard]] int type_create_darray_c(int size, int rank, int ndims,
-    const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[],
+// MPI_Type_create_f90_real, MPI_Type_create_f90_complex
+[[nodiscard]] int type_create_f90_float(int p, int r, MPI_Datatype* newtype, int combiner);
+// MPI_Type_create_darray[_c]
+template <class Count>
+[[nodiscard]] int type_create_darray_any(int size, int rank, int ndims,
+    const Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[],
     const int array_of_psizes[], int order, mpi::Datatype& oldtype, MPI_Datatype* newtype);
 [[nodiscard]] int pack_external(const char* datarep, const void* inbuf, int incount,
     mpi::Datatype& datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position);

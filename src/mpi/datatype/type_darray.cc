@@ -13,6 +13,8 @@
 // Fortran order) out, so the type map follows the local array in `order`;
 // the result is resized to the whole array (lb 0), as for subarrays.
 // The process grid is row-major whatever `order` says, as the standard fixes.
+#include <type_traits>
+
 #include <mpi.h>
 
 #include <vector>
@@ -206,20 +208,15 @@ int create_darray(int size, int rank, int ndims, const Int gsizes[], const int d
 
 }  // namespace
 
-int type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                       const int array_of_distribs[], const int array_of_dargs[],
-                       const int array_of_psizes[], int order, mpi::Datatype& oldtype,
-                       MPI_Datatype* newtype) {
+template <class Count>
+int type_create_darray_any(int size, int rank, int ndims, const Count array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, mpi::Datatype& oldtype,
+                           MPI_Datatype* newtype) {
   return create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                       array_of_psizes, order, oldtype, newtype, false);
+                       array_of_psizes, order, oldtype, newtype, std::is_same_v<Count, MPI_Count>);
 }
-
-int type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-                         const int array_of_distribs[], const int array_of_dargs[],
-                         const int array_of_psizes[], int order, mpi::Datatype& oldtype,
-                         MPI_Datatype* newtype) {
-  return create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                       array_of_psizes, order, oldtype, newtype, true);
-}
+template decltype(type_create_darray_any<int>) type_create_darray_any<int>;
+template decltype(type_create_darray_any<MPI_Count>) type_create_darray_any<MPI_Count>;
 
 }  // namespace stmpi::impl

@@ -10,6 +10,7 @@
 #include <climits>
 #include <map>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "mpi/datatype/impl_datatype.h"
@@ -220,19 +221,15 @@ int type_get_contents_c(mpi::Datatype& datatype, MPI_Count max_integers, MPI_Cou
   return MPI_SUCCESS;
 }
 
-int type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                         const int array_of_starts[], int order, mpi::Datatype& oldtype,
-                         MPI_Datatype* newtype) {
+template <class Count>
+int type_create_subarray_any(int ndims, const Count array_of_sizes[],
+                             const Count array_of_subsizes[], const Count array_of_starts[],
+                             int order, mpi::Datatype& oldtype, MPI_Datatype* newtype) {
   return create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
-                         newtype, false);
+                         newtype, std::is_same_v<Count, MPI_Count>);
 }
-
-int type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
-                           const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[],
-                           int order, mpi::Datatype& oldtype, MPI_Datatype* newtype) {
-  return create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
-                         newtype, true);
-}
+template decltype(type_create_subarray_any<int>) type_create_subarray_any<int>;
+template decltype(type_create_subarray_any<MPI_Count>) type_create_subarray_any<MPI_Count>;
 
 int type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   // The Fortran types of each class by size, as MPICH maps them.
@@ -280,8 +277,11 @@ MPI_Datatype f90_real_base(int p, int r, bool complex) {
     return complex ? MPI_COMPLEX32 : MPI_REAL16;
   return MPI_DATATYPE_NULL;
 }
+}  // namespace
 
-int create_f90_real(int combiner, int p, int r, MPI_Datatype* newtype) {
+// MPI_Type_create_f90_real and _complex: combiner MPI_COMBINER_F90_REAL or
+// MPI_COMBINER_F90_COMPLEX.
+int type_create_f90_float(int p, int r, MPI_Datatype* newtype, int combiner) {
   if ((p != MPI_UNDEFINED && p < 0) || (r != MPI_UNDEFINED && r < 0) ||
       (p == MPI_UNDEFINED && r == MPI_UNDEFINED))
     return make_error(MPI_ERR_ARG, "p=%d, r=%d: give a non-negative precision or range", p, r);
@@ -289,15 +289,6 @@ int create_f90_real(int combiner, int p, int r, MPI_Datatype* newtype) {
   if (base == MPI_DATATYPE_NULL || mpi::datatype_get(base) == nullptr)
     return make_error(MPI_ERR_ARG, "p=%d, r=%d: no real type has that precision and range", p, r);
   return create_f90(combiner, p, r, *mpi::datatype_get(base), newtype);
-}
-}  // namespace
-
-int type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
-  return create_f90_real(MPI_COMBINER_F90_REAL, p, r, newtype);
-}
-
-int type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
-  return create_f90_real(MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }
 
 }  // namespace stmpi::impl

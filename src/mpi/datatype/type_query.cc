@@ -52,54 +52,6 @@ int check_committed(const Datatype& type) {
   return MPI_SUCCESS;
 }
 
-template <class Int>
-int pack_any(const void* inbuf, Int incount, Datatype& type, void* outbuf, Int outsize,
-             Int* position) {
-  if (int err = not_negative(incount, "incount", MPI_ERR_COUNT)) return err;
-  if (int err = not_negative(outsize, "outsize", MPI_ERR_ARG)) return err;
-  if (int err = not_null(position, "position")) return err;
-  if (int err = not_negative(*position, "*position", MPI_ERR_ARG)) return err;
-  if (int err = check_committed(type)) return err;
-  const MPI_Count bytes = MPI_Count{incount} * type.size;
-  if (*position > outsize || bytes > MPI_Count{outsize} - *position) {
-    return make_error(MPI_ERR_TRUNCATE,
-                      "packing %lld bytes (incount = %lld of %s) at position %lld overruns "
-                      "outsize = %lld",
-                      static_cast<long long>(bytes), static_cast<long long>(incount),
-                      mpi::datatype_name(type.handle), static_cast<long long>(*position),
-                      static_cast<long long>(outsize));
-  }
-  if (bytes == 0) return MPI_SUCCESS;
-  if (outbuf == nullptr) return make_error(MPI_ERR_BUFFER, "outbuf is NULL");
-  type.pack(inbuf, incount, static_cast<char*>(outbuf) + *position);
-  *position += static_cast<Int>(bytes);
-  return MPI_SUCCESS;
-}
-
-template <class Int>
-int unpack_any(const void* inbuf, Int insize, Int* position, void* outbuf, Int outcount,
-               Datatype& type) {
-  if (int err = not_negative(insize, "insize", MPI_ERR_ARG)) return err;
-  if (int err = not_negative(outcount, "outcount", MPI_ERR_COUNT)) return err;
-  if (int err = not_null(position, "position")) return err;
-  if (int err = not_negative(*position, "*position", MPI_ERR_ARG)) return err;
-  if (int err = check_committed(type)) return err;
-  const MPI_Count bytes = MPI_Count{outcount} * type.size;
-  if (*position > insize || bytes > MPI_Count{insize} - *position) {
-    return make_error(MPI_ERR_TRUNCATE,
-                      "unpacking %lld bytes (outcount = %lld of %s) at position %lld overruns "
-                      "insize = %lld",
-                      static_cast<long long>(bytes), static_cast<long long>(outcount),
-                      mpi::datatype_name(type.handle), static_cast<long long>(*position),
-                      static_cast<long long>(insize));
-  }
-  if (bytes == 0) return MPI_SUCCESS;
-  if (inbuf == nullptr) return make_error(MPI_ERR_BUFFER, "inbuf is NULL");
-  type.unpack(static_cast<const char*>(inbuf) + *position, bytes, outcount, outbuf);
-  *position += static_cast<Int>(bytes);
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 int type_commit(MPI_Datatype* datatype) {
@@ -129,13 +81,11 @@ int type_size(mpi::Datatype& datatype, int* size) {
   return MPI_SUCCESS;
 }
 
-int type_size_c(mpi::Datatype& datatype, MPI_Count* size) {
+int type_size_count(mpi::Datatype& datatype, MPI_Count* size) {
   if (int err = not_null(size, "size")) return err;
   *size = datatype.size;
   return MPI_SUCCESS;
 }
-
-int type_size_x(mpi::Datatype& datatype, MPI_Count* size) { return type_size_c(datatype, size); }
 
 int type_get_extent(mpi::Datatype& datatype, MPI_Aint* lb, MPI_Aint* extent) {
   if (int err = not_null(lb, "lb")) return err;
@@ -145,16 +95,12 @@ int type_get_extent(mpi::Datatype& datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return MPI_SUCCESS;
 }
 
-int type_get_extent_c(mpi::Datatype& datatype, MPI_Count* lb, MPI_Count* extent) {
+int type_get_extent_count(mpi::Datatype& datatype, MPI_Count* lb, MPI_Count* extent) {
   if (int err = not_null(lb, "lb")) return err;
   if (int err = not_null(extent, "extent")) return err;
   *lb = datatype.lb;
   *extent = datatype.extent;
   return MPI_SUCCESS;
-}
-
-int type_get_extent_x(mpi::Datatype& datatype, MPI_Count* lb, MPI_Count* extent) {
-  return type_get_extent_c(datatype, lb, extent);
 }
 
 int type_get_true_extent(mpi::Datatype& datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
@@ -165,16 +111,13 @@ int type_get_true_extent(mpi::Datatype& datatype, MPI_Aint* true_lb, MPI_Aint* t
   return MPI_SUCCESS;
 }
 
-int type_get_true_extent_c(mpi::Datatype& datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+int type_get_true_extent_count(mpi::Datatype& datatype, MPI_Count* true_lb,
+                               MPI_Count* true_extent) {
   if (int err = not_null(true_lb, "true_lb")) return err;
   if (int err = not_null(true_extent, "true_extent")) return err;
   *true_lb = datatype.true_lb;
   *true_extent = datatype.true_extent;
   return MPI_SUCCESS;
-}
-
-int type_get_true_extent_x(mpi::Datatype& datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  return type_get_true_extent_c(datatype, true_lb, true_extent);
 }
 
 int type_set_name(mpi::Datatype& datatype, const char* type_name) {
@@ -192,25 +135,59 @@ int type_get_name(mpi::Datatype& datatype, char* type_name, int* resultlen) {
   return MPI_SUCCESS;
 }
 
-int pack(const void* inbuf, int incount, mpi::Datatype& datatype, void* outbuf, int outsize,
-         int* position, mpi::Comm&) {
-  return pack_any(inbuf, incount, datatype, outbuf, outsize, position);
+// MPI_Pack and MPI_Unpack, over the type of `position` (int or MPI_Count).
+template <class Count>
+int pack_any(const void* inbuf, MPI_Count incount, Datatype& type, void* outbuf,
+             MPI_Count outsize, Count* position, mpi::Comm&) {
+  if (int err = not_negative(incount, "incount", MPI_ERR_COUNT)) return err;
+  if (int err = not_negative(outsize, "outsize", MPI_ERR_ARG)) return err;
+  if (int err = not_null(position, "position")) return err;
+  if (int err = not_negative(*position, "*position", MPI_ERR_ARG)) return err;
+  if (int err = check_committed(type)) return err;
+  const MPI_Count bytes = MPI_Count{incount} * type.size;
+  if (*position > outsize || bytes > MPI_Count{outsize} - *position) {
+    return make_error(MPI_ERR_TRUNCATE,
+                      "packing %lld bytes (incount = %lld of %s) at position %lld overruns "
+                      "outsize = %lld",
+                      static_cast<long long>(bytes), static_cast<long long>(incount),
+                      mpi::datatype_name(type.handle), static_cast<long long>(*position),
+                      static_cast<long long>(outsize));
+  }
+  if (bytes == 0) return MPI_SUCCESS;
+  if (outbuf == nullptr) return make_error(MPI_ERR_BUFFER, "outbuf is NULL");
+  type.pack(inbuf, incount, static_cast<char*>(outbuf) + *position);
+  *position += static_cast<Count>(bytes);
+  return MPI_SUCCESS;
 }
 
-int pack_c(const void* inbuf, MPI_Count incount, mpi::Datatype& datatype, void* outbuf,
-           MPI_Count outsize, MPI_Count* position, mpi::Comm&) {
-  return pack_any(inbuf, incount, datatype, outbuf, outsize, position);
+template <class Count>
+int unpack_any(const void* inbuf, MPI_Count insize, Count* position, void* outbuf,
+               MPI_Count outcount, Datatype& type, mpi::Comm&) {
+  if (int err = not_negative(insize, "insize", MPI_ERR_ARG)) return err;
+  if (int err = not_negative(outcount, "outcount", MPI_ERR_COUNT)) return err;
+  if (int err = not_null(position, "position")) return err;
+  if (int err = not_negative(*position, "*position", MPI_ERR_ARG)) return err;
+  if (int err = check_committed(type)) return err;
+  const MPI_Count bytes = MPI_Count{outcount} * type.size;
+  if (*position > insize || bytes > MPI_Count{insize} - *position) {
+    return make_error(MPI_ERR_TRUNCATE,
+                      "unpacking %lld bytes (outcount = %lld of %s) at position %lld overruns "
+                      "insize = %lld",
+                      static_cast<long long>(bytes), static_cast<long long>(outcount),
+                      mpi::datatype_name(type.handle), static_cast<long long>(*position),
+                      static_cast<long long>(insize));
+  }
+  if (bytes == 0) return MPI_SUCCESS;
+  if (inbuf == nullptr) return make_error(MPI_ERR_BUFFER, "inbuf is NULL");
+  type.unpack(static_cast<const char*>(inbuf) + *position, bytes, outcount, outbuf);
+  *position += static_cast<Count>(bytes);
+  return MPI_SUCCESS;
 }
 
-int unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
-           mpi::Datatype& datatype, mpi::Comm&) {
-  return unpack_any(inbuf, insize, position, outbuf, outcount, datatype);
-}
-
-int unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
-             MPI_Count outcount, mpi::Datatype& datatype, mpi::Comm&) {
-  return unpack_any(inbuf, insize, position, outbuf, outcount, datatype);
-}
+template decltype(pack_any<int>) pack_any<int>;
+template decltype(pack_any<MPI_Count>) pack_any<MPI_Count>;
+template decltype(unpack_any<int>) unpack_any<int>;
+template decltype(unpack_any<MPI_Count>) unpack_any<MPI_Count>;
 
 int pack_size(int incount, mpi::Datatype& datatype, mpi::Comm& comm, int* size) {
   if (int err = not_null(size, "size")) return err;

@@ -120,8 +120,7 @@ int detach(void* buffer_addr, MPI_Count* size) {
 
 namespace stmpi::impl {
 
-int buffer_attach(void* buffer, int size) { return mpi::bsend::attach(buffer, size); }
-int buffer_attach_c(void* buffer, MPI_Count size) { return mpi::bsend::attach(buffer, size); }
+int buffer_attach_any(void* buffer, MPI_Count size) { return mpi::bsend::attach(buffer, size); }
 int buffer_detach(void* buffer_addr, int* size) {
   MPI_Count big = 0;
   const int err = mpi::bsend::detach(buffer_addr, &big);

@@ -36,8 +36,8 @@ namespace stmpi::impl {
 // MPI_Send_init[_c], MPI_Ssend_init[_c], MPI_Rsend_init[_c], MPI_Bsend_init[_c]
 [[nodiscard]] int persistent_send(const void* buf, MPI_Count count, mpi::Datatype& datatype,
     int dest, int tag, mpi::Comm& comm, dev::SendMode mode, MPI_Request* request);
-[[nodiscard]] int buffer_attach(void* buffer, int size);
-[[nodiscard]] int buffer_attach_c(void* buffer, MPI_Count size);
+// MPI_Buffer_attach[_c]
+[[nodiscard]] int buffer_attach_any(void* buffer, MPI_Count size);
 [[nodiscard]] int buffer_detach(void* buffer_addr, int* size);
 [[nodiscard]] int buffer_detach_c(void* buffer_addr, MPI_Count* size);
 // MPI_Recv[_c]
@@ -49,10 +49,8 @@ namespace stmpi::impl {
 // MPI_Recv_init[_c]
 [[nodiscard]] int recv_init_any(void* buf, MPI_Count count, mpi::Datatype& datatype, int source,
     int tag, mpi::Comm& comm, MPI_Request* request);
-[[nodiscard]] int sendrecv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, int dest,
-    int sendtag, void* recvbuf, int recvcount, mpi::Datatype& recvtype, int source, int recvtag,
-    mpi::Comm& comm, MPI_Status* status);
-[[nodiscard]] int sendrecv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
+// MPI_Sendrecv[_c]
+[[nodiscard]] int sendrecv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
     int dest, int sendtag, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, int source,
     int recvtag, mpi::Comm& comm, MPI_Status* status);
 // MPI_Sendrecv_replace[_c]
@@ -62,10 +60,9 @@ namespace stmpi::impl {
 [[nodiscard]] int isendrecv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
     int dest, int sendtag, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, int source,
     int recvtag, mpi::Comm& comm, MPI_Request* request);
-[[nodiscard]] int isendrecv_replace(void* buf, int count, mpi::Datatype& datatype, int dest,
-    int sendtag, int source, int recvtag, mpi::Comm& comm, MPI_Request* request);
-[[nodiscard]] int isendrecv_replace_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int dest,
-    int sendtag, int source, int recvtag, mpi::Comm& comm, MPI_Request* request);
+// MPI_Isendrecv_replace[_c]
+[[nodiscard]] int isendrecv_replace_any(void* buf, MPI_Count count, mpi::Datatype& datatype,
+    int dest, int sendtag, int source, int recvtag, mpi::Comm& comm, MPI_Request* request);
 [[nodiscard]] int probe(int source, int tag, mpi::Comm& comm, MPI_Status* status);
 [[nodiscard]] int iprobe(int source, int tag, mpi::Comm& comm, int* flag, MPI_Status* status);
 [[nodiscard]] int mprobe(int source, int tag, mpi::Comm& comm, MPI_Message* message,

@@ -156,27 +156,18 @@ int startall(int count, MPI_Request array_of_requests[]) {
   return MPI_SUCCESS;
 }
 
-int sendrecv(const void* sendbuf, int sendcount, mpi::Datatype& sendtype, int dest, int sendtag,
-             void* recvbuf, int recvcount, mpi::Datatype& recvtype, int source, int recvtag,
-             mpi::Comm& comm, MPI_Status* status) {
-  return mpi::pt2pt::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                              recvtype, source, recvtag, comm, comm.context_id, status);
-}
-int sendrecv_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype, int dest,
-               int sendtag, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, int source,
-               int recvtag, mpi::Comm& comm, MPI_Status* status) {
+int sendrecv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype, int dest,
+                 int sendtag, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+                 int source, int recvtag, mpi::Comm& comm, MPI_Status* status) {
   return mpi::pt2pt::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                               recvtype, source, recvtag, comm, comm.context_id, status);
 }
 
 // Isendrecv_replace: the outgoing data is packed first, so the receive may
 // land in the user's buffer while the send is still in flight.
-int isendrecv_replace(void* buf, int count, mpi::Datatype& datatype, int dest, int sendtag,
-                      int source, int recvtag, mpi::Comm& comm, MPI_Request* request) {
-  return isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
-}
-int isendrecv_replace_c(void* buf, MPI_Count count, mpi::Datatype& datatype, int dest, int sendtag,
-                        int source, int recvtag, mpi::Comm& comm, MPI_Request* request) {
+int isendrecv_replace_any(void* buf, MPI_Count count, mpi::Datatype& datatype, int dest,
+                          int sendtag, int source, int recvtag, mpi::Comm& comm,
+                          MPI_Request* request) {
   const auto bytes = static_cast<std::size_t>(count * datatype.size);
   Request* sreq = mpi::request_create(Request::Kind::kSend);
   sreq->staging.resize(bytes);

@@ -48,12 +48,11 @@ namespace stmpi::impl {
 [[nodiscard]] int get_count(const MPI_Status* status, mpi::Datatype& datatype, int* count);
 [[nodiscard]] int get_count_c(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count);
 [[nodiscard]] int get_elements(const MPI_Status* status, mpi::Datatype& datatype, int* count);
-[[nodiscard]] int get_elements_c(const MPI_Status* status, mpi::Datatype& datatype,
+// MPI_Get_elements_c, MPI_Get_elements_x
+[[nodiscard]] int get_elements_count(const MPI_Status* status, mpi::Datatype& datatype,
     MPI_Count* count);
-[[nodiscard]] int get_elements_x(const MPI_Status* status, mpi::Datatype& datatype,
-    MPI_Count* count);
-[[nodiscard]] int status_set_elements(MPI_Status* status, mpi::Datatype& datatype, int count);
-[[nodiscard]] int status_set_elements_x(MPI_Status* status, mpi::Datatype& datatype,
+// MPI_Status_set_elements, MPI_Status_set_elements_x
+[[nodiscard]] int status_set_elements_count(MPI_Status* status, mpi::Datatype& datatype,
     MPI_Count count);
 [[nodiscard]] int status_set_cancelled(MPI_Status* status, int flag);
 [[nodiscard]] int grequest_start(MPI_Grequest_query_function* query_fn,

@@ -366,15 +366,12 @@ int get_count_c(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* co
 int get_elements(const MPI_Status* status, mpi::Datatype& datatype, int* count) {
   return narrow(datatype.elements(mpi::status_bytes(status)), count);
 }
-int get_elements_c(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count) {
+int get_elements_count(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count) {
   *count = datatype.elements(mpi::status_bytes(status));
   return MPI_SUCCESS;
 }
-int get_elements_x(const MPI_Status* status, mpi::Datatype& datatype, MPI_Count* count) {
-  return get_elements_c(status, datatype, count);
-}
 
-int status_set_elements_x(MPI_Status* status, mpi::Datatype& datatype, MPI_Count count) {
+int status_set_elements_count(MPI_Status* status, mpi::Datatype& datatype, MPI_Count count) {
   if (count < 0)
     return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%lld must be non-negative",
                                    static_cast<long long>(count));
@@ -383,9 +380,6 @@ int status_set_elements_x(MPI_Status* status, mpi::Datatype& datatype, MPI_Count
   const MPI_Count element_size = per_instance > 0 ? datatype.size / per_instance : datatype.size;
   mpi::status_set_bytes(status, count * element_size);
   return MPI_SUCCESS;
-}
-int status_set_elements(MPI_Status* status, mpi::Datatype& datatype, int count) {
-  return status_set_elements_x(status, datatype, count);
 }
 int status_set_cancelled(MPI_Status* status, int flag) {
   mpi::status_set_cancelled(status, flag != 0);

@@ -25,18 +25,12 @@ struct Win;
 namespace stmpi::impl {
 
 // One-sided communication
-[[nodiscard]] int win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+// MPI_Win_create[_c]
+[[nodiscard]] int win_create_any(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
     mpi::Comm& comm, MPI_Win* win);
-[[nodiscard]] int win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-    mpi::Comm& comm, MPI_Win* win);
-[[nodiscard]] int win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm,
-    void* baseptr, MPI_Win* win);
-[[nodiscard]] int win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
-    void* baseptr, MPI_Win* win);
-[[nodiscard]] int win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm,
-    void* baseptr, MPI_Win* win);
-[[nodiscard]] int win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
-    mpi::Comm& comm, void* baseptr, MPI_Win* win);
+// MPI_Win_allocate[_c], MPI_Win_allocate_shared[_c]
+[[nodiscard]] int win_allocate_any(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+    mpi::Comm& comm, void* baseptr, MPI_Win* win, int flavor);
 [[nodiscard]] int win_shared_query(mpi::Win& win, int rank, MPI_Aint* size, int* disp_unit,
     void* baseptr);
 [[nodiscard]] int win_shared_query_c(mpi::Win& win, int rank, MPI_Aint* size, MPI_Aint* disp_unit,
@@ -61,63 +55,28 @@ namespace stmpi::impl {
 [[nodiscard]] int win_set_errhandler(mpi::Win& win, MPI_Errhandler errhandler);
 [[nodiscard]] int win_get_errhandler(mpi::Win& win, MPI_Errhandler* errhandler);
 [[nodiscard]] int win_call_errhandler(mpi::Win& win, int errorcode);
-[[nodiscard]] int put(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
-    mpi::Win& win);
-[[nodiscard]] int put_c(const void* origin_addr, MPI_Count origin_count,
+// MPI_Put[_c], MPI_Rput[_c]
+[[nodiscard]] int put_any(const void* origin_addr, MPI_Count origin_count,
     mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-    mpi::Datatype& target_datatype, mpi::Win& win);
-[[nodiscard]] int get(void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
-    mpi::Win& win);
-[[nodiscard]] int get_c(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
+    mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request);
+// MPI_Get[_c], MPI_Rget[_c]
+[[nodiscard]] int get_any(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
     int target_rank, MPI_Aint target_disp, MPI_Count target_count, mpi::Datatype& target_datatype,
-    mpi::Win& win);
-[[nodiscard]] int accumulate(const void* origin_addr, int origin_count,
-    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, int target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
-[[nodiscard]] int accumulate_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Win& win, MPI_Request* request);
+// MPI_Accumulate[_c], MPI_Raccumulate[_c]
+[[nodiscard]] int accumulate_any(const void* origin_addr, MPI_Count origin_count,
     mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
-[[nodiscard]] int get_accumulate(const void* origin_addr, int origin_count,
-    mpi::Datatype* origin_datatype, void* result_addr, int result_count,
-    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, int target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
-[[nodiscard]] int get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
+// MPI_Get_accumulate[_c], MPI_Rget_accumulate[_c]
+[[nodiscard]] int get_accumulate_any(const void* origin_addr, MPI_Count origin_count,
     mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
     mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win);
+    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
 [[nodiscard]] int fetch_and_op(const void* origin_addr, void* result_addr, mpi::Datatype& datatype,
     int target_rank, MPI_Aint target_disp, mpi::Op& op, mpi::Win& win);
 [[nodiscard]] int compare_and_swap(const void* origin_addr, const void* compare_addr,
     void* result_addr, mpi::Datatype& datatype, int target_rank, MPI_Aint target_disp,
     mpi::Win& win);
-[[nodiscard]] int rput(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
-    mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int rput_c(const void* origin_addr, MPI_Count origin_count,
-    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-    mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int rget(void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-    int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
-    mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int rget_c(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-    int target_rank, MPI_Aint target_disp, MPI_Count target_count, mpi::Datatype& target_datatype,
-    mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int raccumulate(const void* origin_addr, int origin_count,
-    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, int target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int raccumulate_c(const void* origin_addr, MPI_Count origin_count,
-    mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int rget_accumulate(const void* origin_addr, int origin_count,
-    mpi::Datatype* origin_datatype, void* result_addr, int result_count,
-    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, int target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
-[[nodiscard]] int rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
-    mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
-    mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request);
 [[nodiscard]] int win_fence(int assert, mpi::Win& win);
 [[nodiscard]] int win_post(mpi::Group& group, int assert, mpi::Win& win);
 [[nodiscard]] int win_start(mpi::Group& group, int assert, mpi::Win& win);

@@ -202,64 +202,51 @@ using mpi::rma::complete_request;
 using mpi::rma::get_call;
 using mpi::rma::put_call;
 
-int put_c(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-          mpi::Datatype& target_datatype, mpi::Win& win) {
-  return put_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                  target_count, target_datatype, win, false, "MPI_Put");
+// Each operation serves its blocking form (request null) and its
+// request-based form, whose request is complete on return.
+int put_any(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
+            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+            mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request) {
+  const bool request_based = request != nullptr;
+  const int err = put_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                           target_count, target_datatype, win, request_based,
+                           request_based ? "MPI_Rput" : "MPI_Put");
+  return request_based ? complete_request(err, request) : err;
 }
 
-int put(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype, int target_rank,
-        MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype, mpi::Win& win) {
-  return put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-               target_datatype, win);
+int get_any(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
+            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+            mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request) {
+  const bool request_based = request != nullptr;
+  const int err = get_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                           target_count, target_datatype, win, request_based,
+                           request_based ? "MPI_Rget" : "MPI_Get");
+  return request_based ? complete_request(err, request) : err;
 }
 
-int get_c(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-          mpi::Datatype& target_datatype, mpi::Win& win) {
-  return get_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                  target_count, target_datatype, win, false, "MPI_Get");
+int accumulate_any(const void* origin_addr, MPI_Count origin_count,
+                   mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp,
+                   MPI_Count target_count, mpi::Datatype& target_datatype, mpi::Op& op,
+                   mpi::Win& win, MPI_Request* request) {
+  const bool request_based = request != nullptr;
+  const int err = accumulate_call(origin_addr, origin_count, &origin_datatype, nullptr, 0, nullptr,
+                                  target_rank, target_disp, target_count, target_datatype, op, win,
+                                  request_based,
+                                  request_based ? "MPI_Raccumulate" : "MPI_Accumulate");
+  return request_based ? complete_request(err, request) : err;
 }
 
-int get(void* origin_addr, int origin_count, mpi::Datatype& origin_datatype, int target_rank,
-        MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype, mpi::Win& win) {
-  return get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-               target_datatype, win);
-}
-
-int accumulate_c(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                 mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win) {
-  return accumulate_call(origin_addr, origin_count, &origin_datatype, nullptr, 0, nullptr,
-                         target_rank, target_disp, target_count, target_datatype, op, win, false,
-                         "MPI_Accumulate");
-}
-
-int accumulate(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-               int target_rank, MPI_Aint target_disp, int target_count,
-               mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win) {
-  return accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                      target_count, target_datatype, op, win);
-}
-
-int get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
-                     mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
-                     mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp,
-                     MPI_Count target_count, mpi::Datatype& target_datatype, mpi::Op& op,
-                     mpi::Win& win) {
-  return accumulate_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                         &result_datatype, target_rank, target_disp, target_count,
-                         target_datatype, op, win, false, "MPI_Get_accumulate");
-}
-
-int get_accumulate(const void* origin_addr, int origin_count, mpi::Datatype* origin_datatype,
-                   void* result_addr, int result_count, mpi::Datatype& result_datatype,
-                   int target_rank, MPI_Aint target_disp, int target_count,
-                   mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win) {
-  return get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                          result_datatype, target_rank, target_disp, target_count, target_datatype,
-                          op, win);
+int get_accumulate_any(const void* origin_addr, MPI_Count origin_count,
+                       mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
+                       mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, mpi::Datatype& target_datatype, mpi::Op& op,
+                       mpi::Win& win, MPI_Request* request) {
+  const bool request_based = request != nullptr;
+  const int err = accumulate_call(origin_addr, origin_count, origin_datatype, result_addr,
+                                  result_count, &result_datatype, target_rank, target_disp,
+                                  target_count, target_datatype, op, win, request_based,
+                                  request_based ? "MPI_Rget_accumulate" : "MPI_Get_accumulate");
+  return request_based ? complete_request(err, request) : err;
 }
 
 int fetch_and_op(const void* origin_addr, void* result_addr, mpi::Datatype& datatype,
@@ -293,76 +280,6 @@ int compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
                                     origin_addr, result_addr, &done)))
     return err;
   return dev::rma::wait(done);
-}
-
-int rput_c(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-           mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request) {
-  return complete_request(put_call(origin_addr, origin_count, origin_datatype, target_rank,
-                                   target_disp, target_count, target_datatype, win, true, "MPI_Rput"),
-                          request);
-}
-
-int rput(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-         int target_rank, MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype,
-         mpi::Win& win, MPI_Request* request) {
-  return rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                target_datatype, win, request);
-}
-
-int rget_c(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-           mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request) {
-  return complete_request(get_call(origin_addr, origin_count, origin_datatype, target_rank,
-                                   target_disp, target_count, target_datatype, win, true, "MPI_Rget"),
-                          request);
-}
-
-int rget(void* origin_addr, int origin_count, mpi::Datatype& origin_datatype, int target_rank,
-         MPI_Aint target_disp, int target_count, mpi::Datatype& target_datatype, mpi::Win& win,
-         MPI_Request* request) {
-  return rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                target_datatype, win, request);
-}
-
-int raccumulate_c(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
-                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-                  mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win,
-                  MPI_Request* request) {
-  return complete_request(
-      accumulate_call(origin_addr, origin_count, &origin_datatype, nullptr, 0, nullptr,
-                      target_rank, target_disp, target_count, target_datatype, op, win, true,
-                      "MPI_Raccumulate"),
-      request);
-}
-
-int raccumulate(const void* origin_addr, int origin_count, mpi::Datatype& origin_datatype,
-                int target_rank, MPI_Aint target_disp, int target_count,
-                mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win, MPI_Request* request) {
-  return raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, op, win, request);
-}
-
-int rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
-                      mpi::Datatype* origin_datatype, void* result_addr, MPI_Count result_count,
-                      mpi::Datatype& result_datatype, int target_rank, MPI_Aint target_disp,
-                      MPI_Count target_count, mpi::Datatype& target_datatype, mpi::Op& op,
-                      mpi::Win& win, MPI_Request* request) {
-  return complete_request(
-      accumulate_call(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                      &result_datatype, target_rank, target_disp, target_count, target_datatype,
-                      op, win, true, "MPI_Rget_accumulate"),
-      request);
-}
-
-int rget_accumulate(const void* origin_addr, int origin_count, mpi::Datatype* origin_datatype,
-                    void* result_addr, int result_count, mpi::Datatype& result_datatype,
-                    int target_rank, MPI_Aint target_disp, int target_count,
-                    mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win,
-                    MPI_Request* request) {
-  return rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                           result_datatype, target_rank, target_disp, target_count,
-                           target_datatype, op, win, request);
 }
 
 }  // namespace stmpi::impl

@@ -171,36 +171,15 @@ using mpi::Win;
 using mpi::errhan::make_error;
 using mpi::rma::CreateArgs;
 
-int win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
-                 MPI_Win* win) {
+int win_create_any(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
+                   MPI_Win* win) {
   return mpi::rma::create({MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info}, comm, nullptr, win);
 }
 
-int win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm,
-               MPI_Win* win) {
-  return win_create_c(base, size, disp_unit, info, comm, win);
-}
-
-int win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
-                   void* baseptr, MPI_Win* win) {
-  return mpi::rma::create({MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info}, comm, baseptr,
-                          win);
-}
-
-int win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm, void* baseptr,
-                 MPI_Win* win) {
-  return win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-}
-
-int win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
-                          void* baseptr, MPI_Win* win) {
-  return mpi::rma::create({MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info}, comm, baseptr,
-                          win);
-}
-
-int win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, mpi::Comm& comm,
-                        void* baseptr, MPI_Win* win) {
-  return win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+// MPI_WIN_FLAVOR_ALLOCATE or MPI_WIN_FLAVOR_SHARED.
+int win_allocate_any(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, mpi::Comm& comm,
+                     void* baseptr, MPI_Win* win, int flavor) {
+  return mpi::rma::create({flavor, nullptr, size, disp_unit, info}, comm, baseptr, win);
 }
 
 int win_create_dynamic(MPI_Info info, mpi::Comm& comm, MPI_Win* win) {

@@ -8,7 +8,8 @@
 // may send, receive and register or remove hooks.
 //
 // wait_until(done) is the one blocking loop: progress, check, and yield per
-// the one backoff policy (util/backoff.h, STMPI_PROGRESS_POLLS_BEFORE_YIELD).
+// the one backoff policy (util/backoff.h, STMPI_PROGRESS_POLLS_BEFORE_YIELD);
+// ProgressWait is the same loop for waits that do more between checks.
 #pragma once
 
 #include "util/backoff.h"
@@ -25,14 +26,24 @@ void remove_progress_hook(int id);
 // Moves messages on every transport and runs the hooks.
 void progress();
 
+// One blocking wait: each pause() is a round of it (progress, so that this
+// process keeps serving the others, and a yield every so many rounds).
+class ProgressWait {
+ public:
+  void pause() {
+    progress();
+    backoff_.step();
+  }
+
+ private:
+  util::Backoff backoff_;
+};
+
 // Waits, progressing, until done() is true.
 template <class Pred>
 void wait_until(Pred&& done) {
-  util::Backoff backoff;
-  while (!done()) {
-    progress();
-    backoff.step();
-  }
+  ProgressWait wait;
+  while (!done()) wait.pause();
 }
 
 }  // namespace stmpi::dev

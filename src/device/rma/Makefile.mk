@@ -15,7 +15,6 @@ noinst_HEADERS += \
 	src/device/rma/shm_rma.h \
 	src/device/rma/cma_rma.h \
 	src/device/rma/am_rma.h \
-	src/device/rma/spin_wait.h \
 	src/device/rma/window_segment.h \
 	src/device/rma/window.h \
 	src/device/rma/net_rma.h \

@@ -14,8 +14,8 @@
 #include <mpi.h>
 
 #include "device/device.h"
+#include "device/progress.h"
 #include "device/rma/accumulate.h"
-#include "device/rma/spin_wait.h"
 #include "util/error.h"
 
 namespace stmpi::dev::rma {
@@ -284,7 +284,7 @@ uint64_t atomic64(const Region& region, uint64_t offset, Atomic64Op op, uint64_t
   done.pending.fetch_add(1, std::memory_order_relaxed);
   if (send(region.target, make_message(h, {Run{offset, sizeof(uint64_t)}}, args, sizeof args)) != 0)
     return 0;
-  spin_until([&] { return done.pending.load(std::memory_order_acquire) == 0; });
+  wait_until([&] { return done.pending.load(std::memory_order_acquire) == 0; });
   return old;
 }
 
@@ -372,8 +372,8 @@ void AmRma::store64(const Region& region, uint64_t offset, uint64_t value) {
 
 int AmRma::flush(int target) {
   if (g.total_outstanding == 0) return MPI_SUCCESS;
-  if (target < 0) spin_until([] { return g.total_outstanding == 0; });
-  else spin_until([target] { return g.outstanding[target] == 0; });
+  if (target < 0) wait_until([] { return g.total_outstanding == 0; });
+  else wait_until([target] { return g.outstanding[target] == 0; });
   return MPI_SUCCESS;
 }
 

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "device/rma/spin_wait.h"
+#include "device/progress.h"
 
 namespace stmpi::dev::rma {
 
@@ -18,7 +18,7 @@ int flush_all() {
 
 int wait(Completion& done) {
   if (done.pending.load(std::memory_order_acquire) != 0)
-    spin_until([&] { return done.pending.load(std::memory_order_acquire) == 0; });
+    wait_until([&] { return done.pending.load(std::memory_order_acquire) == 0; });
   return done.error;
 }
 

@@ -14,11 +14,11 @@
 #include <mpi.h>
 
 #include "device/device.h"
+#include "device/progress.h"
 #include "device/rma/am_rma.h"
 #include "device/rma/cma_rma.h"
 #include "device/rma/net_rma.h"
 #include "device/rma/rma.h"
-#include "device/rma/spin_wait.h"
 #include "util/error.h"
 #include "pmi/client.h"
 
@@ -291,7 +291,7 @@ void Window::dissemination_barrier() {
   for (int k = 0, step = 1; step < nranks_; ++k, step *= 2) {
     signal((rank_ + step) % nranks_, layout_.fence_round(k));
     const std::size_t word = layout_.fence_round(k);
-    spin_until([&] { return signal_count(word) >= fences_; });
+    wait_until([&] { return signal_count(word) >= fences_; });
   }
 }
 
@@ -324,7 +324,7 @@ bool Window::find_attached(int target, uint64_t low, uint64_t high, AttachedRegi
   auto word = [&](std::size_t offset, std::memory_order order) {
     return mapped != nullptr ? segment_word(mapped, offset).load(order) : load64(control, offset);
   };
-  SpinWait wait;
+  ProgressWait wait;
   for (;;) {
     const uint64_t before = word(WindowLayout::kAttachVersion, std::memory_order_acquire);
     if (before & 1) {

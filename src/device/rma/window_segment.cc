@@ -10,7 +10,7 @@
 
 #include <mpi.h>
 
-#include "device/rma/spin_wait.h"
+#include "device/progress.h"
 #include "util/error.h"
 
 namespace stmpi::dev::rma {
@@ -56,7 +56,7 @@ void segment_barrier(char* base, int nranks) {
     generation.fetch_add(1, std::memory_order_acq_rel);
     return;
   }
-  spin_until([&] { return generation.load(std::memory_order_acquire) != mine; });
+  wait_until([&] { return generation.load(std::memory_order_acquire) != mine; });
 }
 
 }  // namespace stmpi::dev::rma

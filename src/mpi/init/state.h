@@ -4,7 +4,6 @@
 
 #include <mutex>
 
-#include "util/backoff.h"
 
 namespace stmpi::mpi {
 
@@ -39,12 +38,9 @@ inline int thread_level() { return g_process_state.thread_level; }
 std::mutex& global_mutex();
 
 // Gives the CPU (and, with MPI_THREAD_MULTIPLE, the global lock) to
-// others for a moment.
+// others for a moment. The blocking loops' backoff policy (util::Backoff,
+// through dev::ProgressWait and dev::wait_until in device/progress.h) yields
+// through it.
 void wait_yield();
-
-// Every blocking loop calls step() once per poll: the device's one backoff
-// policy (util/backoff.h, STMPI_PROGRESS_POLLS_BEFORE_YIELD), which yields
-// through wait_yield().
-using WaitBackoff = util::Backoff;
 
 }  // namespace stmpi::mpi

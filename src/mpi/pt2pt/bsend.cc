@@ -104,11 +104,10 @@ int attach(void* buffer, MPI_Count size) {
 int detach(void* buffer_addr, MPI_Count* size) {
   if (g_buffer.base == nullptr)
     return errhan::make_error(MPI_ERR_BUFFER, "no buffer is attached");
-  WaitBackoff backoff;
+  dev::ProgressWait wait;
   while (!g_buffer.in_use.empty()) {
-    dev::progress();
+    wait.pause();
     reclaim();
-    backoff.step();
   }
   *static_cast<void**>(buffer_addr) = g_buffer.base;
   *size = static_cast<MPI_Count>(g_buffer.size);

@@ -8,6 +8,7 @@
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
 #include "mpi/request/request.h"
+#include "util/backoff.h"
 
 namespace stmpi::impl {
 namespace {
@@ -109,7 +110,7 @@ int probe(int source, int tag, mpi::Comm& comm, MPI_Status* status) {
     fill_proc_null_status(status);
     return MPI_SUCCESS;
   }
-  mpi::WaitBackoff backoff;
+  util::Backoff backoff;
   while (!try_probe(source, tag, comm, status)) backoff.step();
   return MPI_SUCCESS;
 }
@@ -132,7 +133,7 @@ int mprobe(int source, int tag, mpi::Comm& comm, MPI_Message* message, MPI_Statu
     *message = MPI_MESSAGE_NO_PROC;
     return MPI_SUCCESS;
   }
-  mpi::WaitBackoff backoff;
+  util::Backoff backoff;
   while (!try_mprobe(source, tag, comm, message, status)) backoff.step();
   return MPI_SUCCESS;
 }

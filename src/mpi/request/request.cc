@@ -129,11 +129,7 @@ bool request_test(Request* req) {
 }
 
 void request_wait(Request* req) {
-  WaitBackoff backoff;
-  while (!request_test(req)) {
-    dev::progress();
-    backoff.step();
-  }
+  dev::wait_until([req] { return request_test(req); });
 }
 
 int request_retire(Request* req, MPI_Status* status) {

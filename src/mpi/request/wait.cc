@@ -4,13 +4,13 @@
 
 #include "mpi/request/impl_request.h"
 #include "device/device.h"
+#include "device/progress.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
 #include "mpi/request/request.h"
-#include "util/backoff.h"
 
 namespace stmpi::impl {
 namespace {
@@ -57,15 +57,6 @@ int retire(MPI_Request* handle, Request* req, MPI_Status* status) {
 MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
-
-// Polls the device between checks; yields now and then (oversubscribed cores).
-struct Poller {
-  mpi::WaitBackoff backoff;
-  void step() {
-    dev::progress();
-    backoff.step();
-  }
-};
 
 int validate_array(int count, const MPI_Request requests[], std::vector<Request*>* reqs) {
   if (count < 0) return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%d must be non-negative", count);
@@ -192,7 +183,7 @@ int testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status ar
 int waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
   std::vector<Request*> reqs;
   if (int err = validate_array(count, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
-  Poller poller;
+  dev::ProgressWait poller;
   for (;;) {
     int err = MPI_SUCCESS;
     bool all_inactive = false;
@@ -202,7 +193,7 @@ int waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* 
       set_empty(status);
       return MPI_SUCCESS;
     }
-    poller.step();
+    poller.pause();
   }
 }
 
@@ -249,13 +240,13 @@ int waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int ar
              MPI_Status array_of_statuses[]) {
   std::vector<Request*> reqs;
   if (int err = validate_array(incount, array_of_requests, &reqs); err != MPI_SUCCESS) return err;
-  Poller poller;
+  dev::ProgressWait poller;
   for (;;) {
     bool all_inactive = false;
     const int err = collect_some(incount, array_of_requests, reqs, outcount, array_of_indices,
                                  array_of_statuses, &all_inactive);
     if (all_inactive || *outcount > 0) return err;
-    poller.step();
+    poller.pause();
   }
 }
 

@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "device/rma/spin_wait.h"
+#include "device/progress.h"
 #include "device/rma/window_segment.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
@@ -59,7 +59,7 @@ void wait_for_post(Win& win, int target) {
   WinEpochs& e = win.epoch;
   if (e.start_state[target] != kAwaitingPost) return;
   const std::size_t signal = win.device.layout().post_signal(target);
-  dev::rma::spin_until([&] { return win.device.signal_count(signal) > e.posts_seen[target]; });
+  dev::wait_until([&] { return win.device.signal_count(signal) > e.posts_seen[target]; });
   ++e.posts_seen[target];
   e.start_state[target] = kPostSeen;
 }

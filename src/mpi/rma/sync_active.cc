@@ -18,8 +18,8 @@
 
 #include "mpi/rma/impl_rma.h"
 #include "device/device.h"
+#include "device/progress.h"
 #include "device/rma/rma.h"
-#include "device/rma/spin_wait.h"
 #include "device/rma/window_segment.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
@@ -178,7 +178,7 @@ int win_wait(mpi::Win& win) {
     return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_wait without a matching MPI_Win_post (the "
                       "window has %s)", mpi::rma::epoch_description(win));
   if (int err = mpi::mpix::check_not_stream_exposure(win, "MPI_Win_wait")) return err;
-  dev::rma::spin_until([&] { return mpi::rma::completes_arrived(win); });
+  dev::wait_until([&] { return mpi::rma::completes_arrived(win); });
   mpi::rma::consume_completes(win);
   return MPI_SUCCESS;
 }

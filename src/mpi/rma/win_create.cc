@@ -21,7 +21,6 @@
 #include "mpi/comm/impl_comm_group.h"
 #include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
-#include "device/rma/spin_wait.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/op.h"
 #include "mpi/comm/comm.h"

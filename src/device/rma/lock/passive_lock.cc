@@ -6,9 +6,9 @@
 #include <atomic>
 #include <utility>
 
+#include "device/progress.h"
 #include "device/rma/lock/lock_word.h"
 #include "device/rma/rma.h"
-#include "device/rma/spin_wait.h"
 
 namespace stmpi::dev::rma::lock {
 
@@ -55,7 +55,7 @@ void PassiveLocks::wait_for_nonzero(int target, uint64_t field) {
   std::atomic_ref<uint64_t> word(*my_field(target, field));
   if (word.load(std::memory_order_acquire) != 0) return;
   if (field == kGrant) ++stats_.waited;
-  spin_until([&] { return word.load(std::memory_order_acquire) != 0; });
+  wait_until([&] { return word.load(std::memory_order_acquire) != 0; });
 }
 
 void PassiveLocks::acquire(int target, LockType type) {

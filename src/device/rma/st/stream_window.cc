@@ -10,7 +10,6 @@
 #include <mpi.h>
 
 #include "device/progress.h"
-#include "device/rma/spin_wait.h"
 #include "device/rma/st/merged_kernel_executor.h"
 #include "device/rma/st/settings.h"
 #include "util/error.h"
@@ -171,11 +170,11 @@ int StreamWindow::throttle() {
   ++stats_.throttled;
   // The stream is behind by `limit` epochs: it needs the CPU more than this
   // thread does, so after a short spin sleep between checks.
-  SpinWait pause;
+  ProgressWait wait;
   int err = MPI_SUCCESS;
   for (int round = 0; in_flight_.size() >= limit && err == MPI_SUCCESS; ++round) {
     if (round < 100) {
-      pause.pause();
+      wait.pause();
     } else {
       const timespec nap{0, 20'000};
       nanosleep(&nap, nullptr);
@@ -290,8 +289,8 @@ int StreamWindow::drain() {
     const uint64_t marker = ++slot.issued;
     if (int err = slot.stream->write_value(&retire_words_[i], marker); err != MPI_SUCCESS)
       return err;
-    SpinWait pause;
-    while (!reached(retired(static_cast<int>(i)), marker)) pause.pause();
+    ProgressWait wait;
+    while (!reached(retired(static_cast<int>(i)), marker)) wait.pause();
   }
   const int err = reclaim();
   stop_progress_hook();

@@ -71,12 +71,11 @@ class KernelModules {
 
 // What a backend's description() says:
 // "cuda (driver 12040, 2 devices, stream memory operations: yes)".
-inline std::string runtime_description(const char* backend, const char* version_kind,
-                                       int version, int devices, bool mem_ops) {
+inline std::string runtime_description(const char* backend, const char* version_kind, int version,
+                                       int devices, bool mem_ops) {
   char text[160];
-  std::snprintf(text, sizeof text, "%s (%s %d, %d device%s, stream memory operations: %s)",
-                backend, version_kind, version, devices, devices == 1 ? "" : "s",
-                mem_ops ? "yes" : "no");
+  std::snprintf(text, sizeof text, "%s (%s %d, %d device%s, stream memory operations: %s)", backend,
+                version_kind, version, devices, devices == 1 ? "" : "s", mem_ops ? "yes" : "no");
   return text;
 }
 
@@ -87,8 +86,8 @@ inline std::string runtime_description(const char* backend, const char* version_
 inline std::string describe_failure(const char* call, const char* name, const char* text,
                                     const char* result_type, int result) {
   std::string described = std::string(call) + ": ";
-  described += name != nullptr ? std::string(name)
-                               : std::string(result_type) + " " + std::to_string(result);
+  described +=
+      name != nullptr ? std::string(name) : std::string(result_type) + " " + std::to_string(result);
   if (text != nullptr && (name == nullptr || std::strcmp(text, name) != 0))
     described += std::string(": ") + text;
   return described;
@@ -98,8 +97,7 @@ inline std::string describe_failure(const char* call, const char* name, const ch
 // "STMPI: stream backend cuda: cuLaunchKernel: CUDA_ERROR_...: ...".
 [[nodiscard]] [[gnu::cold]] inline int backend_error(const char* backend,
                                                      const std::string& failure) {
-  return util::make_error(MPI_ERR_OTHER, "STMPI: stream backend %s: %s", backend,
-                          failure.c_str());
+  return util::make_error(MPI_ERR_OTHER, "STMPI: stream backend %s: %s", backend, failure.c_str());
 }
 
 }  // namespace stmpi::stream

@@ -23,10 +23,10 @@ namespace stmpi::pmi {
 namespace {
 
 // Guards against a peer that never sends a newline.
-constexpr std::size_t max_line_length = 1 << 20;
+constexpr std::size_t kMaxLineLength = 1 << 20;
 // Prefix of the value stored under a key whose value is split over `key#0`, `key#1`, ...
 // Escaped values never start with a literal '#', so the marker cannot be mistaken for data.
-constexpr std::string_view chunk_marker = "#chunks=";
+constexpr std::string_view kChunkMarker = "#chunks=";
 
 bool parse_int(std::string_view text, int* out) {
   int value = 0;
@@ -247,7 +247,7 @@ int Client::put(const std::string& key, const std::string& value) {
   for (std::size_t i = 0; i < pieces; ++i) {
     if (put_wire(key + "#" + std::to_string(i), wire.substr(i * piece, piece)) != 0) return -1;
   }
-  return put_wire(key, std::string(chunk_marker) + std::to_string(pieces));
+  return put_wire(key, std::string(kChunkMarker) + std::to_string(pieces));
 }
 
 int Client::put_wire(const std::string& key, const std::string& value) {
@@ -275,9 +275,9 @@ int Client::get(const std::string& key, std::string* value) {
   }
   std::string wire;
   if (get_wire(key, &wire) != 0) return -1;
-  if (wire.starts_with(chunk_marker)) {
+  if (wire.starts_with(kChunkMarker)) {
     int pieces = 0;
-    if (!parse_int(std::string_view(wire).substr(chunk_marker.size()), &pieces) || pieces < 1) {
+    if (!parse_int(std::string_view(wire).substr(kChunkMarker.size()), &pieces) || pieces < 1) {
       return fail("key '" + key + "' holds a damaged piece count: '" + wire + "'");
     }
     std::string joined;
@@ -390,8 +390,8 @@ int Client::receive_line(std::string* line) {
       received_.erase(0, newline + 1);
       return 0;
     }
-    if (received_.size() > max_line_length) {
-      return fail("the process manager sent a line longer than " + std::to_string(max_line_length) +
+    if (received_.size() > kMaxLineLength) {
+      return fail("the process manager sent a line longer than " + std::to_string(kMaxLineLength) +
                   " bytes");
     }
     char buffer[4096];

@@ -14,12 +14,12 @@ namespace stmpi::tools::mpiexec {
 namespace {
 
 // Time the ranks get between SIGTERM and SIGKILL.
-constexpr auto kill_grace = std::chrono::seconds(2);
+constexpr auto kKillGrace = std::chrono::seconds(2);
 // An abort request waits this long before it is acted on: a rank that aborts because a
 // peer died (its single-copy read failed) must not hide the peer's death, which mpiexec
 // may learn of a moment later.
-constexpr auto abort_grace = std::chrono::milliseconds(150);
-constexpr auto abort_grace_limit = std::chrono::seconds(2);
+constexpr auto kAbortGrace = std::chrono::milliseconds(150);
+constexpr auto kAbortGraceLimit = std::chrono::seconds(2);
 
 // A process that is exiting has given up its memory: /proc/PID/statm reads all zeros.
 bool process_dying(pid_t pid) {
@@ -34,11 +34,11 @@ bool process_dying(pid_t pid) {
   return dying;
 }
 // Reads allowed when draining the pipes of a rank that has exited.
-constexpr int drain_reads = 1024;
-constexpr int timeout_exit_code = 124;
-constexpr int launch_failure_exit_code = 127;
+constexpr int kDrainReads = 1024;
+constexpr int kTimeoutExitCode = 124;
+constexpr int kLaunchFailureExitCode = 127;
 
-constexpr int termination_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 // Each rank's program (MPI_APPNUM), for the PMI server's get_appnum.
 std::vector<int> appnums(const Options& options) {
@@ -90,7 +90,7 @@ int Job::run() {
   std::string error;
   if (!launcher.prepare(&error)) {
     std::fprintf(stderr, "mpiexec: %s\n", error.c_str());
-    return launch_failure_exit_code;
+    return kLaunchFailureExitCode;
   }
   if (options_.print_rank_map) print_rank_map();
   if (options_.timeout_seconds > 0) {
@@ -123,7 +123,7 @@ bool Job::install_signal_handling(ChildSignalState* child_signals) {
   sigset_t watched;
   sigemptyset(&watched);
   sigaddset(&watched, SIGCHLD);
-  for (int signal : termination_signals) sigaddset(&watched, signal);
+  for (int signal : kTerminationSignals) sigaddset(&watched, signal);
   if (::sigprocmask(SIG_BLOCK, &watched, &child_signals->mask) != 0) return false;
   signal_fd_ = ::signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signal_fd_ < 0) {
@@ -266,7 +266,7 @@ void Job::check_deadlines() {
                                    : "";
     begin_termination("job exceeded the timeout of " + plural(options_.timeout_seconds, "second") +
                           source + "; killing " + plural(live_, "rank"),
-                      timeout_exit_code, -1);
+                      kTimeoutExitCode, -1);
   }
   if (terminating_ && !sent_kill_ && now >= kill_deadline_ && live_ > 0) {
     signal_ranks(SIGKILL);
@@ -306,15 +306,15 @@ void Job::handle_aborts() {
   }
   auto now = Clock::now();
   while (auto request = server_.take_abort()) {
-    pending_aborts_.push_back(PendingAbort{std::move(*request), now + abort_grace, now});
+    pending_aborts_.push_back(PendingAbort{std::move(*request), now + kAbortGrace, now});
   }
   while (!pending_aborts_.empty() && (terminating_ || pending_aborts_.front().due <= now)) {
     PendingAbort& first = pending_aborts_.front();
     // Under load a killed peer can take a while between losing its memory (which made
     // the single-copy read fail) and becoming a zombie mpiexec can reap.
-    if (!terminating_ && now < first.received + abort_grace_limit &&
+    if (!terminating_ && now < first.received + kAbortGraceLimit &&
         other_rank_dying(first.request.rank)) {
-      first.due = now + abort_grace / 4;
+      first.due = now + kAbortGrace / 4;
       break;
     }
     AbortRequest request = std::move(first.request);
@@ -362,8 +362,8 @@ void Job::on_rank_exit(int rank, int status) {
   if (server_.fd(rank) >= 0) server_.on_readable(rank);
   handle_aborts();
   server_.close(rank);
-  r.out.on_readable(drain_reads);
-  r.err.on_readable(drain_reads);
+  r.out.on_readable(kDrainReads);
+  r.err.on_readable(kDrainReads);
   if (rank == 0) stdin_.close_sink();
   if (rank == culprit_) print_report();
 
@@ -444,7 +444,7 @@ void Job::begin_termination(const std::string& cause, int exit_code, int culprit
   culprit_ = culprit;
   if (culprit < 0 || !ranks_[culprit].alive) print_report();
   signal_ranks(SIGTERM);
-  kill_deadline_ = Clock::now() + kill_grace;
+  kill_deadline_ = Clock::now() + kKillGrace;
 }
 
 // A rank that aborts is still alive: its report waits until its last output is forwarded.
@@ -472,8 +472,8 @@ int Job::live_ranks_except(int rank) const {
 
 void Job::finish() {
   for (Rank& r : ranks_) {
-    r.out.on_readable(drain_reads);
-    r.err.on_readable(drain_reads);
+    r.out.on_readable(kDrainReads);
+    r.err.on_readable(kDrainReads);
   }
   stdin_.close_sink();
   print_report();

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       return 0;
     case ParseResult::error:
       std::fprintf(stderr, "mpiexec: %s (see 'mpiexec --help')\n", error.c_str());
-      return usage_exit_code;
+      return kUsageExitCode;
     case ParseResult::run:
       break;
   }
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   // The job runs in a session of its own (session.h); mpiexec's pid names it.
   const pid_t job_id = ::getpid();
-  if (int status = start_job_session(&options, job_id); status != run_job_here) return status;
+  if (int status = start_job_session(&options, job_id); status != kRunJobHere) return status;
   Job job(options, job_id);
   return job.run();
 }

@@ -51,7 +51,7 @@ struct Options {
 enum class ParseResult { run, help, version, error };
 
 // Exit status of mpiexec for command-line errors.
-inline constexpr int usage_exit_code = 2;
+inline constexpr int kUsageExitCode = 2;
 
 // Fills *options from argv; on ParseResult::error, *error names the offending argument.
 // env_timeout: the value of MPIEXEC_TIMEOUT (nullptr when unset), used without -timeout.

@@ -12,8 +12,8 @@ namespace stmpi::tools::mpiexec {
 namespace {
 
 // A rank that writes this much without a newline gets it forwarded as a partial line.
-constexpr std::size_t max_pending_line = 64 * 1024;
-constexpr std::size_t stdin_buffer_limit = 64 * 1024;
+constexpr std::size_t kMaxPendingLine = 64 * 1024;
+constexpr std::size_t kStdinBufferLimit = 64 * 1024;
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
@@ -80,7 +80,7 @@ void LineForwarder::on_readable(int max_reads) {
       return;
     }
     pending_.append(buffer, static_cast<std::size_t>(n));
-    forward_lines(pending_.size() > max_pending_line, false);
+    forward_lines(pending_.size() > kMaxPendingLine, false);
   }
 }
 
@@ -123,7 +123,7 @@ void StdinForwarder::start(int source_fd, int sink_fd) {
 }
 
 bool StdinForwarder::wants_read() const {
-  return !source_done_ && sink_fd_ >= 0 && buffer_.size() < stdin_buffer_limit;
+  return !source_done_ && sink_fd_ >= 0 && buffer_.size() < kStdinBufferLimit;
 }
 
 void StdinForwarder::on_source_readable() {

@@ -17,16 +17,16 @@ using pmi::wire_unescape;
 namespace {
 
 // Same limits as Hydra, so that clients exercise the same paths under both launchers.
-constexpr int kvsname_max = 256;
-constexpr int key_max = 64;
-constexpr int value_max = 1024;
+constexpr int kKvsnameMax = 256;
+constexpr int kKeyMax = 64;
+constexpr int kValueMax = 1024;
 
 // Text from a rank made safe for mpiexec's stderr: a rank must not be able to
 // move the cursor, recolour or retitle the user's terminal, so every byte
 // outside printable ASCII (control bytes, DEL, and all bytes >= 0x80, which
 // include the C1 controls) is written as \xNN.
 std::string printable(std::string_view text) {
-  static constexpr char hex[] = "0123456789abcdef";
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (unsigned char c : text) {
@@ -34,8 +34,8 @@ std::string printable(std::string_view text) {
       out.push_back(static_cast<char>(c));
     } else {
       out += "\\x";
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xf]);
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xf]);
     }
   }
   return out;
@@ -114,11 +114,11 @@ void PmiServer::on_readable(int rank) {
     for (std::size_t newline; (newline = c.incoming.find('\n', start)) != std::string::npos;) {
       std::string line = c.incoming.substr(start, newline - start);
       start = newline + 1;
-      if (line.size() > max_request_length) {
+      if (line.size() > kMaxRequestLength) {
         errors_.push_back(ProtocolError{
             rank, true,
             "sent a PMI request line of " + std::to_string(line.size()) + " bytes (limit " +
-                std::to_string(max_request_length) + ", starting '" +
+                std::to_string(kMaxRequestLength) + ", starting '" +
                 printable(std::string_view(line).substr(0, 40)) + "'); closed its PMI connection"});
         close(rank);
         return;
@@ -127,10 +127,10 @@ void PmiServer::on_readable(int rank) {
       if (c.fd < 0) return;
     }
     c.incoming.erase(0, start);
-    if (c.incoming.size() > max_request_length) {
+    if (c.incoming.size() > kMaxRequestLength) {
       errors_.push_back(ProtocolError{
           rank, true,
-          "sent a PMI request line longer than " + std::to_string(max_request_length) +
+          "sent a PMI request line longer than " + std::to_string(kMaxRequestLength) +
               " bytes (starting '" + printable(std::string_view(c.incoming).substr(0, 40)) +
               "'); closed its PMI connection"});
       close(rank);
@@ -184,8 +184,8 @@ void PmiServer::handle_request(int rank, std::string_view line) {
     // stmpi_abort_message=1 tells STMPI clients that mpiexec prints their abort message.
     reply(rank, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0 stmpi_abort_message=1");
   } else if (cmd == "get_maxes") {
-    reply(rank, "cmd=maxes kvsname_max=" + std::to_string(kvsname_max) + " keylen_max=" +
-                    std::to_string(key_max) + " vallen_max=" + std::to_string(value_max));
+    reply(rank, "cmd=maxes kvsname_max=" + std::to_string(kKvsnameMax) + " keylen_max=" +
+                    std::to_string(kKeyMax) + " vallen_max=" + std::to_string(kValueMax));
   } else if (cmd == "get_appnum") {
     const int appnum = static_cast<std::size_t>(rank) < appnums_.size() ? appnums_[rank] : 0;
     reply(rank, "cmd=appnum appnum=" + std::to_string(appnum));

@@ -59,7 +59,7 @@ class PmiServer {
   int connected_ranks() const { return connected_ranks_; }
 
   // Longest request line a rank may send; Hydra-sized values need about 1.2 KB.
-  static constexpr std::size_t max_request_length = 16384;
+  static constexpr std::size_t kMaxRequestLength = 16384;
 
  private:
   struct Connection {

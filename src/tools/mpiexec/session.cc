@@ -22,7 +22,7 @@ namespace stmpi::tools::mpiexec {
 namespace {
 
 // The signals mpiexec passes on to the launcher; job.cc ends the job on each of them.
-constexpr int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 // Sets the nice value of the calling process's autogroup. False only when the kernel refuses
 // it for want of privilege; without autogroups there is nothing to set (true).
@@ -62,7 +62,7 @@ int become_launcher(Options* options, pid_t mpiexec_pid, int relay_read, int rel
     ::close(relay_read);
   }
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
-  return run_job_here;
+  return kRunJobHere;
 }
 
 // The status mpiexec reports for the launcher's end.
@@ -137,7 +137,7 @@ int start_job_session(Options* options, pid_t job_id) {
   sigset_t watched;
   sigemptyset(&watched);
   sigaddset(&watched, SIGCHLD);
-  for (int signal : forwarded_signals) sigaddset(&watched, signal);
+  for (int signal : kForwardedSignals) sigaddset(&watched, signal);
   sigset_t inherited;
   if (::sigprocmask(SIG_BLOCK, &watched, &inherited) != 0) {
     std::fprintf(stderr, "mpiexec: cannot block signals: %s\n", std::strerror(errno));

@@ -14,10 +14,10 @@
 namespace stmpi::tools::mpiexec {
 
 // What start_job_session() returns in the launcher: go on and run the job.
-constexpr int run_job_here = -1;
+constexpr int kRunJobHere = -1;
 
 // Forks the launcher. In the launcher (a new session, stdin the relay pipe, signal mask and
-// dispositions as mpiexec inherited them, SIGTERM when mpiexec dies) it returns run_job_here.
+// dispositions as mpiexec inherited them, SIGTERM when mpiexec dies) it returns kRunJobHere.
 // In mpiexec it serves the launcher until it ends and returns mpiexec's exit status: the
 // launcher's, or 128+signal (after removing the job's /dev/shm segments) when it was killed.
 // job_id: the number in the job's kvsname (kvsname_of()).

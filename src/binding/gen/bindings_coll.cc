@@ -18,7 +18,7 @@ extern "C" STMPI_API int PMPI_Barrier(MPI_Comm comm) {
   Call call("MPI_Barrier");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   if (call.failed()) return call.result();
-  return call.finish(impl::barrier(*comm_obj));
+  return call.finish(impl::barrier_any(*comm_obj, mpi::coll::Mode::kBlocking, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Barrier) MPI_Barrier
     __attribute__((weak, alias("PMPI_Barrier")));

@@ -14,12 +14,13 @@ using stmpi::binding::Call;
 using stmpi::binding::RankKind;
 using stmpi::binding::TagKind;
 
-extern "C" STMPI_API int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+extern "C" STMPI_API int PMPI_Barrier_init(MPI_Comm comm, [[maybe_unused]] MPI_Info info,
+    MPI_Request* request) {
   Call call("MPI_Barrier_init");
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.not_null(request, "request");
   if (call.failed()) return call.result();
-  return call.finish(impl::barrier_init(*comm_obj, info, request));
+  return call.finish(impl::barrier_any(*comm_obj, mpi::coll::Mode::kPersistent, request));
 }
 extern "C" STMPI_API decltype(PMPI_Barrier_init) MPI_Barrier_init
     __attribute__((weak, alias("PMPI_Barrier_init")));

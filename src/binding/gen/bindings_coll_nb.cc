@@ -19,7 +19,7 @@ extern "C" STMPI_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   mpi::Comm* comm_obj = call.comm(comm, "comm");
   call.not_null(request, "request");
   if (call.failed()) return call.result();
-  return call.finish(impl::ibarrier(*comm_obj, request));
+  return call.finish(impl::barrier_any(*comm_obj, mpi::coll::Mode::kNonblocking, request));
 }
 extern "C" STMPI_API decltype(PMPI_Ibarrier) MPI_Ibarrier
     __attribute__((weak, alias("PMPI_Ibarrier")));

@@ -16,7 +16,7 @@ using stmpi::binding::TagKind;
 
 extern "C" STMPI_API int PMPI_Init(int* argc, char*** argv) {
   Call call("MPI_Init", Call::kBeforeInit);
-  return call.finish(impl::init(argc, argv));
+  return call.finish(impl::init_any(argc, argv, MPI_THREAD_SINGLE, nullptr));
 }
 extern "C" STMPI_API decltype(PMPI_Init) MPI_Init __attribute__((weak, alias("PMPI_Init")));
 
@@ -24,7 +24,7 @@ extern "C" STMPI_API int PMPI_Init_thread(int* argc, char*** argv, int required,
   Call call("MPI_Init_thread", Call::kBeforeInit);
   call.not_null(provided, "provided");
   if (call.failed()) return call.result();
-  return call.finish(impl::init_thread(argc, argv, required, provided));
+  return call.finish(impl::init_any(argc, argv, required, provided));
 }
 extern "C" STMPI_API decltype(PMPI_Init_thread) MPI_Init_thread
     __attribute__((weak, alias("PMPI_Init_thread")));

@@ -60,19 +60,12 @@ using mpi::coll::launch;
 using mpi::coll::Mode;
 using mpi::coll::Schedule;
 
-int barrier(mpi::Comm& comm) {
-  if (int err = MPI_SUCCESS; mpi::coll::direct_barrier(comm, &err)) return err;
-  return mpi::coll::barrier(comm);
-}
-
-int ibarrier(mpi::Comm& comm, MPI_Request* request) {
-  return launch(comm, Mode::kNonblocking, request,
-                [](Schedule& s) { return mpi::coll::build_barrier(s); });
-}
-
-int barrier_init(mpi::Comm& comm, MPI_Info, MPI_Request* request) {
-  return launch(comm, Mode::kPersistent, request,
-                [](Schedule& s) { return mpi::coll::build_barrier(s); });
+int barrier_any(mpi::Comm& comm, Mode mode, MPI_Request* request) {
+  if (mode == Mode::kBlocking) {
+    if (int err = MPI_SUCCESS; mpi::coll::direct_barrier(comm, &err)) return err;
+    return mpi::coll::barrier(comm);
+  }
+  return launch(comm, mode, request, [](Schedule& s) { return mpi::coll::build_barrier(s); });
 }
 
 }  // namespace stmpi::impl

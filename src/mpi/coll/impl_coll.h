@@ -27,7 +27,8 @@ struct Win;
 namespace stmpi::impl {
 
 // Collective communication and reduction operations
-[[nodiscard]] int barrier(mpi::Comm& comm);
+// MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init
+[[nodiscard]] int barrier_any(mpi::Comm& comm, mpi::coll::Mode mode, MPI_Request* request);
 // MPI_Bcast[_c], MPI_Ibcast[_c], MPI_Bcast_init[_c]
 [[nodiscard]] int bcast_any(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root,
     mpi::Comm& comm, mpi::coll::Mode mode, MPI_Request* request);
@@ -103,9 +104,7 @@ template <class UserFunction>
 [[nodiscard]] int op_commutative(mpi::Op& op, int* commute);
 
 // Nonblocking collective communication
-[[nodiscard]] int ibarrier(mpi::Comm& comm, MPI_Request* request);
 
 // Persistent collective communication
-[[nodiscard]] int barrier_init(mpi::Comm& comm, MPI_Info info, MPI_Request* request);
 
 }  // namespace stmpi::impl

@@ -90,7 +90,8 @@ int comm_disconnect(MPI_Comm* comm) {
   // before the communicator goes away.
   mpi::Comm* object = mpi::comm_get(*comm);
   if (object != nullptr && !object->is_inter() && !object->predefined) {
-    if (int err = barrier(*object); err != MPI_SUCCESS) return err;
+    if (int err = barrier_any(*object, mpi::coll::Mode::kBlocking, nullptr); err != MPI_SUCCESS)
+      return err;
   }
   return comm_free(comm);
 }

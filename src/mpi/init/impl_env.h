@@ -25,8 +25,8 @@ struct Win;
 namespace stmpi::impl {
 
 // Environment, error handling, memory
-[[nodiscard]] int init(int* argc, char*** argv);
-[[nodiscard]] int init_thread(int* argc, char*** argv, int required, int* provided);
+// MPI_Init, MPI_Init_thread
+[[nodiscard]] int init_any(int* argc, char*** argv, int required, int* provided);
 [[nodiscard]] int finalize();
 [[nodiscard]] int initialized(int* flag);
 [[nodiscard]] int finalized(int* flag);

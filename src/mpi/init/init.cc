@@ -77,7 +77,9 @@ int library_stop_if_unused() {
   ProcessState& state = g_process_state;
   if (!state.library_up || state.initialized || state.sessions > 0) return MPI_SUCCESS;
   // Every rank arrives before anyone tears down shared memory.
-  if (int err = impl::barrier(*comm_world()); err != MPI_SUCCESS) return err;
+  if (int err = impl::barrier_any(*comm_world(), coll::Mode::kBlocking, nullptr);
+      err != MPI_SUCCESS)
+    return err;
   rma::finalize();
   io::finalize();
   request_reap_detached();
@@ -116,7 +118,10 @@ namespace {
 
 mpi::ProcessState& g_state = mpi::g_process_state;
 
-int initialize(int required, int* provided) {
+}  // namespace
+
+// MPI_Init (required MPI_THREAD_SINGLE, provided null) and MPI_Init_thread.
+int init_any(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
   if (g_state.initialized || g_state.finalized)
     return mpi::errhan::make_error(MPI_ERR_OTHER, g_state.finalized ? "MPI was already finalized"
                                                                    : "MPI was already initialized");
@@ -125,14 +130,6 @@ int initialize(int required, int* provided) {
   g_state.initialized = true;
   if (provided != nullptr) *provided = g_state.thread_level;
   return MPI_SUCCESS;
-}
-
-}  // namespace
-
-int init(int* /*argc*/, char*** /*argv*/) { return initialize(MPI_THREAD_SINGLE, nullptr); }
-
-int init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
-  return initialize(required, provided);
 }
 
 int finalize() {

@@ -192,29 +192,24 @@ TypeContents darray_contents(int size, int rank, int ndims, const Int gsizes[],
   return c;
 }
 
-template <class Int>
-int create_darray(int size, int rank, int ndims, const Int gsizes[], const int distribs[],
-                  const int dargs[], const int psizes[], int order, Datatype& oldtype,
-                  MPI_Datatype* newtype, bool large) {
-  std::vector<Cyclic> dims;
-  if (int err = check_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, &dims))
-    return err;
-  if (int err = build_darray(dims, order, oldtype, newtype)) return err;
-  mpi::set_contents(*mpi::datatype_get(*newtype),
-                    darray_contents(size, rank, ndims, gsizes, distribs, dargs, psizes, order,
-                                    oldtype, large));
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
+// The MPI_Count form records its global sizes as large counts in the envelope.
 template <class Count>
 int type_create_darray_any(int size, int rank, int ndims, const Count array_of_gsizes[],
                            const int array_of_distribs[], const int array_of_dargs[],
                            const int array_of_psizes[], int order, mpi::Datatype& oldtype,
                            MPI_Datatype* newtype) {
-  return create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                       array_of_psizes, order, oldtype, newtype, std::is_same_v<Count, MPI_Count>);
+  std::vector<Cyclic> dims;
+  if (int err = check_darray(size, rank, ndims, array_of_gsizes, array_of_distribs,
+                             array_of_dargs, array_of_psizes, order, &dims))
+    return err;
+  if (int err = build_darray(dims, order, oldtype, newtype)) return err;
+  mpi::set_contents(*mpi::datatype_get(*newtype),
+                    darray_contents(size, rank, ndims, array_of_gsizes, array_of_distribs,
+                                    array_of_dargs, array_of_psizes, order, oldtype,
+                                    std::is_same_v<Count, MPI_Count>));
+  return MPI_SUCCESS;
 }
 template decltype(type_create_darray_any<int>) type_create_darray_any<int>;
 template decltype(type_create_darray_any<MPI_Count>) type_create_darray_any<MPI_Count>;

@@ -118,16 +118,6 @@ TypeContents subarray_contents(int ndims, const Int sizes[], const Int subsizes[
   return c;
 }
 
-template <class Int>
-int create_subarray(int ndims, const Int sizes[], const Int subsizes[], const Int starts[],
-                    int order, Datatype& oldtype, MPI_Datatype* newtype, bool large) {
-  if (int err = check_subarray(ndims, sizes, subsizes, starts, order)) return err;
-  if (int err = build_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype)) return err;
-  set_contents(*mpi::datatype_get(*newtype),
-               subarray_contents(ndims, sizes, subsizes, starts, order, oldtype, large));
-  return MPI_SUCCESS;
-}
-
 // A predefined type standing for a Fortran parameterized type (MPI 4.1
 // 19.3.4): made once per (combiner, p, r) from the matching type, recording
 // the parameters as its contents, and never freed, like other predefined types.
@@ -221,12 +211,20 @@ int type_get_contents_c(mpi::Datatype& datatype, MPI_Count max_integers, MPI_Cou
   return MPI_SUCCESS;
 }
 
+// The MPI_Count form records its sizes as large counts in the envelope.
 template <class Count>
 int type_create_subarray_any(int ndims, const Count array_of_sizes[],
                              const Count array_of_subsizes[], const Count array_of_starts[],
                              int order, mpi::Datatype& oldtype, MPI_Datatype* newtype) {
-  return create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
-                         newtype, std::is_same_v<Count, MPI_Count>);
+  if (int err = check_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order))
+    return err;
+  if (int err = build_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                               oldtype, newtype))
+    return err;
+  set_contents(*mpi::datatype_get(*newtype),
+               subarray_contents(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                                 oldtype, std::is_same_v<Count, MPI_Count>));
+  return MPI_SUCCESS;
 }
 template decltype(type_create_subarray_any<int>) type_create_subarray_any<int>;
 template decltype(type_create_subarray_any<MPI_Count>) type_create_subarray_any<MPI_Count>;

@@ -249,8 +249,7 @@ template <class UserFunction>
 int op_create_any(UserFunction* user_fn, int commute, MPI_Op* op) {
   if constexpr (std::is_same_v<UserFunction, MPI_User_function_c>)
     return register_user_op(nullptr, user_fn, commute, op);
-  else
-    return register_user_op(user_fn, nullptr, commute, op);
+  else return register_user_op(user_fn, nullptr, commute, op);
 }
 template decltype(op_create_any<MPI_User_function>) op_create_any<MPI_User_function>;
 template decltype(op_create_any<MPI_User_function_c>) op_create_any<MPI_User_function_c>;
@@ -277,8 +276,8 @@ int op_commutative(mpi::Op& op, int* commute) {
   return MPI_SUCCESS;
 }
 
-int reduce_local_any(const void* inbuf, void* inoutbuf, MPI_Count count,
-                     mpi::Datatype& datatype, mpi::Op& op) {
+int reduce_local_any(const void* inbuf, void* inoutbuf, MPI_Count count, mpi::Datatype& datatype,
+                     mpi::Op& op) {
   if (count < 0) {
     return make_error(MPI_ERR_COUNT, "count = %lld must not be negative",
                       static_cast<long long>(count));

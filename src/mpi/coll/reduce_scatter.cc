@@ -91,8 +91,8 @@ int reduce_scatter_any(const void* sendbuf, void* recvbuf, const Count recvcount
                        mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, Mode mode,
                        MPI_Request* request) {
   return reduce_scatter_counts(sendbuf, recvbuf,
-                               std::vector<MPI_Count>(recvcounts, recvcounts + comm.size),
-                               datatype, op, comm, mode, request);
+                               std::vector<MPI_Count>(recvcounts, recvcounts + comm.size), datatype,
+                               op, comm, mode, request);
 }
 template decltype(reduce_scatter_any<int>) reduce_scatter_any<int>;
 template decltype(reduce_scatter_any<MPI_Count>) reduce_scatter_any<MPI_Count>;

@@ -201,14 +201,14 @@ int type_create_darray_any(int size, int rank, int ndims, const Count array_of_g
                            const int array_of_psizes[], int order, mpi::Datatype& oldtype,
                            MPI_Datatype* newtype) {
   std::vector<Cyclic> dims;
-  if (int err = check_darray(size, rank, ndims, array_of_gsizes, array_of_distribs,
-                             array_of_dargs, array_of_psizes, order, &dims))
+  if (int err = check_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                             array_of_psizes, order, &dims))
     return err;
   if (int err = build_darray(dims, order, oldtype, newtype)) return err;
-  mpi::set_contents(*mpi::datatype_get(*newtype),
-                    darray_contents(size, rank, ndims, array_of_gsizes, array_of_distribs,
-                                    array_of_dargs, array_of_psizes, order, oldtype,
-                                    std::is_same_v<Count, MPI_Count>));
+  mpi::set_contents(
+      *mpi::datatype_get(*newtype),
+      darray_contents(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                      array_of_psizes, order, oldtype, std::is_same_v<Count, MPI_Count>));
   return MPI_SUCCESS;
 }
 template decltype(type_create_darray_any<int>) type_create_darray_any<int>;

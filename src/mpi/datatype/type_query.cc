@@ -137,8 +137,8 @@ int type_get_name(mpi::Datatype& datatype, char* type_name, int* resultlen) {
 
 // MPI_Pack and MPI_Unpack, over the type of `position` (int or MPI_Count).
 template <class Count>
-int pack_any(const void* inbuf, MPI_Count incount, Datatype& type, void* outbuf,
-             MPI_Count outsize, Count* position, mpi::Comm&) {
+int pack_any(const void* inbuf, MPI_Count incount, Datatype& type, void* outbuf, MPI_Count outsize,
+             Count* position, mpi::Comm&) {
   if (int err = not_negative(incount, "incount", MPI_ERR_COUNT)) return err;
   if (int err = not_negative(outsize, "outsize", MPI_ERR_ARG)) return err;
   if (int err = not_null(position, "position")) return err;

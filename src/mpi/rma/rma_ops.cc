@@ -208,9 +208,9 @@ int put_any(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& orig
             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
             mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request) {
   const bool request_based = request != nullptr;
-  const int err = put_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                           target_count, target_datatype, win, request_based,
-                           request_based ? "MPI_Rput" : "MPI_Put");
+  const int err =
+      put_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+               target_datatype, win, request_based, request_based ? "MPI_Rput" : "MPI_Put");
   return request_based ? complete_request(err, request) : err;
 }
 
@@ -218,21 +218,21 @@ int get_any(void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_dat
             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
             mpi::Datatype& target_datatype, mpi::Win& win, MPI_Request* request) {
   const bool request_based = request != nullptr;
-  const int err = get_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                           target_count, target_datatype, win, request_based,
-                           request_based ? "MPI_Rget" : "MPI_Get");
+  const int err =
+      get_call(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+               target_datatype, win, request_based, request_based ? "MPI_Rget" : "MPI_Get");
   return request_based ? complete_request(err, request) : err;
 }
 
-int accumulate_any(const void* origin_addr, MPI_Count origin_count,
-                   mpi::Datatype& origin_datatype, int target_rank, MPI_Aint target_disp,
-                   MPI_Count target_count, mpi::Datatype& target_datatype, mpi::Op& op,
-                   mpi::Win& win, MPI_Request* request) {
+int accumulate_any(const void* origin_addr, MPI_Count origin_count, mpi::Datatype& origin_datatype,
+                   int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                   mpi::Datatype& target_datatype, mpi::Op& op, mpi::Win& win,
+                   MPI_Request* request) {
   const bool request_based = request != nullptr;
-  const int err = accumulate_call(origin_addr, origin_count, &origin_datatype, nullptr, 0, nullptr,
-                                  target_rank, target_disp, target_count, target_datatype, op, win,
-                                  request_based,
-                                  request_based ? "MPI_Raccumulate" : "MPI_Accumulate");
+  const int err =
+      accumulate_call(origin_addr, origin_count, &origin_datatype, nullptr, 0, nullptr, target_rank,
+                      target_disp, target_count, target_datatype, op, win, request_based,
+                      request_based ? "MPI_Raccumulate" : "MPI_Accumulate");
   return request_based ? complete_request(err, request) : err;
 }
 

@@ -40,6 +40,16 @@ struct KernelModule {
   std::array<Function, kKernelNames.size()> functions{};
 
   Function operator[](KernelId id) const { return functions[static_cast<std::size_t>(id)]; }
+
+  // Looks up every kernel of the loaded module with find(Function*, name),
+  // which returns an MPI error code; stops at the first failure.
+  template <class Find>
+  [[nodiscard]] int find_functions(Find&& find) {
+    for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
+      if (int err = find(&functions[i], kKernelNames[i]); err != MPI_SUCCESS) return err;
+    }
+    return MPI_SUCCESS;
+  }
 };
 
 // The kernel image loaded once per Key (a CUDA context, a HIP device).

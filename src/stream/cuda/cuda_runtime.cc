@@ -171,14 +171,9 @@ int CudaRuntime::kernels_for(CUcontext context, const Kernels** out) {
                         api_.module_load_data(&kernels->module, kKernelImage));
         err != MPI_SUCCESS)
       return err;
-    for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
-      if (int err = check(kKernelNames[i], api_.module_get_function(&kernels->functions[i],
-                                                                    kernels->module,
-                                                                    kKernelNames[i]));
-          err != MPI_SUCCESS)
-        return err;
-    }
-    return MPI_SUCCESS;
+    return kernels->find_functions([&](CUfunction* function, const char* name) {
+      return check(name, api_.module_get_function(function, kernels->module, name));
+    });
   });
 }
 

@@ -152,14 +152,9 @@ int HipRuntime::kernels_for(hipStream_t stream, const Kernels** out) {
     if (current != device) (void)api_.set_device(current);
     if (int err = check("hipModuleLoadData(STMPI kernels)", loaded); err != MPI_SUCCESS)
       return err;
-    for (std::size_t i = 0; i < kKernelNames.size(); ++i) {
-      if (int err = check(kKernelNames[i], api_.module_get_function(&kernels->functions[i],
-                                                                    kernels->module,
-                                                                    kKernelNames[i]));
-          err != MPI_SUCCESS)
-        return err;
-    }
-    return MPI_SUCCESS;
+    return kernels->find_functions([&](hipFunction_t* function, const char* name) {
+      return check(name, api_.module_get_function(function, kernels->module, name));
+    });
   });
 }
 

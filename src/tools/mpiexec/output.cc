@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,6 +36,28 @@ bool write_all(int fd, const char* data, std::size_t size) {
     }
   }
   return true;
+}
+
+bool write_available(int fd, std::string* pending, bool socket) {
+  std::size_t done = 0;
+  bool ok = true;
+  while (done < pending->size()) {
+    const char* data = pending->data() + done;
+    const std::size_t left = pending->size() - done;
+    const ssize_t n = socket ? ::send(fd, data, left, MSG_NOSIGNAL) : ::write(fd, data, left);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      break;
+    } else {
+      ok = false;
+      break;
+    }
+  }
+  pending->erase(0, done);
+  return ok;
 }
 
 LineForwarder::LineForwarder(int fd, int target_fd, std::string prefix, bool complete_last_line)
@@ -145,21 +168,10 @@ void StdinForwarder::on_source_readable() {
 void StdinForwarder::on_sink_writable() { flush(); }
 
 void StdinForwarder::flush() {
-  std::size_t done = 0;
-  while (sink_fd_ >= 0 && done < buffer_.size()) {
-    ssize_t n = ::write(sink_fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      break;
-    } else {
-      close_sink();
-      return;
-    }
+  if (sink_fd_ >= 0 && !write_available(sink_fd_, &buffer_)) {
+    close_sink();
+    return;
   }
-  buffer_.erase(0, done);
   if (source_done_ && buffer_.empty()) close_sink();
 }
 

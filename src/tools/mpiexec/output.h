@@ -13,6 +13,12 @@ namespace stmpi::tools::mpiexec {
 // False when the reader is gone (EPIPE) or on another error.
 bool write_all(int fd, const char* data, std::size_t size);
 
+// Writes the front of *pending to the non-blocking fd until it would block
+// (retrying on EINTR) and erases what went out. False when the fd failed (the
+// other side is gone): the caller closes it. A socket is written with
+// send(MSG_NOSIGNAL), so that a gone peer is an error, not a SIGPIPE.
+bool write_available(int fd, std::string* pending, bool socket = false);
+
 class LineForwarder {
  public:
   LineForwarder() = default;

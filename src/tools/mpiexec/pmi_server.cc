@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "pmi/wire.h"
+#include "tools/mpiexec/output.h"
 
 namespace stmpi::tools::mpiexec {
 
@@ -151,21 +152,8 @@ void PmiServer::reply(int rank, std::string line) {
 
 void PmiServer::flush(int rank) {
   Connection& c = connections_[rank];
-  std::size_t done = 0;
-  while (c.fd >= 0 && done < c.outgoing.size()) {
-    ssize_t n = ::send(c.fd, c.outgoing.data() + done, c.outgoing.size() - done, MSG_NOSIGNAL);
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      break;
-    } else {
-      close(rank);  // the rank is gone; its exit status tells the story
-      return;
-    }
-  }
-  c.outgoing.erase(0, done);
+  if (c.fd >= 0 && !write_available(c.fd, &c.outgoing, true))
+    close(rank);  // the rank is gone; its exit status tells the story
 }
 
 void PmiServer::handle_request(int rank, std::string_view line) {

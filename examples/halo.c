@@ -32,10 +32,12 @@ int main(int argc, char **argv) {
     MPI_Isend(&u[1], 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &req[2]);
     MPI_Isend(&u[CELLS], 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &req[3]);
     MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
-    if (left == MPI_PROC_NULL) u[0] = u[1];           /* insulated ends */
+    if (left == MPI_PROC_NULL) u[0] = u[1]; /* insulated ends */
     if (right == MPI_PROC_NULL) u[CELLS + 1] = u[CELLS];
     for (int i = 1; i <= CELLS; ++i) next[i] = u[i] + 0.25 * (u[i - 1] - 2 * u[i] + u[i + 1]);
-    double *t = u; u = next; next = t;
+    double *t = u;
+    u = next;
+    next = t;
   }
   const double elapsed = MPI_Wtime() - t0;
 
@@ -49,7 +51,8 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     printf("halo demo: %d ranks x %d cells, %d steps in %.3f s\n", size, CELLS, STEPS, elapsed);
     for (int r = 0; r < size; ++r) printf("  rank %d holds %8.3f units of heat\n", r, all[r]);
-    printf("total heat %.6f (start %.6f): %s\n", total, start_total, ok ? "conserved" : "NOT conserved");
+    printf("total heat %.6f (start %.6f): %s\n", total, start_total,
+           ok ? "conserved" : "NOT conserved");
     free(all);
   }
   free(u);

@@ -12,7 +12,8 @@
 typedef struct MPIX_Host_stream_s *MPIX_Host_stream;
 typedef void MPIX_Host_stream_function(void *arg); /* user work run by a host stream */
 int MPIX_Host_stream_create(MPIX_Host_stream *stream);
-int MPIX_Host_stream_launch(MPIX_Host_stream stream, MPIX_Host_stream_function *fn, void *arg); /* enqueue user work */
+int MPIX_Host_stream_launch(MPIX_Host_stream stream, MPIX_Host_stream_function *fn,
+                            void *arg); /* enqueue user work */
 int MPIX_Host_stream_synchronize(MPIX_Host_stream stream);
 int MPIX_Host_stream_free(MPIX_Host_stream *stream);
 int PMPIX_Host_stream_create(MPIX_Host_stream *stream);
@@ -91,16 +92,16 @@ int PMPIX_Win_get_stream_pending(MPI_Win win, long long *pending_epochs);
  * Counters in use and the largest number in use are per process (one pool)
  * for MPI_WIN_NULL, per window otherwise. */
 typedef struct MPIX_Stream_trigger_stats {
-    long long posted;              /* triggered operations posted */
-    long long fired;               /* fired and completed */
-    long long software_fired;      /* of those, by the library's software engine */
-    long long counters_in_use;
-    long long counters_max_in_use;
-    long long throttle_stalls;     /* calls that waited for counters or slots */
-    long long throttle_ns;         /* time they waited */
-    long long throttle_reclaimed;  /* epochs whose resources those waits reclaimed */
-    long long throttle_overlapped; /* waits that ended while earlier epochs still held
-                                      resources (adaptive reuse; 0 under static) */
+  long long posted;         /* triggered operations posted */
+  long long fired;          /* fired and completed */
+  long long software_fired; /* of those, by the library's software engine */
+  long long counters_in_use;
+  long long counters_max_in_use;
+  long long throttle_stalls;     /* calls that waited for counters or slots */
+  long long throttle_ns;         /* time they waited */
+  long long throttle_reclaimed;  /* epochs whose resources those waits reclaimed */
+  long long throttle_overlapped; /* waits that ended while earlier epochs still held
+                                    resources (adaptive reuse; 0 under static) */
 } MPIX_Stream_trigger_stats;
 int MPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
 int PMPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);

@@ -1,15 +1,15 @@
 #include "binding/call.h"
 
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "mpi/errhan/errhandler.h"
-#include "mpi/session/session.h"
 #include "mpi/errhan/error.h"
 #include "mpi/io/io.h"
 #include "mpi/request/request.h"
+#include "mpi/session/session.h"
 
 namespace stmpi::binding {
 namespace {
@@ -55,7 +55,8 @@ int Call::raise(int code) {
 int Call::unsupported() {
   code_ = mpi::errhan::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                                   "%s is not provided by this build (the README lists the features "
-                                  "not provided yet)", function_);
+                                  "not provided yet)",
+                                  function_);
   // Errors of the I/O chapter go to the default file error handler, which
   // returns unless the user set another on MPI_FILE_NULL.
   if (std::strncmp(function_, "MPI_File_", 9) == 0 ||
@@ -124,21 +125,21 @@ void Call::fail_count(MPI_Count value, const char* arg) {
 
 void Call::fail_rank(int value, const char* arg, int size, RankKind kind) {
   if (kind == RankKind::kRoot) {
-    code_ = mpi::errhan::make_error(MPI_ERR_ROOT, "%s=%d is not a valid root (communicator size %d)",
-                                    arg, value, size);
+    code_ = mpi::errhan::make_error(
+        MPI_ERR_ROOT, "%s=%d is not a valid root (communicator size %d)", arg, value, size);
     return;
   }
-  const char* also = kind == RankKind::kSource ? ", MPI_PROC_NULL or MPI_ANY_SOURCE"
-                                               : " or MPI_PROC_NULL";
-  code_ = mpi::errhan::make_error(MPI_ERR_RANK,
-                                  "%s=%d is not a valid rank (communicator size %d; must be 0..%d%s)",
-                                  arg, value, size, size - 1, also);
+  const char* also =
+      kind == RankKind::kSource ? ", MPI_PROC_NULL or MPI_ANY_SOURCE" : " or MPI_PROC_NULL";
+  code_ = mpi::errhan::make_error(
+      MPI_ERR_RANK, "%s=%d is not a valid rank (communicator size %d; must be 0..%d%s)", arg, value,
+      size, size - 1, also);
 }
 
 void Call::fail_tag(int value, const char* arg, TagKind kind) {
-  code_ = mpi::errhan::make_error(MPI_ERR_TAG, "%s=%d is not valid (must be 0..MPI_TAG_UB=%d%s)",
-                                  arg, value, kTagUb,
-                                  kind == TagKind::kRecv ? " or MPI_ANY_TAG" : "");
+  code_ =
+      mpi::errhan::make_error(MPI_ERR_TAG, "%s=%d is not valid (must be 0..MPI_TAG_UB=%d%s)", arg,
+                              value, kTagUb, kind == TagKind::kRecv ? " or MPI_ANY_TAG" : "");
 }
 
 void Call::fail_buffer(MPI_Count count, const char* arg) {
@@ -151,7 +152,8 @@ void Call::fail_buffer(MPI_Count count, const char* arg) {
 void Call::fail_count_overflow(MPI_Count count, const mpi::Datatype* type, const char* arg) {
   code_ = mpi::errhan::make_error(
       MPI_ERR_COUNT,
-      "%s holds %lld elements of %s (size %lld, extent %lld bytes): more bytes than MPI_Count holds",
+      "%s holds %lld elements of %s (size %lld, extent %lld bytes): more bytes than MPI_Count "
+      "holds",
       arg, static_cast<long long>(count), mpi::datatype_name(type->handle),
       static_cast<long long>(type->size), static_cast<long long>(type->extent));
 }
@@ -162,8 +164,9 @@ void Call::fail_in_place(const char* arg, int root, int rank) {
                                     arg, function_);
   else
     code_ = mpi::errhan::make_error(
-        MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which %s accepts only at the root (rank %d); this is rank %d",
-        arg, function_, root, rank);
+        MPI_ERR_BUFFER,
+        "%s is MPI_IN_PLACE, which %s accepts only at the root (rank %d); this is rank %d", arg,
+        function_, root, rank);
 }
 
 void Call::fail_count_at(MPI_Count value, const char* arg, int index) {
@@ -187,8 +190,8 @@ void Call::fail_null(const char* arg) {
 }
 
 void Call::fail_status_ignore(const char* arg) {
-  code_ = mpi::errhan::make_error(MPI_ERR_ARG, "%s is MPI_STATUS_IGNORE but this call needs a status",
-                                  arg);
+  code_ = mpi::errhan::make_error(MPI_ERR_ARG,
+                                  "%s is MPI_STATUS_IGNORE but this call needs a status", arg);
 }
 
 void Call::fail_array(MPI_Count length, const char* arg) {

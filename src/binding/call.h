@@ -54,7 +54,8 @@ class Call {
       lock();
   }
   ~Call() {
-    if (lock_.owns_lock()) [[unlikely]] unlock();
+    if (lock_.owns_lock()) [[unlikely]]
+      unlock();
   }
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
@@ -64,7 +65,8 @@ class Call {
   int result() { return raise(code_); }
   // Passes the implementation's result through, raising it if it is an error.
   int finish(int code) {
-    if (code == MPI_SUCCESS) [[likely]] return code;
+    if (code == MPI_SUCCESS) [[likely]]
+      return code;
     return raise(code);
   }
   // The function belongs to a feature this build does not provide (flag
@@ -74,7 +76,8 @@ class Call {
   // Input handles: the object, or nullptr after recording MPI_ERR_COMM,
   // MPI_ERR_TYPE, MPI_ERR_GROUP or MPI_ERR_OP.
   mpi::Comm* comm(MPI_Comm handle, const char* arg) {
-    if (failed()) [[unlikely]] return nullptr;
+    if (failed()) [[unlikely]]
+      return nullptr;
     mpi::Comm* comm = mpi::comm_get(handle);
     if (comm == nullptr) [[unlikely]] {
       fail_comm(handle, arg);
@@ -85,7 +88,8 @@ class Call {
   }
   // Windows: errors of the call go to the window's error handler.
   mpi::Win* win(MPI_Win handle, const char* arg) {
-    if (failed()) [[unlikely]] return nullptr;
+    if (failed()) [[unlikely]]
+      return nullptr;
     mpi::Win* win = mpi::win_get(handle);
     if (win == nullptr) [[unlikely]] {
       fail_win(handle, arg);
@@ -96,7 +100,8 @@ class Call {
   }
   // A datatype describing data the call moves must be committed.
   mpi::Datatype* datatype(MPI_Datatype handle, const char* arg, bool needs_commit) {
-    if (failed()) [[unlikely]] return nullptr;
+    if (failed()) [[unlikely]]
+      return nullptr;
     mpi::Datatype* type = mpi::datatype_get(handle);
     if (type == nullptr || (needs_commit && !type->committed)) [[unlikely]] {
       fail_datatype(handle, arg, type != nullptr);
@@ -105,15 +110,19 @@ class Call {
     return type;
   }
   mpi::Group* group(MPI_Group handle, const char* arg) {
-    if (failed()) [[unlikely]] return nullptr;
+    if (failed()) [[unlikely]]
+      return nullptr;
     mpi::Group* group = mpi::group_get(handle);
-    if (group == nullptr) [[unlikely]] fail_group(handle, arg);
+    if (group == nullptr) [[unlikely]]
+      fail_group(handle, arg);
     return group;
   }
   mpi::Op* op(MPI_Op handle, const char* arg) {
-    if (failed()) [[unlikely]] return nullptr;
+    if (failed()) [[unlikely]]
+      return nullptr;
     mpi::Op* op = mpi::op_get(handle);
-    if (op == nullptr) [[unlikely]] fail_op(handle, arg);
+    if (op == nullptr) [[unlikely]]
+      fail_op(handle, arg);
     return op;
   }
 
@@ -152,16 +161,20 @@ class Call {
 
   // Counts of kind *_NNI: MPI_ERR_COUNT when negative.
   void count(MPI_Count value, const char* arg) {
-    if (failed()) [[unlikely]] return;
-    if (value < 0) [[unlikely]] fail_count(value, arg);
+    if (failed()) [[unlikely]]
+      return;
+    if (value < 0) [[unlikely]]
+      fail_count(value, arg);
   }
   // Ranks in `comm`: 0..size-1; MPI_PROC_NULL as a peer; MPI_ANY_SOURCE as a
   // source. A bad root is MPI_ERR_ROOT, any other bad rank MPI_ERR_RANK.
   // On an intercommunicator a peer is a rank of the remote group, and a
   // root is a remote rank, MPI_ROOT or MPI_PROC_NULL.
   void rank(int value, const char* arg, const mpi::Comm* comm, RankKind kind) {
-    if (failed()) [[unlikely]] return;
-    if (static_cast<unsigned>(value) < static_cast<unsigned>(comm->peer_size())) [[likely]] return;
+    if (failed()) [[unlikely]]
+      return;
+    if (static_cast<unsigned>(value) < static_cast<unsigned>(comm->peer_size())) [[likely]]
+      return;
     if (value == MPI_PROC_NULL && (kind != RankKind::kRoot || comm->is_inter())) return;
     if (value == MPI_ROOT && kind == RankKind::kRoot && comm->is_inter()) return;
     if (value == MPI_ANY_SOURCE && kind == RankKind::kSource) return;
@@ -169,8 +182,10 @@ class Call {
   }
   // Tags: 0..kTagUb; a receive or probe may also use MPI_ANY_TAG.
   void tag(int value, const char* arg, TagKind kind) {
-    if (failed()) [[unlikely]] return;
-    if (static_cast<unsigned>(value) <= static_cast<unsigned>(kTagUb)) [[likely]] return;
+    if (failed()) [[unlikely]]
+      return;
+    if (static_cast<unsigned>(value) <= static_cast<unsigned>(kTagUb)) [[likely]]
+      return;
     if (value == MPI_ANY_TAG && kind == TagKind::kRecv) return;
     fail_tag(value, arg, kind);
   }
@@ -180,23 +195,27 @@ class Call {
   // predefined datatype (with a derived datatype, NULL is MPI_BOTTOM and
   // the displacements are absolute addresses).
   void buffer(const void* buf, MPI_Count count, const mpi::Datatype* type, const char* arg) {
-    if (failed() || count == 0) [[unlikely]] return;
+    if (failed() || count == 0) [[unlikely]]
+      return;
     MPI_Count bytes;
     MPI_Aint span;
     if (__builtin_mul_overflow(count, type->size, &bytes) ||
         __builtin_mul_overflow(count, type->extent, &span)) [[unlikely]]
       return fail_count_overflow(count, type, arg);
-    if (buf == nullptr && type->predefined) [[unlikely]] fail_buffer(count, arg);
+    if (buf == nullptr && type->predefined) [[unlikely]]
+      fail_buffer(count, arg);
   }
 
   // Collective buffers (MPI_ERR_BUFFER). MPI_IN_PLACE where the function
   // does not take it, or takes it only at the root.
   void not_in_place(const void* buf, const char* arg) {
-    if (failed() || buf != MPI_IN_PLACE) [[likely]] return;
+    if (failed() || buf != MPI_IN_PLACE) [[likely]]
+      return;
     fail_in_place(arg, -1, -1);
   }
   void in_place_at_root(const void* buf, const char* arg, const mpi::Comm* comm, int root) {
-    if (failed() || buf != MPI_IN_PLACE || comm->rank == root) [[likely]] return;
+    if (failed() || buf != MPI_IN_PLACE || comm->rank == root) [[likely]]
+      return;
     fail_in_place(arg, root, comm->rank);
   }
   // A NULL buffer for counts[i] elements to or from process i (v and w
@@ -204,7 +223,8 @@ class Call {
   template <class Count>
   void buffer_counts(const void* buf, const Count* counts, const mpi::Comm* comm,
                      const mpi::Datatype* type, const MPI_Datatype* types, const char* arg) {
-    if (failed() || buf != nullptr || counts == nullptr) [[likely]] return;
+    if (failed() || buf != nullptr || counts == nullptr) [[likely]]
+      return;
     // Entries of the local group (Reduce_scatter) or of the remote one (the
     // others, on an intercommunicator): only the entries both have are read.
     const int entries = std::min(comm->size, comm->peer_size());
@@ -218,7 +238,8 @@ class Call {
   // remote group on an intercommunicator).
   void buffer_blocks(const void* buf, MPI_Count count, const mpi::Comm* comm,
                      const mpi::Datatype* type, const char* arg) {
-    if (failed()) [[unlikely]] return;
+    if (failed()) [[unlikely]]
+      return;
     MPI_Count total;
     if (__builtin_mul_overflow(count, MPI_Count{comm->peer_size()}, &total)) [[unlikely]]
       return fail_count_overflow(count, type, arg);
@@ -228,26 +249,32 @@ class Call {
   template <class Count>
   void buffer_own_count(const void* buf, const Count* counts, const mpi::Comm* comm,
                         const mpi::Datatype* type, const char* arg) {
-    if (failed() || buf != nullptr || counts == nullptr) [[likely]] return;
+    if (failed() || buf != nullptr || counts == nullptr) [[likely]]
+      return;
     buffer(buf, counts[comm->rank], type, arg);
   }
   // Arrays with `entries` entries, one per process (of the remote group on
   // an intercommunicator): not NULL; counts not negative (MPI_ERR_COUNT);
   // datatypes valid and committed (MPI_ERR_TYPE).
   void per_process_array(const void* array, int entries, const char* arg) {
-    if (failed()) [[unlikely]] return;
-    if (array == nullptr && entries > 0) [[unlikely]] fail_array(entries, arg);
+    if (failed()) [[unlikely]]
+      return;
+    if (array == nullptr && entries > 0) [[unlikely]]
+      fail_array(entries, arg);
   }
   template <class Count>
   void counts(const Count* counts, int entries, const char* arg) {
     per_process_array(counts, entries, arg);
-    if (failed()) [[unlikely]] return;
+    if (failed()) [[unlikely]]
+      return;
     for (int i = 0; i < entries; ++i)
-      if (counts[i] < 0) [[unlikely]] return fail_count_at(counts[i], arg, i);
+      if (counts[i] < 0) [[unlikely]]
+        return fail_count_at(counts[i], arg, i);
   }
   void datatypes(const MPI_Datatype* types, int entries, const char* arg) {
     per_process_array(types, entries, arg);
-    if (failed()) [[unlikely]] return;
+    if (failed()) [[unlikely]]
+      return;
     for (int i = 0; i < entries; ++i) {
       const mpi::Datatype* type = mpi::datatype_get(types[i]);
       if (type == nullptr || !type->committed) [[unlikely]]
@@ -261,17 +288,21 @@ class Call {
   // A status the call reads or updates: neither NULL nor MPI_STATUS_IGNORE.
   void status(const MPI_Status* status, const char* arg) {
     if (!pointer_ok(status, arg)) return;
-    if (status == MPI_STATUS_IGNORE) [[unlikely]] fail_status_ignore(arg);
+    if (status == MPI_STATUS_IGNORE) [[unlikely]]
+      fail_status_ignore(arg);
   }
   // An array of `length` elements may be NULL only when empty.
   void array(const void* pointer, MPI_Count length, const char* arg) {
-    if (failed()) [[unlikely]] return;
-    if (pointer == nullptr && length > 0) [[unlikely]] fail_array(length, arg);
+    if (failed()) [[unlikely]]
+      return;
+    if (pointer == nullptr && length > 0) [[unlikely]]
+      fail_array(length, arg);
   }
 
  private:
   bool pointer_ok(const void* pointer, const char* arg) {
-    if (failed()) [[unlikely]] return false;
+    if (failed()) [[unlikely]]
+      return false;
     if (pointer == nullptr) [[unlikely]] {
       fail_null(arg);
       return false;
@@ -310,7 +341,7 @@ class Call {
   // Handle, not object: MPI_Comm_free may destroy the object before an error
   // is raised; a handle that no longer resolves reports on MPI_COMM_SELF.
   MPI_Comm error_comm_ = MPI_COMM_NULL;
-  MPI_Win error_win_ = MPI_WIN_NULL;  // likewise (MPI_Win_free)
+  MPI_Win error_win_ = MPI_WIN_NULL;              // likewise (MPI_Win_free)
   MPI_Session error_session_ = MPI_SESSION_NULL;  // likewise (MPI_Session_finalize)
   std::unique_lock<std::mutex> lock_;
 };

@@ -7,4 +7,5 @@
 #include "binding/call.h"
 
 extern "C" STMPI_API int PMPI_Pcontrol(const int /*level*/, ...) { return MPI_SUCCESS; }
-extern "C" STMPI_API decltype(PMPI_Pcontrol) MPI_Pcontrol __attribute__((weak, alias("PMPI_Pcontrol")));
+extern "C" STMPI_API decltype(PMPI_Pcontrol) MPI_Pcontrol
+    __attribute__((weak, alias("PMPI_Pcontrol")));

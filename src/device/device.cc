@@ -17,10 +17,10 @@
 #include "device/protocol/protocol.h"
 #include "device/shm/shm.h"
 #include "device/transport.h"
-#include "util/error.h"
 #include "pmi/client.h"
 #include "pmi/process_mapping.h"
 #include "util/backoff.h"
+#include "util/error.h"
 #include "util/param.h"
 #include "util/pvar.h"
 
@@ -49,7 +49,9 @@ class NoNetTransport final {
   void finalize() {}
   bool send(int, const WireHeader&, const void*) { return false; }
   template <class F>
-  int poll(F&&) { return 0; }
+  int poll(F&&) {
+    return 0;
+  }
   std::size_t max_payload() const { return 0; }
   int expose(int, const void*, std::size_t, WireHeader*) { return MPI_ERR_INTERN; }
   void unexpose(const WireHeader&) {}
@@ -125,7 +127,8 @@ class Peers {
     if (remote(peer)) net.unexpose(h);
     else shm.unexpose(h);
   }
-  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes, RequestDev* req) {
+  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes,
+                  RequestDev* req) {
     return remote(peer) ? net.pull(peer, rts, local, bytes, req)
                         : shm.pull(peer, rts, local, bytes, req);
   }
@@ -203,12 +206,15 @@ int build_peer_table(pmi::Client& pmi) {
       if (g.peers.table[peer].transport != PeerTransport::kNet) continue;
       if (g_settings.nolocal)
         return util::make_error(
-            MPI_ERR_OTHER, "STMPI_DEVICE_NOLOCAL=yes routes rank %d through the network module, "
-            "which this build does not have", peer);
+            MPI_ERR_OTHER,
+            "STMPI_DEVICE_NOLOCAL=yes routes rank %d through the network module, "
+            "which this build does not have",
+            peer);
       return util::make_error(
-          MPI_ERR_OTHER, "rank %d runs on node %d and rank %d on node %d (nodes from %s): ranks "
-          "on other nodes need a network module, which this build does not have", g.rank, mine,
-          peer, node_of[peer], source.c_str());
+          MPI_ERR_OTHER,
+          "rank %d runs on node %d and rank %d on node %d (nodes from %s): ranks "
+          "on other nodes need a network module, which this build does not have",
+          g.rank, mine, peer, node_of[peer], source.c_str());
     }
   }
   return MPI_SUCCESS;
@@ -294,7 +300,7 @@ int init(pmi::Client& pmi) {
   g.size = pmi.size();
   if (g.size > match::kMaxRanks)
     return util::make_error(MPI_ERR_OTHER, "%d ranks exceed the supported %d", g.size,
-                                   match::kMaxRanks);
+                            match::kMaxRanks);
   if (int err = build_peer_table(pmi); err != MPI_SUCCESS) return err;
   if (int err = g.peers.shm.init(g.rank, g.size, g.node_ranks, g.peers.table[g.rank].node, pmi);
       err != MPI_SUCCESS)
@@ -362,14 +368,16 @@ int imrecv(UnexpectedMessage* msg, void* buf, std::size_t capacity, RequestDev* 
   return MPI_SUCCESS;
 }
 
-void register_am_handler(uint8_t id, AmHandler handler) { g.proto.register_am_handler(id, handler); }
+void register_am_handler(uint8_t id, AmHandler handler) {
+  g.proto.register_am_handler(id, handler);
+}
 
 std::size_t am_max_bytes() { return g.peers.max_payload(); }
 
 int am_send(int peer, uint8_t id, const void* data, std::size_t bytes) {
   if (bytes > am_max_bytes())
     return util::make_error(MPI_ERR_INTERN, "active message of %zu bytes exceeds %zu", bytes,
-                                   am_max_bytes());
+                            am_max_bytes());
   g.proto.am_send(peer, id, data, bytes);
   return MPI_SUCCESS;
 }

@@ -44,13 +44,12 @@ struct ArrivalProbe {
 //   the RTS header into `local`.
 template <class T>
 concept Transport = requires(T t, const T& ct, int peer, const WireHeader& h, WireHeader* out,
-                             const void* payload, void* local, std::size_t bytes,
-                             RequestDev* req) {
+                             const void* payload, void* local, std::size_t bytes, RequestDev* req) {
   { t.send(peer, h, payload) } -> std::same_as<bool>;
   { t.poll(detail::ArrivalProbe{}) } -> std::same_as<int>;
   { ct.max_payload() } -> std::same_as<std::size_t>;
   { t.expose(peer, payload, bytes, out) } -> std::same_as<int>;
-  { t.unexpose(h) };
+  {t.unexpose(h)};
   { t.pull(peer, h, local, bytes, req) } -> std::same_as<PullStatus>;
 };
 

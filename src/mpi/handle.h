@@ -92,8 +92,7 @@ class HandleTable {
         const uint32_t index = raw & kIndexMask;
         return index < objects_.size() ? objects_[index] : nullptr;
       }
-      default:
-        return nullptr;
+      default: return nullptr;
     }
   }
 

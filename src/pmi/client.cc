@@ -173,7 +173,8 @@ int Client::initack_handshake(const char* pmi_id) {
   if (request(std::string("cmd=initack pmiid=") + pmi_id, "initack", &reply) != 0) return -1;
   for (int i = 0; i < 3; ++i) {
     if (receive_line(&reply) != 0) return -1;
-    if (wire_field(reply, "cmd") != "set") return fail("unexpected reply '" + reply + "' to initack");
+    if (wire_field(reply, "cmd") != "set")
+      return fail("unexpected reply '" + reply + "' to initack");
     if (auto v = wire_field(reply, "size"); v && !parse_int(*v, &size_)) {
       return fail("bad size in '" + reply + "'");
     }
@@ -298,8 +299,8 @@ int Client::get_wire(const std::string& key, std::string* value) {
     return -1;
   }
   if (wire_field(reply, "rc") != "0") {
-    return fail("key '" + key + "' not found (" + std::string(wire_field(reply, "msg").value_or("")) +
-                ")");
+    return fail("key '" + key + "' not found (" +
+                std::string(wire_field(reply, "msg").value_or("")) + ")");
   }
   *value = std::string(wire_field(reply, "value").value_or(""));
   return 0;

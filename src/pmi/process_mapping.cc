@@ -74,7 +74,8 @@ bool parse_process_mapping(std::string_view text, int size, std::vector<int>* no
   while (rank < size) {
     for (const Block& b : blocks) {
       for (int n = 0; n < b.node_count && rank < size; ++n)
-        for (int k = 0; k < b.ranks_per_node && rank < size; ++k) (*node_of)[rank++] = b.first_node + n;
+        for (int k = 0; k < b.ranks_per_node && rank < size; ++k)
+          (*node_of)[rank++] = b.first_node + n;
       if (rank >= size) break;
     }
   }

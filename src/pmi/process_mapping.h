@@ -12,6 +12,7 @@ namespace stmpi::pmi {
 
 // Fills node_of[r] for ranks 0..size-1; false if `text` is not a mapping
 // this parser understands (then the caller falls back to host names).
-[[nodiscard]] bool parse_process_mapping(std::string_view text, int size, std::vector<int>* node_of);
+[[nodiscard]] bool parse_process_mapping(std::string_view text, int size,
+                                         std::vector<int>* node_of);
 
 }  // namespace stmpi::pmi

@@ -63,7 +63,8 @@ inline std::string wire_unescape(std::string_view wire) {
   for (std::size_t i = 0; i < wire.size(); ++i) {
     if (wire[i] == '%' && i + 2 < wire.size() && wire_hex_digit(wire[i + 1]) >= 0 &&
         wire_hex_digit(wire[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(wire_hex_digit(wire[i + 1]) * 16 + wire_hex_digit(wire[i + 2])));
+      out.push_back(
+          static_cast<char>(wire_hex_digit(wire[i + 1]) * 16 + wire_hex_digit(wire[i + 2])));
       i += 2;
     } else {
       out.push_back(wire[i]);

@@ -5,8 +5,8 @@
 #include <mpi.h>
 
 #include "config.h"
-#include "util/error.h"
 #include "stream/settings.h"
+#include "util/error.h"
 #if STMPI_HAVE_CUDA_BACKEND
 #include "stream/cuda/cuda_runtime.h"
 #endif
@@ -142,8 +142,8 @@ int gpu_for_ipc(const char* what, GpuRuntime** gpu) {
   BackendKind kind;
   if (int err = active_backend(&kind, gpu); err != MPI_SUCCESS) return err;
   if (*gpu == nullptr)
-    return util::make_error(MPI_ERR_OTHER, "%s needs a GPU stream backend (active: %s)",
-                                   what, backend_name(kind));
+    return util::make_error(MPI_ERR_OTHER, "%s needs a GPU stream backend (active: %s)", what,
+                            backend_name(kind));
   return MPI_SUCCESS;
 }
 
@@ -157,8 +157,7 @@ int ipc_export(const void* ptr, IpcHandle* out) {
 
 int ipc_open(const IpcHandle& handle, IpcMapping* out) {
   GpuRuntime* gpu;
-  if (int err = gpu_for_ipc("mapping a peer's device memory", &gpu); err != MPI_SUCCESS)
-    return err;
+  if (int err = gpu_for_ipc("mapping a peer's device memory", &gpu); err != MPI_SUCCESS) return err;
   return gpu->ipc_open(handle, out);
 }
 

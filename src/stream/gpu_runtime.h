@@ -50,8 +50,8 @@ class GpuRuntime {
   [[nodiscard]] virtual int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,
                                           void* params) = 0;
   [[nodiscard]] virtual int write_value(void* stream, uint64_t* addr, uint64_t value) = 0;
-  [[nodiscard]] virtual int wait_value(void* stream, const volatile uint64_t* addr,
-                                       uint64_t value, Cmp cmp) = 0;
+  [[nodiscard]] virtual int wait_value(void* stream, const volatile uint64_t* addr, uint64_t value,
+                                       Cmp cmp) = 0;
   [[nodiscard]] virtual int launch_host_fn(void* stream, HostFn fn, void* arg) = 0;
   [[nodiscard]] virtual int synchronize(void* stream) = 0;
 

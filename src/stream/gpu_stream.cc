@@ -4,9 +4,9 @@
 
 #include <mpi.h>
 
-#include "util/error.h"
 #include "stream/kernel_params.h"
 #include "stream/settings.h"
+#include "util/error.h"
 
 namespace stmpi::stream {
 namespace {
@@ -29,8 +29,8 @@ unsigned copy_blocks_per_range(std::size_t max_bytes) {
 
 int GpuStream::launch(HostFn fn, void* arg) {
   if (fn == nullptr) [[unlikely]]
-    return util::make_error(MPI_ERR_ARG, "fn is NULL (%s stream %p)",
-                                   backend_name(backend()), handle_);
+    return util::make_error(MPI_ERR_ARG, "fn is NULL (%s stream %p)", backend_name(backend()),
+                            handle_);
   if (int err = runtime_.launch_host_fn(handle_, fn, arg); err != MPI_SUCCESS) return err;
   count_launch(OpKind::kUser);
   return MPI_SUCCESS;
@@ -38,7 +38,8 @@ int GpuStream::launch(HostFn fn, void* arg) {
 
 int GpuStream::write_values(std::span<const SignalWrite> writes) {
   if (writes.size() == 1 && runtime_.has_stream_mem_ops()) {
-    if (int err = runtime_.write_value(handle_, writes[0].addr, writes[0].value); err != MPI_SUCCESS)
+    if (int err = runtime_.write_value(handle_, writes[0].addr, writes[0].value);
+        err != MPI_SUCCESS)
       return err;
     count_launch(OpKind::kSignal);
     return MPI_SUCCESS;
@@ -117,9 +118,8 @@ int GpuStream::wait_copy_signal(const EpochStep& step) {
   std::size_t bytes = 0;
   for (const CopyRange& range : step.copies) bytes += range.bytes;
   const std::size_t limit = settings().gpu_epoch_bytes;
-  if (limit == 0 || bytes > limit ||
-      step.waits.size() > gpu::kMaxEpochWaits || step.copies.size() > gpu::kMaxEpochCopies ||
-      step.writes.size() > gpu::kMaxEpochWrites)
+  if (limit == 0 || bytes > limit || step.waits.size() > gpu::kMaxEpochWaits ||
+      step.copies.size() > gpu::kMaxEpochCopies || step.writes.size() > gpu::kMaxEpochWrites)
     return Stream::wait_copy_signal(step);
   gpu::EpochParams params{};
   params.cmp = step.cmp == Cmp::kEqual ? gpu::kCmpEqual : gpu::kCmpGreaterEqual;

@@ -21,8 +21,7 @@ void HostOp::release() {
       break;
     case HostOpKind::kUser:
     case HostOpKind::kEpoch:  // the caller's arrays
-    case HostOpKind::kFence:
-      break;
+    case HostOpKind::kFence: break;
   }
   count = 0;
 }

@@ -102,7 +102,8 @@ class HostOpQueue {
     return popped_ != seen_published_;
   }
   HostOp& front() {
-    if (head_index_ == kSegmentOps || head_ == nullptr) [[unlikely]] next_segment();
+    if (head_index_ == kSegmentOps || head_ == nullptr) [[unlikely]]
+      next_segment();
     return head_->ops[head_index_];
   }
   void pop() {

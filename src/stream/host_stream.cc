@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 
-#include "util/error.h"
 #include "stream/settings.h"
+#include "util/error.h"
 
 namespace stmpi::stream {
 namespace {
@@ -19,8 +19,8 @@ int check(std::span<const SignalWrite> writes) {
   for (std::size_t i = 0; i < writes.size(); ++i) {
     if (!word_ok(writes[i].addr)) [[unlikely]]
       return util::make_error(MPI_ERR_ARG,
-                                     "signal write %zu: address %p is not an aligned 64-bit word",
-                                     i, static_cast<void*>(writes[i].addr));
+                              "signal write %zu: address %p is not an aligned 64-bit word", i,
+                              static_cast<void*>(writes[i].addr));
   }
   return MPI_SUCCESS;
 }
@@ -29,8 +29,8 @@ int check(std::span<const SignalWait> waits) {
   for (std::size_t i = 0; i < waits.size(); ++i) {
     if (!word_ok(waits[i].addr)) [[unlikely]]
       return util::make_error(MPI_ERR_ARG,
-                                     "signal wait %zu: address %p is not an aligned 64-bit word",
-                                     i, const_cast<uint64_t*>(waits[i].addr));
+                              "signal wait %zu: address %p is not an aligned 64-bit word", i,
+                              const_cast<uint64_t*>(waits[i].addr));
   }
   return MPI_SUCCESS;
 }
@@ -39,8 +39,8 @@ int check(std::span<const CopyRange> ranges) {
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const CopyRange& range = ranges[i];
     if (range.bytes != 0 && (range.dst == nullptr || range.src == nullptr)) [[unlikely]]
-      return util::make_error(MPI_ERR_ARG, "copy %zu: dst=%p src=%p with %zu bytes", i,
-                                     range.dst, range.src, range.bytes);
+      return util::make_error(MPI_ERR_ARG, "copy %zu: dst=%p src=%p with %zu bytes", i, range.dst,
+                              range.src, range.bytes);
   }
   return MPI_SUCCESS;
 }
@@ -48,13 +48,15 @@ int check(std::span<const CopyRange> ranges) {
 // The inline forms of a queued operation (HostStreamExecutor::execute):
 // true when done, false for a wait whose words are not all set yet.
 bool run_entries(std::span<const SignalWrite> writes, Cmp) {
-  for (const SignalWrite& write : writes) __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
+  for (const SignalWrite& write : writes)
+    __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
   return true;
 }
 
 bool run_entries(std::span<const SignalWait> waits, Cmp cmp) {
   for (const SignalWait& wait : waits)
-    if (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp)) return false;
+    if (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp))
+      return false;
   return true;
 }
 
@@ -71,9 +73,9 @@ int HostStream::create(std::shared_ptr<HostStream>* out) {
   if (stream == nullptr)
     return util::make_error(MPI_ERR_NO_MEM, "out of memory creating a host stream");
   const Settings& config = settings();
-  if (int err = stream->executor_.start(effective_spin_us(), config.poll_sleep_us,
-                                         config.caller_runs, config.inline_ops, config.yield_us,
-                                         effective_polls_per_yield());
+  if (int err =
+          stream->executor_.start(effective_spin_us(), config.poll_sleep_us, config.caller_runs,
+                                  config.inline_ops, config.yield_us, effective_polls_per_yield());
       err != MPI_SUCCESS)
     return err;
   *out = std::move(stream);
@@ -106,8 +108,8 @@ int HostStream::enqueue_entries(HostOpKind kind, OpKind counted, std::span<const
   op.kind = kind;
   op.cmp = cmp;
   if (!op.set_entries(entries)) [[unlikely]]
-    return util::make_error(MPI_ERR_NO_MEM, "out of memory for %zu %s entries",
-                                   entries.size(), op_kind_name(counted));
+    return util::make_error(MPI_ERR_NO_MEM, "out of memory for %zu %s entries", entries.size(),
+                            op_kind_name(counted));
   if (int err = executor_.enqueue(op); err != MPI_SUCCESS) return err;
   count_launch(counted);
   return MPI_SUCCESS;

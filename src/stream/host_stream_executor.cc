@@ -9,9 +9,9 @@
 
 #include <mpi.h>
 
+#include "stream/host_wait.h"
 #include "util/backoff.h"
 #include "util/error.h"
-#include "stream/host_wait.h"
 
 namespace stmpi::stream {
 
@@ -69,8 +69,7 @@ int HostStreamExecutor::start(int spin_us, int poll_sleep_us, bool caller_runs, 
     thread_id_ = thread_.get_id();
     native_thread_ = thread_.native_handle();
   } catch (const std::system_error& e) {
-    error = util::make_error(MPI_ERR_OTHER, "cannot start a host stream thread: %s",
-                                    e.what());
+    error = util::make_error(MPI_ERR_OTHER, "cannot start a host stream thread: %s", e.what());
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   return error;
@@ -174,8 +173,7 @@ int HostStreamExecutor::wait_for_executor() {
   for (;;) {
     uint32_t state = done.load(std::memory_order_acquire);
     if (state == 1) break;
-    if (state == 0 && !done.compare_exchange_strong(state, 2, std::memory_order_acq_rel))
-      continue;
+    if (state == 0 && !done.compare_exchange_strong(state, 2, std::memory_order_acq_rel)) continue;
     futex_wait(&done, 2);
   }
   return MPI_SUCCESS;
@@ -199,8 +197,7 @@ HostStreamCounters HostStreamExecutor::counters() const {
 int64_t HostStreamExecutor::thread_cpu_ns() const {
   if (!thread_.joinable()) return -1;
   clockid_t clock;
-  if (pthread_getcpuclockid(native_thread_, &clock) != 0)
-    return -1;
+  if (pthread_getcpuclockid(native_thread_, &clock) != 0) return -1;
   timespec used;
   if (clock_gettime(clock, &used) != 0) return -1;
   return static_cast<int64_t>(used.tv_sec) * 1'000'000'000 + used.tv_nsec;
@@ -229,7 +226,8 @@ bool HostStreamExecutor::wait_for_work() {
     return stop_.load(std::memory_order_seq_cst) && !pending() &&
            token_.load(std::memory_order_seq_cst) == kFree;
   };
-  if (may_run()) [[likely]] return true;
+  if (may_run()) [[likely]]
+    return true;
   const int64_t spin_until = monotonic_ns() + spin_ns_;
   for (;;) {
     if (may_run()) return true;
@@ -328,15 +326,12 @@ bool HostStreamExecutor::wait_entries(std::span<const SignalWait> waits, Cmp cmp
 
 bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
   switch (op.kind) {
-    case HostOpKind::kUser:
-      op.payload.user.fn(op.payload.user.arg);
-      break;
+    case HostOpKind::kUser: op.payload.user.fn(op.payload.user.arg); break;
     case HostOpKind::kSignal:
       for (const SignalWrite& write : op.entries<SignalWrite>())
         __atomic_store_n(write.addr, write.value, __ATOMIC_RELEASE);
       break;
-    case HostOpKind::kWait:
-      return wait_entries(op.entries<SignalWait>(), op.cmp, yield_to_callers);
+    case HostOpKind::kWait: return wait_entries(op.entries<SignalWait>(), op.cmp, yield_to_callers);
     case HostOpKind::kCopy:
       for (const CopyRange& range : op.entries<CopyRange>())
         if (range.bytes != 0) std::memcpy(range.dst, range.src, range.bytes);

@@ -35,16 +35,16 @@ namespace stmpi::stream {
 
 // Who ran a host stream's operations and what that cost, so far.
 struct HostStreamCounters {
-  uint64_t enqueued = 0;       // operations queued (inline ones excluded)
-  uint64_t executor_ops = 0;   // run by the executor thread
-  uint64_t caller_ops = 0;     // run by a thread in synchronize
-  uint64_t inline_ops = 0;     // done at enqueue on an idle stream, never queued
-  uint64_t inline_waits = 0;   // of which waits found already satisfied
-  uint64_t handoffs = 0;       // times the executor thread took the token to run queued work
-  uint64_t progress_ops = 0;   // run by a thread in MPI progress (run_ready)
-  uint64_t takeovers = 0;      // times a synchronizing thread took queued work over
-  uint64_t wakeups = 0;        // futex wakes of a sleeping executor thread
-  uint64_t sync_waits = 0;     // synchronize calls that had to wait at all
+  uint64_t enqueued = 0;      // operations queued (inline ones excluded)
+  uint64_t executor_ops = 0;  // run by the executor thread
+  uint64_t caller_ops = 0;    // run by a thread in synchronize
+  uint64_t inline_ops = 0;    // done at enqueue on an idle stream, never queued
+  uint64_t inline_waits = 0;  // of which waits found already satisfied
+  uint64_t handoffs = 0;      // times the executor thread took the token to run queued work
+  uint64_t progress_ops = 0;  // run by a thread in MPI progress (run_ready)
+  uint64_t takeovers = 0;     // times a synchronizing thread took queued work over
+  uint64_t wakeups = 0;       // futex wakes of a sleeping executor thread
+  uint64_t sync_waits = 0;    // synchronize calls that had to wait at all
 };
 
 class HostStreamExecutor {
@@ -118,9 +118,7 @@ class HostStreamExecutor {
   template <class More>
   uint64_t run_queued(More&& more, bool yield_to_callers, std::atomic<uint64_t>* ops,
                       std::atomic<uint64_t>* batches);
-  bool pending() const {
-    return queue_.published() != executed_.load(std::memory_order_seq_cst);
-  }
+  bool pending() const { return queue_.published() != executed_.load(std::memory_order_seq_cst); }
   // Counters written only by the token holder: one writer at a time (the
   // token's seq_cst hand-over orders them), so a plain load and store, not
   // a locked read-modify-write per operation; readers load them relaxed.

@@ -66,8 +66,7 @@ class PollBackoff {
               int polls_per_yield = kDefaultPollsPerYield)
       : start_ns_(monotonic_ns()),
         spin_ns_(static_cast<int64_t>(spin_us > 0 ? spin_us : 0) * 1000),
-        yield_ns_(yield_us < 0 ? INT64_MAX
-                               : spin_ns_ + static_cast<int64_t>(yield_us) * 1000),
+        yield_ns_(yield_us < 0 ? INT64_MAX : spin_ns_ + static_cast<int64_t>(yield_us) * 1000),
         max_sleep_ns_(static_cast<int64_t>(max_sleep_us > 1 ? max_sleep_us : 1) * 1000),
         polls_per_yield_(polls_per_yield > 1 ? polls_per_yield : 1) {}
 

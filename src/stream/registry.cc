@@ -6,10 +6,10 @@
 
 #include <mpi.h>
 
-#include "util/error.h"
-#include "util/pvar.h"
 #include "stream/backend.h"
 #include "stream/gpu_stream.h"
+#include "util/error.h"
+#include "util/pvar.h"
 
 namespace stmpi::stream {
 namespace {
@@ -131,8 +131,8 @@ int free_host_stream(const void* handle) {
           MPI_ERR_ARG, "stream=%p is not a live MPIX_Host_stream (never created, or already freed)",
           handle);
     if (it->second->executor().on_executor_thread())
-      return util::make_error(
-          MPI_ERR_OTHER, "host stream %p freed from an operation running on it", handle);
+      return util::make_error(MPI_ERR_OTHER, "host stream %p freed from an operation running on it",
+                              handle);
     stream = std::move(it->second);
     reg.host.erase(it);
     g_generation.fetch_add(1, std::memory_order_release);
@@ -164,12 +164,12 @@ int resolve_borrowed(void* handle, Stream** out) {
     return MPI_SUCCESS;
   }
   if (handle == nullptr)
-    return util::make_error(
-        MPI_ERR_ARG, "stream=NULL is not a stream this library can use (backend: %s)",
-        backend_name(kind));
+    return util::make_error(MPI_ERR_ARG,
+                            "stream=NULL is not a stream this library can use (backend: %s)",
+                            backend_name(kind));
   return util::make_error(MPI_ERR_ARG,
-                                 "stream=%p is not a stream this library can use (backend: %s)",
-                                 handle, backend_name(kind));
+                          "stream=%p is not a stream this library can use (backend: %s)", handle,
+                          backend_name(kind));
 }
 
 int resolve(void* handle, std::shared_ptr<Stream>* out) {

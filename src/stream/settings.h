@@ -9,14 +9,14 @@
 namespace stmpi::stream {
 
 struct Settings {
-  std::string backend = "auto";  // auto | host | hip | cuda
-  int spin_us = -1;              // busy polling before a yield or a sleep; -1: automatic
-  int poll_sleep_us = 50;        // longest sleep between two polls of a wait
-  int yield_us = 2000;           // yielding polls of a wait before it sleeps
-  int polls_per_yield = 1;       // polls between two yields; 0: the device's rule
-  bool caller_runs = true;       // synchronize runs queued operations itself
-  bool inline_ops = true;        // library operations on an idle stream run at enqueue
-  bool progress = true;          // MPI progress runs ready library operations (run_ready)
+  std::string backend = "auto";         // auto | host | hip | cuda
+  int spin_us = -1;                     // busy polling before a yield or a sleep; -1: automatic
+  int poll_sleep_us = 50;               // longest sleep between two polls of a wait
+  int yield_us = 2000;                  // yielding polls of a wait before it sleeps
+  int polls_per_yield = 1;              // polls between two yields; 0: the device's rule
+  bool caller_runs = true;              // synchronize runs queued operations itself
+  bool inline_ops = true;               // library operations on an idle stream run at enqueue
+  bool progress = true;                 // MPI progress runs ready library operations (run_ready)
   std::size_t gpu_epoch_bytes = 65536;  // largest epoch step run as one GPU kernel; 0: never
 };
 

@@ -11,13 +11,13 @@
 namespace stmpi::util {
 namespace {
 
-constexpr int kOwnCpuPolls = 1 << 14;     // every rank has a CPU of its own: about a time slice
-constexpr int kLockSharedPolls = 1000;    // MPI_THREAD_MULTIPLE: hand the global lock over
+constexpr int kOwnCpuPolls = 1 << 14;   // every rank has a CPU of its own: about a time slice
+constexpr int kLockSharedPolls = 1000;  // MPI_THREAD_MULTIPLE: hand the global lock over
 
 int g_param = 0;  // STMPI_PROGRESS_POLLS_BEFORE_YIELD; 0: automatic
 int g_ranks_on_node = 1;
-int g_node_cpus = 0;          // CPUs the node's ranks may run on; 0: the online CPUs
-bool g_cpu_shared = false;    // two ranks are bound to the same single CPU
+int g_node_cpus = 0;        // CPUs the node's ranks may run on; 0: the online CPUs
+bool g_cpu_shared = false;  // two ranks are bound to the same single CPU
 bool g_lock_shared = false;
 bool g_host_progress = false;  // a provider progresses in host threads of this process
 YieldFn g_yield = nullptr;

@@ -114,9 +114,11 @@ const char* class_string(int error_class) {
     case MPI_T_ERR_INVALID_SESSION: return "Tool interface: invalid session";
     case MPI_T_ERR_CVAR_SET_NOT_NOW: return "Tool interface: control variable cannot be set now";
     case MPI_T_ERR_CVAR_SET_NEVER: return "Tool interface: control variable can never be set";
-    case MPI_T_ERR_PVAR_NO_STARTSTOP: return "Tool interface: performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP:
+      return "Tool interface: performance variable cannot be started or stopped";
     case MPI_T_ERR_PVAR_NO_WRITE: return "Tool interface: performance variable cannot be written";
-    case MPI_T_ERR_PVAR_NO_ATOMIC: return "Tool interface: performance variable cannot be read and reset atomically";
+    case MPI_T_ERR_PVAR_NO_ATOMIC:
+      return "Tool interface: performance variable cannot be read and reset atomically";
     case MPI_T_ERR_INVALID_NAME: return "Tool interface: invalid name";
     case MPI_T_ERR_INVALID: return "Tool interface: invalid use";
     case MPI_T_ERR_NOT_SUPPORTED: return "Tool interface: not supported";
@@ -127,7 +129,8 @@ const char* class_string(int error_class) {
 std::string error_string(int code) {
   const int error_class = error_class_of(code);
   std::string text = class_string(error_class);
-  const unsigned slot_plus_one = static_cast<unsigned>(code & ~(kUserClassBit | kUserCodeBit)) >> kSlotShift;
+  const unsigned slot_plus_one =
+      static_cast<unsigned>(code & ~(kUserClassBit | kUserCodeBit)) >> kSlotShift;
   if (slot_plus_one != 0 && slot_plus_one <= kSlots) {
     std::lock_guard lock(g_slots_mutex);
     const Slot& slot = g_slots[slot_plus_one - 1];

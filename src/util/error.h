@@ -1,8 +1,8 @@
 // Error codes with messages (below the device, so that every layer can
-// build them; src/mpi/errhan/error.h gives them their MPI-layer names): an error code carries its MPI error class in
-// the low 8 bits (user-added classes also have bit 30 set) and, above them, the slot of a detail message, so that
-// MPI_Error_string can say which argument and value were wrong. Messages
-// are built here, off the fast path; callers only return the code.
+// build them; src/mpi/errhan/error.h gives them their MPI-layer names): an error code carries its
+// MPI error class in the low 8 bits (user-added classes also have bit 30 set) and, above them, the
+// slot of a detail message, so that MPI_Error_string can say which argument and value were wrong.
+// Messages are built here, off the fast path; callers only return the code.
 #pragma once
 
 #include <cstdarg>

@@ -122,16 +122,16 @@ extern "C" __attribute__((visibility("default"))) int stmpi_info_print(FILE* out
       const std::string range = stmpi::util::range_text(param);
       fprintf(out, "  %-32s %-8s %-16s %-6s %s\n",
               stmpi::util::env_name(table.module, param.name).c_str(), param.default_value,
-              range.empty() ? "-" : range.c_str(),
-              scope_text(stmpi::util::scope_of(table, param)), param.description);
+              range.empty() ? "-" : range.c_str(), scope_text(stmpi::util::scope_of(table, param)),
+              param.description);
     }
   });
   fprintf(out, "\nPerformance variables (MPI_T name, class, description):\n");
   for (const stmpi::util::PvarTable* table : stmpi::util::pvar_tables()) {
     for (const stmpi::util::Pvar& pvar : table->pvars) {
       const std::string name = std::string(table->module) + "_" + pvar.name;
-      fprintf(out, "  %-32s %-13s %s\n", name.c_str(),
-              stmpi::util::pvar_class_name(pvar.var_class), pvar.description);
+      fprintf(out, "  %-32s %-13s %s\n", name.c_str(), stmpi::util::pvar_class_name(pvar.var_class),
+              pvar.description);
     }
   }
   return 0;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -25,9 +25,18 @@ bool parse_size(const char* text, unsigned long long* out) {
   if (errno != 0 || end == text || text[0] == '-') return false;
   int shift = 0;
   switch (std::tolower(static_cast<unsigned char>(*end))) {
-    case 'k': shift = 10; ++end; break;
-    case 'm': shift = 20; ++end; break;
-    case 'g': shift = 30; ++end; break;
+    case 'k':
+      shift = 10;
+      ++end;
+      break;
+    case 'm':
+      shift = 20;
+      ++end;
+      break;
+    case 'g':
+      shift = 30;
+      ++end;
+      break;
     default: break;
   }
   if (*end != '\0' || value > (ULLONG_MAX >> shift)) return false;
@@ -114,7 +123,7 @@ Assigned assign(const Param& param, const char* text) {
     }
     case Param::Type::kBool:
       return parse_bool(text, static_cast<bool*>(param.field)) ? Assigned::kOk
-                                                                 : Assigned::kMalformed;
+                                                               : Assigned::kMalformed;
     case Param::Type::kString:
       if (!param.choices.empty() && !is_choice(param, text)) return Assigned::kNotAllowed;
       *static_cast<std::string*>(param.field) = text;

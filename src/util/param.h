@@ -25,9 +25,9 @@ struct Param {
   //   kAllEq  read at each use, and every process must hold the same value
   //           (collective algorithm choices; MPI_T_SCOPE_ALL_EQ).
   enum class Scope { kTable, kInit, kLocal, kAllEq };
-  const char* name;         // lower case, e.g. "eager_limit"
+  const char* name;  // lower case, e.g. "eager_limit"
   Type type;
-  void* field;              // int*, std::size_t*, bool* or std::string*
+  void* field;  // int*, std::size_t*, bool* or std::string*
   const char* default_value;
   const char* description;
   // Allowed values of kInt and kSize parameters, bounds included; the
@@ -53,7 +53,7 @@ std::string range_text(const Param& param);
 std::string allowed_text(const Param& param);
 
 struct ParamTable {
-  const char* module;       // lower case, e.g. "shm"
+  const char* module;  // lower case, e.g. "shm"
   std::span<const Param> params;
   Param::Scope scope = Param::Scope::kInit;  // of the parameters that name none
 };

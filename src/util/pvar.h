@@ -16,14 +16,14 @@ struct Pvar {
   // kLevel: a current amount (queue depth); kCounter: events so far, only
   // grows; kHighwatermark: the largest amount seen so far.
   enum class Class { kLevel, kCounter, kHighwatermark };
-  const char* name;         // lower case, e.g. "unexpected_messages"
+  const char* name;  // lower case, e.g. "unexpected_messages"
   Class var_class;
-  uint64_t (*read)();       // the process-wide value now
+  uint64_t (*read)();  // the process-wide value now
   const char* description;
 };
 
 struct PvarTable {
-  const char* module;       // lower case, e.g. "match"; MPI_T names it <module>_<name>
+  const char* module;  // lower case, e.g. "match"; MPI_T names it <module>_<name>
   std::span<const Pvar> pvars;
 };
 

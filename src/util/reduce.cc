@@ -54,14 +54,18 @@ struct MaxOp {
   template <class T>
   static constexpr bool kApplies = kIsInteger<T> || kIsReal<T>;
   template <class T>
-  static T apply(T in, T inout) { return in > inout ? in : inout; }
+  static T apply(T in, T inout) {
+    return in > inout ? in : inout;
+  }
 };
 
 struct MinOp {
   template <class T>
   static constexpr bool kApplies = kIsInteger<T> || kIsReal<T>;
   template <class T>
-  static T apply(T in, T inout) { return in < inout ? in : inout; }
+  static T apply(T in, T inout) {
+    return in < inout ? in : inout;
+  }
 };
 
 struct SumOp {
@@ -98,42 +102,54 @@ struct LandOp {
   template <class T>
   static constexpr bool kApplies = std::is_integral_v<T>;
   template <class T>
-  static T apply(T in, T inout) { return static_cast<T>(in != T{0} && inout != T{0}); }
+  static T apply(T in, T inout) {
+    return static_cast<T>(in != T{0} && inout != T{0});
+  }
 };
 
 struct LorOp {
   template <class T>
   static constexpr bool kApplies = std::is_integral_v<T>;
   template <class T>
-  static T apply(T in, T inout) { return static_cast<T>(in != T{0} || inout != T{0}); }
+  static T apply(T in, T inout) {
+    return static_cast<T>(in != T{0} || inout != T{0});
+  }
 };
 
 struct LxorOp {
   template <class T>
   static constexpr bool kApplies = std::is_integral_v<T>;
   template <class T>
-  static T apply(T in, T inout) { return static_cast<T>((in != T{0}) != (inout != T{0})); }
+  static T apply(T in, T inout) {
+    return static_cast<T>((in != T{0}) != (inout != T{0}));
+  }
 };
 
 struct BandOp {
   template <class T>
   static constexpr bool kApplies = kIsInteger<T>;
   template <class T>
-  static T apply(T in, T inout) { return static_cast<T>(in & inout); }
+  static T apply(T in, T inout) {
+    return static_cast<T>(in & inout);
+  }
 };
 
 struct BorOp {
   template <class T>
   static constexpr bool kApplies = kIsInteger<T>;
   template <class T>
-  static T apply(T in, T inout) { return static_cast<T>(in | inout); }
+  static T apply(T in, T inout) {
+    return static_cast<T>(in | inout);
+  }
 };
 
 struct BxorOp {
   template <class T>
   static constexpr bool kApplies = kIsInteger<T>;
   template <class T>
-  static T apply(T in, T inout) { return static_cast<T>(in ^ inout); }
+  static T apply(T in, T inout) {
+    return static_cast<T>(in ^ inout);
+  }
 };
 
 // GCC's -O2 cost model does not vectorize a loop that needs a run-time

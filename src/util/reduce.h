@@ -13,8 +13,20 @@ namespace stmpi::util {
 
 // The predefined operations; the value is the low byte of the handle.
 enum class OpKind : uint8_t {
-  kMax = 1, kMin, kSum, kProd, kLand, kBand, kLor, kBor, kLxor, kBxor,
-  kMinloc, kMaxloc, kReplace, kNoOp,
+  kMax = 1,
+  kMin,
+  kSum,
+  kProd,
+  kLand,
+  kBand,
+  kLor,
+  kBor,
+  kLxor,
+  kBxor,
+  kMinloc,
+  kMaxloc,
+  kReplace,
+  kNoOp,
 };
 
 // inout[i] = in[i] op inout[i] for `n` adjacent values. Buffers need no

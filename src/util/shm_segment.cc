@@ -117,8 +117,7 @@ bool ShmSegment::open(const std::string& name, std::size_t bytes, std::string* e
   const int fd = shm_open(name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
   if (fd < 0) {
     const int saved = errno;
-    return fail(saved, "cannot open shared-memory segment " + path + ": " + strerror(saved),
-                error);
+    return fail(saved, "cannot open shared-memory segment " + path + ": " + strerror(saved), error);
   }
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
@@ -127,7 +126,8 @@ bool ShmSegment::open(const std::string& name, std::size_t bytes, std::string* e
     return fail(EACCES,
                 "shared-memory segment " + path +
                     " is not the job's (expected a regular file of this user, mode 0600, at "
-                    "least " + std::to_string(bytes) + " bytes)",
+                    "least " +
+                    std::to_string(bytes) + " bytes)",
                 error);
   }
   return map_and_close(fd, bytes, error);

@@ -33,7 +33,8 @@ static void check_bcast(struct bcast_ctx *p) {
     else memset(p->buf, 0, (size_t)p->size);
     bench_check(MPI_Bcast(p->buf, p->size, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
     long bad = bench_verify(p->buf, (size_t)p->size, (unsigned)(p->size + root));
-    if (bad >= 0) bench_fail("size %d root %d: rank %d differs at byte %ld", p->size, root, p->rank, bad);
+    if (bad >= 0)
+      bench_fail("size %d root %d: rank %d differs at byte %ld", p->size, root, p->rank, bad);
   }
 }
 

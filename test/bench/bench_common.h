@@ -31,10 +31,10 @@
 #define BENCH_MAX_TRIALS 101
 
 struct bench_opts {
-  int trials;       /* trials per measurement; the median is reported */
-  double trial_ms;  /* target duration of one trial */
-  long min_iters;   /* iterations per trial at least ... */
-  long max_iters;   /* ... and at most */
+  int trials;        /* trials per measurement; the median is reported */
+  double trial_ms;   /* target duration of one trial */
+  long min_iters;    /* iterations per trial at least ... */
+  long max_iters;    /* ... and at most */
   double duration_s; /* > 0: run for this long instead and report the mean (-T) */
 };
 
@@ -82,7 +82,8 @@ static int bench_common_arg(struct bench_opts *o, int argc, char **argv, int *i)
     const char *v = argv[++*i];
     if (a[1] == 't') {
       o->trials = atoi(v);
-      if (o->trials < 1 || o->trials > BENCH_MAX_TRIALS) bench_fail("-t wants 1..%d", BENCH_MAX_TRIALS);
+      if (o->trials < 1 || o->trials > BENCH_MAX_TRIALS)
+        bench_fail("-t wants 1..%d", BENCH_MAX_TRIALS);
     } else {
       o->trial_ms = atof(v);
       if (o->trial_ms <= 0) bench_fail("-m wants a positive number of milliseconds");
@@ -160,7 +161,8 @@ struct bench_result {
  * fixed stretch of wall time is what a program's loop sees. Rank 0 sizes each
  * chunk to about 1/50 of the duration from the previous chunk and broadcasts
  * whether to go on; those broadcasts are counted in the mean. */
-static struct bench_result measure_duration(bench_kernel kernel, void *ctx, const struct bench_opts *o) {
+static struct bench_result measure_duration(bench_kernel kernel, void *ctx,
+                                            const struct bench_opts *o) {
   struct bench_result r;
   int rank;
   long plan[2] = {1, 1}; /* chunk iterations, go on */
@@ -234,8 +236,7 @@ static void bench_print_header(const char *name, const struct bench_opts *o) {
   printf("# %s: library \"%s\"\n", name, version);
   if (o->duration_s > 0)
     printf("# %s: %.1f s of wall time per measurement, mean reported\n", name, o->duration_s);
-  else
-    printf("# %s: %d trials of ~%.1f ms each, median reported\n", name, o->trials, o->trial_ms);
+  else printf("# %s: %d trials of ~%.1f ms each, median reported\n", name, o->trials, o->trial_ms);
 }
 
 #endif

@@ -76,14 +76,14 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "faces_gpu.h"
 #include "faces_kernels.h"
@@ -121,25 +121,25 @@ static void fail(const char *fmt, ...) {
   exit(1);
 }
 
-#define CHECK_MPI(call)                                                        \
-  do {                                                                         \
-    int err_ = (call);                                                         \
-    if (err_ != MPI_SUCCESS) {                                                 \
-      char msg_[MPI_MAX_ERROR_STRING];                                         \
-      int len_ = 0;                                                            \
-      MPI_Error_string(err_, msg_, &len_);                                     \
-      fail("%s failed: %s", #call, msg_);                                      \
-    }                                                                          \
+#define CHECK_MPI(call)                    \
+  do {                                     \
+    int err_ = (call);                     \
+    if (err_ != MPI_SUCCESS) {             \
+      char msg_[MPI_MAX_ERROR_STRING];     \
+      int len_ = 0;                        \
+      MPI_Error_string(err_, msg_, &len_); \
+      fail("%s failed: %s", #call, msg_);  \
+    }                                      \
   } while (0)
 
 /* ---- grid ----------------------------------------------------------------- */
 
 struct grid {
   int dims[3], coords[3], periodic;
-  int nb[NDIR];           /* neighbour rank per direction, -1 if none */
-  long len[NDIR];         /* doubles per direction (same both ways) */
-  long off[NDIR];         /* offset of the region in the send / receive buffers */
-  long total;             /* doubles in either buffer */
+  int nb[NDIR];            /* neighbour rank per direction, -1 if none */
+  long len[NDIR];          /* doubles per direction (same both ways) */
+  long off[NDIR];          /* offset of the region in the send / receive buffers */
+  long total;              /* doubles in either buffer */
   int npeers, peers[NDIR]; /* distinct neighbour ranks, ascending */
 };
 
@@ -195,16 +195,16 @@ static void grid_setup(struct grid *g, long face_bytes, int periodic) {
 /* The values sent and expected (faces_base_value, faces_expected) are in
  * faces_kernels.h, shared with the GPU kernels. */
 
-struct kstate {              /* shared by the kernels of one rank; touched only on the stream */
+struct kstate { /* shared by the kernels of one rank; touched only on the stream */
   const struct grid *g;
-  double *src, *dst;         /* send buffer, receive buffer (window memory for rma, st) */
-  long mid;                  /* middle iteration (set by the CPU while the stream is idle) */
-  long steps;                /* compares run in this middle iteration */
+  double *src, *dst; /* send buffer, receive buffer (window memory for rma, st) */
+  long mid;          /* middle iteration (set by the CPU while the stream is idle) */
+  long steps;        /* compares run in this middle iteration */
   long increments;
   long errors;
   char first_error[256];
-  double t_first, t_last;    /* start of the first kernel, end of the last (stream clock) */
-  double t_kernels;          /* time spent in the two kernels */
+  double t_first, t_last; /* start of the first kernel, end of the last (stream clock) */
+  double t_kernels;       /* time spent in the two kernels */
 };
 
 static void increment_kernel(void *arg) {
@@ -234,9 +234,10 @@ static void compare_kernel(void *arg) {
       double want = faces_expected(s->mid, from, d, i, step);
       if (p[i] != want) {
         if (s->errors++ == 0)
-          snprintf(s->first_error, sizeof s->first_error,
-                   "step %ld, middle %ld: region %d (from rank %d) element %ld is %.17g, expected %.17g",
-                   step, s->mid, d, from, i, p[i], want);
+          snprintf(
+              s->first_error, sizeof s->first_error,
+              "step %ld, middle %ld: region %d (from rank %d) element %ld is %.17g, expected %.17g",
+              step, s->mid, d, from, i, p[i], want);
       }
     }
   }
@@ -248,7 +249,8 @@ static void compare_kernel(void *arg) {
 static void init_data(struct kstate *s, long mid) {
   const struct grid *g = s->g;
   for (int d = 0; d < NDIR; ++d)
-    for (long i = 0; i < g->len[d]; ++i) s->src[g->off[d] + i] = faces_base_value(mid, world_rank, d, i);
+    for (long i = 0; i < g->len[d]; ++i)
+      s->src[g->off[d] + i] = faces_base_value(mid, world_rank, d, i);
   for (long i = 0; i < g->total; ++i) s->dst[i] = -1.0;
   s->mid = mid;
   s->steps = 0;
@@ -258,7 +260,8 @@ static void init_data(struct kstate *s, long mid) {
 }
 
 static void check_data(const struct kstate *s, long inner) {
-  if (s->errors) fail("compare kernel found %ld wrong elements; first: %s", s->errors, s->first_error);
+  if (s->errors)
+    fail("compare kernel found %ld wrong elements; first: %s", s->errors, s->first_error);
   if (s->steps != inner || s->increments != inner)
     fail("after the inner loop the stream ran %ld increments and %ld compares, expected %ld",
          s->increments, s->steps, inner);
@@ -266,16 +269,41 @@ static void check_data(const struct kstate *s, long inner) {
 
 /* ---- timing accumulators -------------------------------------------------- */
 
-enum { T_INNER, T_MPI, T_LAUNCH, T_SYNC, T_POST, T_START, T_PUT, T_COMPLETE, T_WAIT, T_ENQ,
-       T_STSYNC, T_FIRST, T_EXEC, T_TAIL, T_STREAM_CPU, T_MAIN_CPU, T_VOL, T_INVOL, T_EPOCHS,
-       T_SIGNAL, T_COPY, T_WAITK, T_KERNELS, NT };
-struct timers { double t[NT]; };
+enum {
+  T_INNER,
+  T_MPI,
+  T_LAUNCH,
+  T_SYNC,
+  T_POST,
+  T_START,
+  T_PUT,
+  T_COMPLETE,
+  T_WAIT,
+  T_ENQ,
+  T_STSYNC,
+  T_FIRST,
+  T_EXEC,
+  T_TAIL,
+  T_STREAM_CPU,
+  T_MAIN_CPU,
+  T_VOL,
+  T_INVOL,
+  T_EPOCHS,
+  T_SIGNAL,
+  T_COPY,
+  T_WAITK,
+  T_KERNELS,
+  NT
+};
+struct timers {
+  double t[NT];
+};
 
-#define TIMED(tm, slot, call)                                                  \
-  do {                                                                         \
-    double t0_ = now();                                                        \
-    CHECK_MPI(call);                                                           \
-    (tm)->t[slot] += now() - t0_;                                              \
+#define TIMED(tm, slot, call)     \
+  do {                            \
+    double t0_ = now();           \
+    CHECK_MPI(call);              \
+    (tm)->t[slot] += now() - t0_; \
   } while (0)
 
 /* ---- options -------------------------------------------------------------- */
@@ -286,31 +314,32 @@ struct opts {
   int nsizes;
   long outer, middle, inner;
   int repeats, warmup, periodic;
-  int corrupt; /* self-test: rank 0 sends zeros instead of its first region */
+  int corrupt;              /* self-test: rank 0 sends zeros instead of its first region */
   double kernel_us, cpu_us; /* overlap: compute per step on a second stream / on the CPU */
   const char *gpu_ptx;      /* -G: GPU mode, the kernels' PTX file */
 };
 
 static void usage(void) {
   if (world_rank == 0)
-    fprintf(stderr,
-            "usage: faces [-v p2p|rma|st|all] [-s FACE_BYTES,...] [-o OUTER] [-m MIDDLE] [-i INNER]\n"
-            "             [-r REPEATS] [-w WARMUP] [-n] [-q] [-X] [-K US] [-C US] [-G PTXFILE]\n"
-            "  -v  variant(s), comma separated; all = p2p,rma,st (default all)\n"
-            "  -s  bytes per face, K/M suffixes (default 8,64,512,4K,16K,64K)\n"
-            "  -o/-m/-i  outer (window/request lifetimes), middle (re-initialisations),\n"
-            "      inner (communication steps) loop counts (default 2, 4, 50)\n"
-            "  -r  repeats of the whole loop nest, median reported (default 5)\n"
-            "  -w  untimed repeats before the timed ones (default 1)\n"
-            "  -n  non-periodic grid (default periodic)\n"
-            "  -X  self-test of the verification: rank 0 sends zeros in one direction;\n"
-            "      every variant must then fail with a compare error\n"
-            "  -q  quick: -o 1 -m 2 -i 20 -r 3\n"
-            "  -K  overlap: a compute kernel of US microseconds per step on a second host stream\n"
-            "  -C  overlap: US microseconds of computation per step on the CPU thread\n"
-            "  -G  GPU mode: a CUDA stream and the GPU kernels of faces_kernels.cu, from its PTX\n"
-            "      (nvcc -ptx -arch=compute_90 faces_kernels.cu); run with STMPI_STREAM_BACKEND=cuda;\n"
-            "      needs the CUDA driver and a device; not with -K\n");
+    fprintf(
+        stderr,
+        "usage: faces [-v p2p|rma|st|all] [-s FACE_BYTES,...] [-o OUTER] [-m MIDDLE] [-i INNER]\n"
+        "             [-r REPEATS] [-w WARMUP] [-n] [-q] [-X] [-K US] [-C US] [-G PTXFILE]\n"
+        "  -v  variant(s), comma separated; all = p2p,rma,st (default all)\n"
+        "  -s  bytes per face, K/M suffixes (default 8,64,512,4K,16K,64K)\n"
+        "  -o/-m/-i  outer (window/request lifetimes), middle (re-initialisations),\n"
+        "      inner (communication steps) loop counts (default 2, 4, 50)\n"
+        "  -r  repeats of the whole loop nest, median reported (default 5)\n"
+        "  -w  untimed repeats before the timed ones (default 1)\n"
+        "  -n  non-periodic grid (default periodic)\n"
+        "  -X  self-test of the verification: rank 0 sends zeros in one direction;\n"
+        "      every variant must then fail with a compare error\n"
+        "  -q  quick: -o 1 -m 2 -i 20 -r 3\n"
+        "  -K  overlap: a compute kernel of US microseconds per step on a second host stream\n"
+        "  -C  overlap: US microseconds of computation per step on the CPU thread\n"
+        "  -G  GPU mode: a CUDA stream and the GPU kernels of faces_kernels.cu, from its PTX\n"
+        "      (nvcc -ptx -arch=compute_90 faces_kernels.cu); run with STMPI_STREAM_BACKEND=cuda;\n"
+        "      needs the CUDA driver and a device; not with -K\n");
 }
 
 static void parse_opts(struct opts *o, int argc, char **argv) {
@@ -326,24 +355,36 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
     if (!strcmp(a, "-n")) o->periodic = 0;
     else if (!strcmp(a, "-X")) o->corrupt = 1;
     else if (!strcmp(a, "-q")) o->outer = 1, o->middle = 2, o->inner = 20, o->repeats = 3;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(); MPI_Finalize(); exit(0); }
-    else if (v && !strcmp(a, "-v")) vlist = v, ++i;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage();
+      MPI_Finalize();
+      exit(0);
+    } else if (v && !strcmp(a, "-v")) vlist = v, ++i;
     else if (v && !strcmp(a, "-K")) o->kernel_us = atof(v), ++i;
     else if (v && !strcmp(a, "-C")) o->cpu_us = atof(v), ++i;
     else if (v && !strcmp(a, "-G")) o->gpu_ptx = v, ++i;
     else if (v && !strcmp(a, "-s")) {
       o->nsizes = parse_list(v, o->sizes, MAX_SIZES), ++i;
-      if (o->nsizes < 1) { usage(); fail("bad size list '%s'", v); }
+      if (o->nsizes < 1) {
+        usage();
+        fail("bad size list '%s'", v);
+      }
     } else if (v && (!strcmp(a, "-o") || !strcmp(a, "-m") || !strcmp(a, "-i") || !strcmp(a, "-r") ||
-                      !strcmp(a, "-w"))) {
+                     !strcmp(a, "-w"))) {
       long n = atol(v);
       ++i;
       if (a[1] == 'w') {
-        if (n < 0) { usage(); fail("-w wants a number >= 0"); }
+        if (n < 0) {
+          usage();
+          fail("-w wants a number >= 0");
+        }
         o->warmup = (int)n;
         continue;
       }
-      if (n < 1) { usage(); fail("%s wants a positive number", a); }
+      if (n < 1) {
+        usage();
+        fail("%s wants a positive number", a);
+      }
       if (a[1] == 'o') o->outer = n;
       else if (a[1] == 'm') o->middle = n;
       else if (a[1] == 'i') o->inner = n;
@@ -351,7 +392,10 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
         if (n > MAX_REPEATS) fail("-r wants at most %d", MAX_REPEATS);
         o->repeats = (int)n;
       }
-    } else { usage(); fail("unknown option '%s'%s", a, strcmp(a, "-G") ? "" : ": -G wants a PTX file"); }
+    } else {
+      usage();
+      fail("unknown option '%s'%s", a, strcmp(a, "-G") ? "" : ": -G wants a PTX file");
+    }
   }
   if (o->gpu_ptx && o->kernel_us > 0)
     fail("-K (a compute kernel on a second host stream) is not supported in GPU mode (-G)");
@@ -365,7 +409,10 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
     int found = -1;
     for (int k = 0; k < NVARIANTS; ++k)
       if (!strcmp(tok, variant_name[k])) found = k;
-    if (found < 0 || o->nvariants >= NVARIANTS) { usage(); fail("unknown variant '%s'", tok); }
+    if (found < 0 || o->nvariants >= NVARIANTS) {
+      usage();
+      fail("unknown variant '%s'", tok);
+    }
     o->variants[o->nvariants++] = found;
   }
 }
@@ -375,21 +422,24 @@ static void parse_opts(struct opts *o, int argc, char **argv) {
 struct run_ctx {
   const struct opts *o;
   struct grid g;
-  MPI_Group group;             /* the distinct neighbours */
+  MPI_Group group; /* the distinct neighbours */
   MPIX_Host_stream stream;
   struct kstate ks;
   struct timers tm;
-  struct executor_id exec;     /* the host stream's thread */
-  double *zeros;               /* for -X */
+  struct executor_id exec;         /* the host stream's thread */
+  double *zeros;                   /* for -X */
   MPIX_Host_stream compute_stream; /* -K */
   long kernel_iters, cpu_iters;
   double compute_acc;
-  int corrupt_dir;             /* for -X: the direction rank 0 sends zeros in, or -1 */
-  int gpu;                     /* -G: CUDA stream and GPU kernels (faces_gpu.c) */
-  struct faces_kparams kp;     /* GPU mode: the kernels' argument */
+  int corrupt_dir;         /* for -X: the direction rank 0 sends zeros in, or -1 */
+  int gpu;                 /* -G: CUDA stream and GPU kernels (faces_gpu.c) */
+  struct faces_kparams kp; /* GPU mode: the kernels' argument */
 };
 
-struct probe { double stream_cpu, main_cpu; long vol, invol; };
+struct probe {
+  double stream_cpu, main_cpu;
+  long vol, invol;
+};
 
 static void probe_read(const struct run_ctx *c, struct probe *p) {
   memset(p, 0, sizeof *p);
@@ -414,7 +464,10 @@ static const double *send_region(const struct run_ctx *c, const double *src, int
 }
 
 /* Overlap work: a dependent floating-point chain, the same in every variant. */
-struct compute_arg { struct run_ctx *c; long iters; };
+struct compute_arg {
+  struct run_ctx *c;
+  long iters;
+};
 static void compute_kernel(void *arg) {
   struct run_ctx *c = arg;
   compute_chain(&c->compute_acc, c->kernel_iters);
@@ -442,11 +495,10 @@ static void stream_sync(struct run_ctx *c) {
 static void stream_launch(struct run_ctx *c, enum kernel k) {
   double t0 = now();
   if (!c->gpu)
-    CHECK_MPI(MPIX_Host_stream_launch(c->stream, k == K_INCREMENT ? increment_kernel : compare_kernel, &c->ks));
-  else if (k == K_INCREMENT)
-    faces_gpu_increment(&c->kp);
-  else
-    faces_gpu_compare(&c->kp);
+    CHECK_MPI(MPIX_Host_stream_launch(
+        c->stream, k == K_INCREMENT ? increment_kernel : compare_kernel, &c->ks));
+  else if (k == K_INCREMENT) faces_gpu_increment(&c->kp);
+  else faces_gpu_compare(&c->kp);
   c->tm.t[T_LAUNCH] += now() - t0;
 }
 
@@ -506,8 +558,8 @@ static void run_p2p(struct run_ctx *c) {
         tm0 = now();
         for (int d = 0; d < NDIR; ++d)
           if (g->nb[d] >= 0)
-            CHECK_MPI(MPI_Isend(send_region(c, src, d), (int)g->len[d], MPI_DOUBLE, g->nb[d], opposite(d),
-                                MPI_COMM_WORLD, &reqs[n++]));
+            CHECK_MPI(MPI_Isend(send_region(c, src, d), (int)g->len[d], MPI_DOUBLE, g->nb[d],
+                                opposite(d), MPI_COMM_WORLD, &reqs[n++]));
         CHECK_MPI(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
         c->tm.t[T_MPI] += now() - tm0;
         stream_launch(c, K_COMPARE);
@@ -550,7 +602,8 @@ static void run_rma(struct run_ctx *c, int st) {
      * window's whole shared segment with CUDA at the first post_stream (and
      * fails where a part is registered already), so faces registers it only
      * for rma, where no stream ever sees the window. */
-    void *registered = c->gpu && !st ? faces_gpu_register(dst, (size_t)g->total * sizeof(double)) : NULL;
+    void *registered =
+        c->gpu && !st ? faces_gpu_register(dst, (size_t)g->total * sizeof(double)) : NULL;
     c->ks.src = src, c->ks.dst = dst;
     for (long mid = 0; mid < o->middle; ++mid) {
       begin_middle(c, out * o->middle + mid);
@@ -614,7 +667,8 @@ static void run_rma(struct run_ctx *c, int st) {
       long long epochs, sig, copy, wait, pending;
       CHECK_MPI(MPIX_Win_get_stream_stats(win, &epochs, &sig, &copy, &wait));
       CHECK_MPI(MPIX_Win_get_stream_pending(win, &pending));
-      if (pending != 0) fail("%lld stream epochs still pending after the stream was synchronized", pending);
+      if (pending != 0)
+        fail("%lld stream epochs still pending after the stream was synchronized", pending);
       tm->t[T_EPOCHS] += (double)epochs, tm->t[T_SIGNAL] += (double)sig;
       tm->t[T_COPY] += (double)copy, tm->t[T_WAITK] += (double)wait;
     }
@@ -623,7 +677,9 @@ static void run_rma(struct run_ctx *c, int st) {
     CHECK_MPI(MPI_Win_free(&win));
     buf_free(c, src);
   }
-  if (st) tm->t[T_MPI] = tm->t[T_POST] + tm->t[T_START] + tm->t[T_PUT] + tm->t[T_COMPLETE] + tm->t[T_WAIT];
+  if (st)
+    tm->t[T_MPI] =
+        tm->t[T_POST] + tm->t[T_START] + tm->t[T_PUT] + tm->t[T_COMPLETE] + tm->t[T_WAIT];
 }
 
 /* ---- driver ---------------------------------------------------------------- */
@@ -635,11 +691,10 @@ static void run_rma(struct run_ctx *c, int st) {
 #endif
 
 struct result {
-  double med, min, max;       /* seconds per step, slowest rank */
-  double t[NT];               /* rank 0, per step, medians over repeats */
+  double med, min, max; /* seconds per step, slowest rank */
+  double t[NT];         /* rank 0, per step, medians over repeats */
   long steps;
 };
-
 
 static struct result run_variant(struct run_ctx *c, int variant, long face_bytes) {
   const struct opts *o = c->o;
@@ -672,7 +727,8 @@ static struct result run_variant(struct run_ctx *c, int variant, long face_bytes
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     per[r] = slowest;
     for (int k = 0; k < NT; ++k)
-      parts[k][r] = c->tm.t[k] / (double)(k == T_FIRST || k == T_TAIL ? o->outer * o->middle : steps);
+      parts[k][r] =
+          c->tm.t[k] / (double)(k == T_FIRST || k == T_TAIL ? o->outer * o->middle : steps);
   }
   MPI_Group_free(&c->group);
   buf_free(c, c->zeros);
@@ -687,9 +743,12 @@ static struct result run_variant(struct run_ctx *c, int variant, long face_bytes
   return res;
 }
 
-static void print_table(const struct opts *o, const int *dims, struct result (*res)[NVARIANTS], const int *have) {
-  printf("\n== Faces, %d ranks (%dx%dx%d, %s): time per step, us (slowest rank, median of %d repeats) ==\n",
-         world_size, dims[0], dims[1], dims[2], o->periodic ? "periodic" : "non-periodic", o->repeats);
+static void print_table(const struct opts *o, const int *dims, struct result (*res)[NVARIANTS],
+                        const int *have) {
+  printf(
+      "\n== Faces, %d ranks (%dx%dx%d, %s): time per step, us (slowest rank, median of %d repeats) "
+      "==\n",
+      world_size, dims[0], dims[1], dims[2], o->periodic ? "periodic" : "non-periodic", o->repeats);
   printf("%10s %10s %10s %10s %8s %8s\n", "face B", "p2p", "rma", "st", "st/rma", "st/p2p");
   for (int s = 0; s < o->nsizes; ++s) {
     char cell[NVARIANTS][16], r1[16] = "-", r2[16] = "-";
@@ -697,8 +756,10 @@ static void print_table(const struct opts *o, const int *dims, struct result (*r
       if (have[v]) snprintf(cell[v], sizeof cell[v], "%.1f", res[s][v].med * 1e6);
       else snprintf(cell[v], sizeof cell[v], "-");
     }
-    if (have[V_ST] && have[V_RMA]) snprintf(r1, sizeof r1, "%.2f", res[s][V_ST].med / res[s][V_RMA].med);
-    if (have[V_ST] && have[V_P2P]) snprintf(r2, sizeof r2, "%.2f", res[s][V_ST].med / res[s][V_P2P].med);
+    if (have[V_ST] && have[V_RMA])
+      snprintf(r1, sizeof r1, "%.2f", res[s][V_ST].med / res[s][V_RMA].med);
+    if (have[V_ST] && have[V_P2P])
+      snprintf(r2, sizeof r2, "%.2f", res[s][V_ST].med / res[s][V_P2P].med);
     printf("%10ld %10s %10s %10s %8s %8s\n", o->sizes[s], cell[0], cell[1], cell[2], r1, r2);
   }
 }
@@ -720,7 +781,8 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPIX_Host_stream_create(&c.stream));
     CHECK_MPI(MPIX_Host_stream_create(&c.compute_stream));
   }
-  if (world_rank == 0) c.kernel_iters = calibrate_iters(o.kernel_us), c.cpu_iters = calibrate_iters(o.cpu_us);
+  if (world_rank == 0)
+    c.kernel_iters = calibrate_iters(o.kernel_us), c.cpu_iters = calibrate_iters(o.cpu_us);
   CHECK_MPI(MPI_Bcast(&c.kernel_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
   CHECK_MPI(MPI_Bcast(&c.cpu_iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
   if (!c.gpu) {
@@ -740,16 +802,23 @@ int main(int argc, char **argv) {
     if (nl) *nl = '\0';
     printf("# faces: library \"%s\"\n", version);
     printf("# faces: %d ranks as %dx%dx%d, %s; rank 0 has %d distinct neighbours\n", world_size,
-           c.g.dims[0], c.g.dims[1], c.g.dims[2], o.periodic ? "periodic (26 directions)" : "non-periodic",
-           c.g.npeers);
-    printf("# faces: loops outer %ld x middle %ld x inner %ld, %d repeats; st variant %s\n", o.outer,
-           o.middle, o.inner, o.repeats, FACES_HAVE_ST ? "built" : "not built (no MPIX_MODE_STREAM, or FACES_NO_ST)");
+           c.g.dims[0], c.g.dims[1], c.g.dims[2],
+           o.periodic ? "periodic (26 directions)" : "non-periodic", c.g.npeers);
+    printf("# faces: loops outer %ld x middle %ld x inner %ld, %d repeats; st variant %s\n",
+           o.outer, o.middle, o.inner, o.repeats,
+           FACES_HAVE_ST ? "built" : "not built (no MPIX_MODE_STREAM, or FACES_NO_ST)");
     if (c.gpu)
-      printf("# faces: GPU mode: device 0 \"%s\", a CUDA stream, kernels from %s; exec and st stream-side "
-             "fields not measured (0)\n", faces_gpu_device(), o.gpu_ptx);
+      printf(
+          "# faces: GPU mode: device 0 \"%s\", a CUDA stream, kernels from %s; exec and st "
+          "stream-side "
+          "fields not measured (0)\n",
+          faces_gpu_device(), o.gpu_ptx);
     if (o.kernel_us > 0 || o.cpu_us > 0)
-      printf("# faces: overlap per step: compute kernel %.1f us on a second host stream (%ld iterations), "
-             "%.1f us on the CPU thread (%ld iterations)\n", o.kernel_us, c.kernel_iters, o.cpu_us, c.cpu_iters);
+      printf(
+          "# faces: overlap per step: compute kernel %.1f us on a second host stream (%ld "
+          "iterations), "
+          "%.1f us on the CPU thread (%ld iterations)\n",
+          o.kernel_us, c.kernel_iters, o.cpu_us, c.cpu_iters);
     fflush(stdout);
   }
 
@@ -770,12 +839,13 @@ int main(int argc, char **argv) {
                r->min * 1e6, r->max * 1e6, r->steps);
         printf("cpu %s %ld %.3f %.3f %.3f\n", variant_name[v], o.sizes[s], r->t[T_MPI] * 1e6,
                r->t[T_LAUNCH] * 1e6, r->t[T_SYNC] * 1e6);
-        printf("exec %s %ld %.3f %.3f %.3f %.3f %.3f\n", variant_name[v], o.sizes[s], r->t[T_STREAM_CPU] * 1e6,
-               r->t[T_MAIN_CPU] * 1e6, r->t[T_VOL], r->t[T_INVOL], r->t[T_KERNELS] * 1e6);
+        printf("exec %s %ld %.3f %.3f %.3f %.3f %.3f\n", variant_name[v], o.sizes[s],
+               r->t[T_STREAM_CPU] * 1e6, r->t[T_MAIN_CPU] * 1e6, r->t[T_VOL], r->t[T_INVOL],
+               r->t[T_KERNELS] * 1e6);
         if (v == V_ST) {
           printf("ststats_names face_B epochs signal copy wait\n");
-          printf("ststats %ld %.3f %.3f %.3f %.3f\n", o.sizes[s], r->t[T_EPOCHS], r->t[T_SIGNAL], r->t[T_COPY],
-                 r->t[T_WAITK]);
+          printf("ststats %ld %.3f %.3f %.3f %.3f\n", o.sizes[s], r->t[T_EPOCHS], r->t[T_SIGNAL],
+                 r->t[T_COPY], r->t[T_WAITK]);
         }
         if (v == V_ST)
           printf("st %ld %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", o.sizes[s],

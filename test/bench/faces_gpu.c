@@ -42,8 +42,8 @@ static struct cuda_driver cu;
 static CUstream_t stream;
 static CUmodule_t module;
 static CUfunction_t k_increment, k_compare;
-static CUdptr counters;      /* device memory: struct faces_kcounters, then nsteps unsigned ints */
-static void *counters_host;  /* pinned copy, read after a synchronize */
+static CUdptr counters;     /* device memory: struct faces_kcounters, then nsteps unsigned ints */
+static void *counters_host; /* pinned copy, read after a synchronize */
 static size_t counters_bytes;
 static long counter_steps;
 
@@ -58,10 +58,10 @@ static void gpu_fail(const char *call, CUresult_t r) {
   exit(1);
 }
 
-#define CU(call)                                                               \
-  do {                                                                         \
-    CUresult_t r_ = (call);                                                    \
-    if (r_ != 0) gpu_fail(#call, r_);                                          \
+#define CU(call)                      \
+  do {                                \
+    CUresult_t r_ = (call);           \
+    if (r_ != 0) gpu_fail(#call, r_); \
   } while (0)
 
 /* The kernel's one parameter must be a struct faces_kparams as gcc lays it
@@ -74,7 +74,8 @@ static int check_params(CUfunction_t f, const char *name, char *why, size_t why_
   if (!param_info || param_info(f, 0, &offset, &size) != 0) return 1;
   if (size != sizeof(struct faces_kparams) || param_info(f, 1, &offset, &size) == 0) {
     snprintf(why, why_size,
-             "kernel %s of the PTX file does not take one struct faces_kparams of %zu bytes (first parameter: %zu "
+             "kernel %s of the PTX file does not take one struct faces_kparams of %zu bytes (first "
+             "parameter: %zu "
              "bytes): the PTX is not from this faces_kernels.cu",
              name, sizeof(struct faces_kparams), size);
     return 0;
@@ -92,25 +93,30 @@ static int gpu_init(const char *ptx_file, long nsteps, char *why, size_t why_siz
   if (!cudrv_load(&cu, why, why_size)) return 0;
   int dev = 0, uva = 0, host_pointer = 0;
   CUresult_t r;
-  if ((r = cu.device_get(&dev, 0)) != 0 || (r = cu.device_get_attribute(&uva, ATTR_UNIFIED_ADDRESSING, dev)) != 0 ||
+  if ((r = cu.device_get(&dev, 0)) != 0 ||
+      (r = cu.device_get_attribute(&uva, ATTR_UNIFIED_ADDRESSING, dev)) != 0 ||
       (r = cu.device_get_attribute(&host_pointer, ATTR_HOST_POINTER_FOR_REGISTERED, dev)) != 0) {
-    snprintf(why, why_size, "cuDeviceGet/cuDeviceGetAttribute: %s (CUDA error %d)", cudrv_error(&cu, r), r);
+    snprintf(why, why_size, "cuDeviceGet/cuDeviceGetAttribute: %s (CUDA error %d)",
+             cudrv_error(&cu, r), r);
     return 0;
   }
   if (!uva || !host_pointer) {
     snprintf(why, why_size,
-             "device 0 (%s) has unified addressing %d, kernel access to registered host memory at its host "
+             "device 0 (%s) has unified addressing %d, kernel access to registered host memory at "
+             "its host "
              "address %d: the GPU mode needs both",
              cu.name, uva, host_pointer);
     return 0;
   }
   if ((r = cu.module_load(&module, ptx_file)) != 0) {
-    snprintf(why, why_size, "cuModuleLoad(%s): %s (CUDA error %d)", ptx_file, cudrv_error(&cu, r), r);
+    snprintf(why, why_size, "cuModuleLoad(%s): %s (CUDA error %d)", ptx_file, cudrv_error(&cu, r),
+             r);
     return 0;
   }
   if ((r = cu.module_get_function(&k_increment, module, "faces_increment")) != 0 ||
       (r = cu.module_get_function(&k_compare, module, "faces_compare")) != 0) {
-    snprintf(why, why_size, "cuModuleGetFunction(faces_increment, faces_compare) in %s: %s (CUDA error %d)",
+    snprintf(why, why_size,
+             "cuModuleGetFunction(faces_increment, faces_compare) in %s: %s (CUDA error %d)",
              ptx_file, cudrv_error(&cu, r), r);
     return 0;
   }
@@ -119,9 +125,11 @@ static int gpu_init(const char *ptx_file, long nsteps, char *why, size_t why_siz
     return 0;
   counter_steps = nsteps;
   counters_bytes = sizeof(struct faces_kcounters) + ((size_t)nsteps + 1) / 2 * 2 * sizeof(unsigned);
-  if ((r = cu.stream_create(&stream, STREAM_NON_BLOCKING)) != 0 || (r = cu.mem_alloc(&counters, counters_bytes)) != 0 ||
+  if ((r = cu.stream_create(&stream, STREAM_NON_BLOCKING)) != 0 ||
+      (r = cu.mem_alloc(&counters, counters_bytes)) != 0 ||
       (r = cu.mem_host_alloc(&counters_host, counters_bytes, HOSTALLOC_PORTABLE_DEVICEMAP)) != 0) {
-    snprintf(why, why_size, "cuStreamCreate/cuMemAlloc/cuMemHostAlloc: %s (CUDA error %d)", cudrv_error(&cu, r), r);
+    snprintf(why, why_size, "cuStreamCreate/cuMemAlloc/cuMemHostAlloc: %s (CUDA error %d)",
+             cudrv_error(&cu, r), r);
     return 0;
   }
   return 1;
@@ -166,7 +174,8 @@ void *faces_gpu_register(void *p, size_t bytes) {
   uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
   if (hi == lo) hi += page;
   CUresult_t r = cu.mem_host_register((void *)lo, hi - lo, HOSTREGISTER_DEVICEMAP);
-  if (r == CUDRV_HOST_MEMORY_ALREADY_REGISTERED) return NULL; /* someone else's registration: fine */
+  if (r == CUDRV_HOST_MEMORY_ALREADY_REGISTERED)
+    return NULL; /* someone else's registration: fine */
   if (r != 0) gpu_fail("cuMemHostRegister (window memory)", r);
   return (void *)lo;
 }
@@ -175,7 +184,8 @@ void faces_gpu_unregister(void *handle) {
   if (handle) CU(cu.mem_host_unregister(handle));
 }
 
-void faces_gpu_grid(struct faces_kparams *kp, long total, const int *nb, const long *len, const long *off) {
+void faces_gpu_grid(struct faces_kparams *kp, long total, const int *nb, const long *len,
+                    const long *off) {
   memset(kp, 0, sizeof *kp);
   kp->n = total;
   for (int d = 0; d < FACES_NDIR; ++d) kp->nb[d] = nb[d], kp->len[d] = len[d], kp->off[d] = off[d];
@@ -189,7 +199,8 @@ void faces_gpu_begin(struct faces_kparams *kp, double *src, const double *dst, l
   kp->nsteps = counter_steps;
 }
 
-static void launch(CUfunction_t f, const char *name, unsigned gx, unsigned gy, const struct faces_kparams *kp) {
+static void launch(CUfunction_t f, const char *name, unsigned gx, unsigned gy,
+                   const struct faces_kparams *kp) {
   struct faces_kparams arg = *kp; /* the driver copies the parameters at the launch */
   void *params[] = {&arg};
   CUresult_t r = cu.launch_kernel(f, gx, gy, 1, FACES_BLOCK, 1, 1, 0, stream, params, NULL);
@@ -210,7 +221,8 @@ void faces_gpu_compare(struct faces_kparams *kp) {
 
 void faces_gpu_sync(void) { CU(cu.stream_synchronize(stream)); }
 
-void faces_gpu_result(long long mid, long *errors, long *increments, long *steps, char *first_error, size_t size) {
+void faces_gpu_result(long long mid, long *errors, long *increments, long *steps, char *first_error,
+                      size_t size) {
   CU(cu.memcpy_async((CUdptr)(uintptr_t)counters_host, counters, counters_bytes, stream));
   CU(cu.stream_synchronize(stream));
   const struct faces_kcounters *c = counters_host;
@@ -220,6 +232,9 @@ void faces_gpu_result(long long mid, long *errors, long *increments, long *steps
   *steps = 0;
   for (long k = 0; k < counter_steps; ++k) *steps += compares[k] == 1;
   if (c->errors && c->claimed)
-    snprintf(first_error, size, "step %lld, middle %lld: region %d (from rank %d) element %lld is %.17g, expected %.17g",
-             c->first_step, mid, c->first_region, c->first_from, c->first_elem, c->first_got, c->first_want);
+    snprintf(
+        first_error, size,
+        "step %lld, middle %lld: region %d (from rank %d) element %lld is %.17g, expected %.17g",
+        c->first_step, mid, c->first_region, c->first_from, c->first_elem, c->first_got,
+        c->first_want);
 }

@@ -15,8 +15,8 @@
  * why in one line and every rank exits with status 1 (no abort). */
 void faces_gpu_start(const char *ptx_file, long nsteps);
 void faces_gpu_finalize(void);
-const char *faces_gpu_device(void);  /* the device's name */
-void *faces_gpu_stream(void);        /* the CUstream (== cudaStream_t) for MPIX_Win_*_stream */
+const char *faces_gpu_device(void); /* the device's name */
+void *faces_gpu_stream(void);       /* the CUstream (== cudaStream_t) for MPIX_Win_*_stream */
 
 /* Pinned host memory the GPU reads and writes through the same address
  * (cuMemHostAlloc, PORTABLE | DEVICEMAP), usable by ordinary MPI calls too. */
@@ -30,7 +30,8 @@ void faces_gpu_unregister(void *handle);
 
 /* The kernels' view of the grid (faces.c's struct grid): `total` doubles per
  * buffer, per direction the neighbour (-1: none), its region's length and offset. */
-void faces_gpu_grid(struct faces_kparams *kp, long total, const int *nb, const long *len, const long *off);
+void faces_gpu_grid(struct faces_kparams *kp, long total, const int *nb, const long *len,
+                    const long *off);
 /* Per middle iteration, the stream idle: the buffers, zeroed counters (on
  * the stream), kp->step 0. */
 void faces_gpu_begin(struct faces_kparams *kp, double *src, const double *dst, long mid);

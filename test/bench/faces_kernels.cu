@@ -35,21 +35,22 @@ extern "C" __global__ void faces_compare(struct faces_kparams p) {
 #include <string.h>
 
 static int failures;
-#define EXPECT(cond, ...)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
-      printf(__VA_ARGS__);                                                     \
-      printf("\n");                                                            \
-    }                                                                          \
+#define EXPECT(cond, ...)                                    \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      ++failures;                                            \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      printf(__VA_ARGS__);                                   \
+      printf("\n");                                          \
+    }                                                        \
   } while (0)
 
 /* The launches of faces_gpu.c, each thread in turn. */
 static void run_increment(const struct faces_kparams *p) {
   unsigned gx = faces_blocks(p->n);
   for (unsigned bx = 0; bx < gx; ++bx)
-    for (unsigned tx = 0; tx < FACES_BLOCK; ++tx) faces_increment_thread(p, bx, tx, gx, FACES_BLOCK);
+    for (unsigned tx = 0; tx < FACES_BLOCK; ++tx)
+      faces_increment_thread(p, bx, tx, gx, FACES_BLOCK);
 }
 static void run_compare(const struct faces_kparams *p) {
   long long longest = 1;
@@ -58,7 +59,8 @@ static void run_compare(const struct faces_kparams *p) {
   unsigned gx = faces_blocks(longest);
   for (unsigned by = 0; by < FACES_NDIR; ++by)
     for (unsigned bx = 0; bx < gx; ++bx)
-      for (unsigned tx = 0; tx < FACES_BLOCK; ++tx) faces_compare_thread(p, bx, by, tx, gx, FACES_BLOCK);
+      for (unsigned tx = 0; tx < FACES_BLOCK; ++tx)
+        faces_compare_thread(p, bx, by, tx, gx, FACES_BLOCK);
 }
 
 /* Layout of faces.c's grid_setup for a face of `face` doubles. */
@@ -95,7 +97,8 @@ static void check_exchange(long long face, int me, long long mid, int steps, int
     run_increment(&p);
     for (int d = 0; d < FACES_NDIR; ++d)
       for (long long i = 0; i < p.len[d]; ++i)
-        EXPECT(mine[p.off[d] + i] == faces_base_value(mid, me, d, i) + s, "face %lld step %d d %d i %lld", face, s, d, i);
+        EXPECT(mine[p.off[d] + i] == faces_base_value(mid, me, d, i) + s,
+               "face %lld step %d d %d i %lld", face, s, d, i);
     for (long long i = 0; i < p.n; ++i) dst[i] = -1.0;
     for (int d = 0; d < FACES_NDIR; ++d) { /* what neighbour nb[d] puts: its region opposite(d) */
       if (p.nb[d] < 0) continue;
@@ -112,34 +115,43 @@ static void check_exchange(long long face, int me, long long mid, int steps, int
     p.step = s;
     run_compare(&p);
   }
-  EXPECT(ctr.increments == (unsigned long long)steps, "face %lld: %llu increments", face, ctr.increments);
-  for (int s = 0; s < steps; ++s) EXPECT(compares[s] == 1, "face %lld: step %d compared %u times", face, s + 1, compares[s]);
+  EXPECT(ctr.increments == (unsigned long long)steps, "face %lld: %llu increments", face,
+         ctr.increments);
+  for (int s = 0; s < steps; ++s)
+    EXPECT(compares[s] == 1, "face %lld: step %d compared %u times", face, s + 1, compares[s]);
   if (corrupt < 0) {
-    EXPECT(ctr.errors == 0, "face %lld: %llu errors, first step %lld region %d elem %lld is %.17g, expected %.17g",
-           face, ctr.errors, ctr.first_step, ctr.first_region, ctr.first_elem, ctr.first_got, ctr.first_want);
+    EXPECT(ctr.errors == 0,
+           "face %lld: %llu errors, first step %lld region %d elem %lld is %.17g, expected %.17g",
+           face, ctr.errors, ctr.first_step, ctr.first_region, ctr.first_elem, ctr.first_got,
+           ctr.first_want);
   } else {
     long long last = p.len[corrupt] - 1;
     EXPECT(ctr.errors == 1 && ctr.claimed == 1, "face %lld: %llu errors", face, ctr.errors);
     EXPECT(ctr.first_step == 2 && ctr.first_region == corrupt && ctr.first_elem == last &&
                ctr.first_from == p.nb[corrupt] && ctr.first_got == 0 &&
                ctr.first_want == faces_expected(mid, p.nb[corrupt], corrupt, last, 2),
-           "face %lld: recorded step %lld region %d from %d elem %lld got %.17g want %.17g", face, ctr.first_step,
-           ctr.first_region, ctr.first_from, ctr.first_elem, ctr.first_got, ctr.first_want);
+           "face %lld: recorded step %lld region %d from %d elem %lld got %.17g want %.17g", face,
+           ctr.first_step, ctr.first_region, ctr.first_from, ctr.first_elem, ctr.first_got,
+           ctr.first_want);
   }
   free(compares), free(mine), free(dst), free(peer);
 }
 
 int main(void) {
-  /* faces of 8 B .. 64 KiB and one beyond FACES_MAX_BLOCKS x FACES_BLOCK doubles (grid-stride loops) */
+  /* faces of 8 B .. 64 KiB and one beyond FACES_MAX_BLOCKS x FACES_BLOCK doubles (grid-stride
+   * loops) */
   static const long long faces[] = {1, 8, 64, 512, 2048, 8192, 300000};
   for (size_t k = 0; k < sizeof faces / sizeof *faces; ++k) {
     check_exchange(faces[k], 5, 3 + (long long)k, faces[k] > 10000 ? 2 : 4, -1);
     check_exchange(faces[k], 2, 1027, 3, (int)k % 3); /* 0: a corner, 1: an edge, 2: a corner */
   }
   EXPECT(faces_blocks(0) == 1 && faces_blocks(256) == 1 && faces_blocks(257) == 2 &&
-             faces_blocks(1LL << 40) == FACES_MAX_BLOCKS, "faces_blocks");
-  printf("faces_kernels host check: %s; sizeof(struct faces_kparams) %zu, sizeof(struct faces_kcounters) %zu\n",
-         failures ? "FAILED" : "ok", sizeof(struct faces_kparams), sizeof(struct faces_kcounters));
+             faces_blocks(1LL << 40) == FACES_MAX_BLOCKS,
+         "faces_blocks");
+  printf(
+      "faces_kernels host check: %s; sizeof(struct faces_kparams) %zu, sizeof(struct "
+      "faces_kcounters) %zu\n",
+      failures ? "FAILED" : "ok", sizeof(struct faces_kparams), sizeof(struct faces_kcounters));
   return failures ? 1 : 0;
 }
 #endif

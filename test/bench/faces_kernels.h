@@ -19,8 +19,8 @@
 #define FACES_HD static inline
 #endif
 
-#define FACES_NDIR 27       /* directions, (dx+1)*9 + (dy+1)*3 + (dz+1) */
-#define FACES_BLOCK 256     /* GPU threads per block */
+#define FACES_NDIR 27         /* directions, (dx+1)*9 + (dy+1)*3 + (dz+1) */
+#define FACES_BLOCK 256       /* GPU threads per block */
 #define FACES_MAX_BLOCKS 1024 /* GPU blocks per direction (compare) or in all (increment) */
 
 /* Results of the GPU kernels, in device memory, zeroed at the start of every
@@ -38,16 +38,16 @@ struct faces_kcounters {
  * (faces_gpu.c) and nvcc (faces_kernels.cu) must agree on the layout;
  * faces_gpu.c checks the size against the PTX where the driver can tell. */
 struct faces_kparams {
-  double *src;                  /* send buffer: increment adds 1 to its n elements */
-  const double *dst;            /* receive buffer (the window for rma and st): compare reads it */
-  struct faces_kcounters *ctr;  /* device memory */
-  unsigned int *compares;       /* device memory, nsteps entries: compare runs per step */
-  long long n;                  /* doubles in the send buffer and in the receive buffer */
-  long long mid;                /* middle iteration */
-  long long step;               /* compare: the senders incremented step times (1..nsteps) */
-  long long nsteps;             /* steps of the inner loop */
+  double *src;                 /* send buffer: increment adds 1 to its n elements */
+  const double *dst;           /* receive buffer (the window for rma and st): compare reads it */
+  struct faces_kcounters *ctr; /* device memory */
+  unsigned int *compares;      /* device memory, nsteps entries: compare runs per step */
+  long long n;                 /* doubles in the send buffer and in the receive buffer */
+  long long mid;               /* middle iteration */
+  long long step;              /* compare: the senders incremented step times (1..nsteps) */
+  long long nsteps;            /* steps of the inner loop */
   long long len[FACES_NDIR], off[FACES_NDIR];
-  int nb[FACES_NDIR];           /* neighbour rank per direction, -1 if none */
+  int nb[FACES_NDIR]; /* neighbour rank per direction, -1 if none */
 };
 
 FACES_HD int faces_opposite(int d) { return FACES_NDIR - 1 - d; }
@@ -108,11 +108,12 @@ FACES_HD void faces_increment_thread(const struct faces_kparams *p, unsigned bx,
 
 /* One GPU thread of the compare kernel (grid gx x FACES_NDIR blocks of bdim
  * threads; block row `by` checks receive region `by`). */
-FACES_HD void faces_compare_thread(const struct faces_kparams *p, unsigned bx, unsigned by, unsigned tx,
-                                   unsigned gx, unsigned bdim) {
+FACES_HD void faces_compare_thread(const struct faces_kparams *p, unsigned bx, unsigned by,
+                                   unsigned tx, unsigned gx, unsigned bdim) {
   long long first = (long long)bx * bdim + tx, stride = (long long)gx * bdim;
   int d = (int)by;
-  if (first == 0 && d == 0 && p->step >= 1 && p->step <= p->nsteps) faces_add32(&p->compares[p->step - 1], 1);
+  if (first == 0 && d == 0 && p->step >= 1 && p->step <= p->nsteps)
+    faces_add32(&p->compares[p->step - 1], 1);
   if (d >= FACES_NDIR || p->nb[d] < 0) return;
   int from = p->nb[d];
   const double *q = p->dst + p->off[d];

@@ -51,7 +51,7 @@
  */
 #include "bench_common.h"
 
-#define TAG_WILD 0      /* wild-perm-anysrc's tag: never sent */
+#define TAG_WILD 0 /* wild-perm-anysrc's tag: never sent */
 #define TAG_PING 1
 #define TAG_TRANSIENT 2
 #define TAG_FIRST_OTHER 3
@@ -162,7 +162,7 @@ struct state {
   int tag_ub;
   MPI_Comm dup;
   int *tags;
-  char *dbufs;          /* D receive (or send) slots of MSG_BYTES */
+  char *dbufs; /* D receive (or send) slots of MSG_BYTES */
   MPI_Request *dreqs;
   long max_depth;
 };
@@ -188,12 +188,14 @@ static void run_variant(struct state *s, const struct variant *v, long d,
       MPI_Irecv(wbuf, MSG_BYTES, MPI_BYTE, MPI_ANY_SOURCE, TAG_WILD, MPI_COMM_WORLD, &wreq);
     for (long i = 0; i < d; ++i)
       bench_check(MPI_Irecv(s->dbufs + i * MSG_BYTES, MSG_BYTES, MPI_BYTE, 0, s->tags[i],
-                            MPI_COMM_WORLD, &s->dreqs[i]), "MPI_Irecv");
+                            MPI_COMM_WORLD, &s->dreqs[i]),
+                  "MPI_Irecv");
   }
   if (v->unexpected && s->rank == 0) {
     for (long i = 0; i < d; ++i)
-      bench_check(MPI_Isend(p.sbuf, MSG_BYTES, MPI_BYTE, 1, s->tags[i], MPI_COMM_WORLD,
-                            &s->dreqs[i]), "MPI_Isend");
+      bench_check(
+          MPI_Isend(p.sbuf, MSG_BYTES, MPI_BYTE, 1, s->tags[i], MPI_COMM_WORLD, &s->dreqs[i]),
+          "MPI_Isend");
     MPI_Waitall((int)d, s->dreqs, MPI_STATUSES_IGNORE);
   }
   if (v->wild == W_TRANSIENT) {
@@ -257,7 +259,8 @@ static void run_variant(struct state *s, const struct variant *v, long d,
       MPI_Status st;
       int count = -1;
       char buf[MSG_BYTES];
-      bench_check(MPI_Recv(buf, MSG_BYTES, MPI_BYTE, 0, s->tags[i], MPI_COMM_WORLD, &st), "MPI_Recv");
+      bench_check(MPI_Recv(buf, MSG_BYTES, MPI_BYTE, 0, s->tags[i], MPI_COMM_WORLD, &st),
+                  "MPI_Recv");
       MPI_Get_count(&st, MPI_BYTE, &count);
       if (count != MSG_BYTES || st.MPI_TAG != s->tags[i] || bench_verify(buf, MSG_BYTES, 8) >= 0)
         bench_fail("%s D=%ld: queued message %ld (tag %d) came back wrong (count %d tag %d)",
@@ -325,9 +328,12 @@ int main(int argc, char **argv) {
 
   if (s.rank == 0) {
     bench_print_header("match_depth", &o);
-    printf("# match_depth: MPI_TAG_UB %d, tags used up to %d; ping-pong tag %d is in STMPI bin %u\n",
-           real_tag_ub, s.tag_ub, TAG_PING, stmpi_bin(WORLD_CONTEXT_ID, 0, TAG_PING));
-    printf("# match_depth: match VARIANT DEPTH median_us min_us max_us iters (8-byte one-way latency)\n");
+    printf(
+        "# match_depth: MPI_TAG_UB %d, tags used up to %d; ping-pong tag %d is in STMPI bin %u\n",
+        real_tag_ub, s.tag_ub, TAG_PING, stmpi_bin(WORLD_CONTEXT_ID, 0, TAG_PING));
+    printf(
+        "# match_depth: match VARIANT DEPTH median_us min_us max_us iters (8-byte one-way "
+        "latency)\n");
     fflush(stdout);
   }
 

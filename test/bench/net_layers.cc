@@ -184,8 +184,8 @@ class Bare {
   void post_recv() {
     ofi::Endpoint& e = fabric_.msg();
     for (;;) {
-      const ssize_t rc = fi_recv(e.ep, rbuf_.data(), bytes_, rreg_.desc,
-                                 FI_ADDR_UNSPEC, &recv_ctx_);
+      const ssize_t rc =
+          fi_recv(e.ep, rbuf_.data(), bytes_, rreg_.desc, FI_ADDR_UNSPEC, &recv_ctx_);
       if (rc == 0) return;
       if (rc != -FI_EAGAIN) die(fi_text("fi_recv", rc));
       drain();
@@ -218,8 +218,9 @@ class Bare {
     while (done_[which] == 0) {
       drain();
       if (now_us() > end)
-        die(std::string("bare: no completion in 30 s for the ") +
-            (which == 0 ? "receive" : which == 1 ? "send" : "read"));
+        die(std::string("bare: no completion in 30 s for the ") + (which == 0   ? "receive"
+                                                                   : which == 1 ? "send"
+                                                                                : "read"));
     }
     --done_[which];
   }
@@ -242,8 +243,8 @@ class Bare {
     rndv_ = mode == 2;
     if (mode == 2) {  // the data sits in target_ for the peer to read
       std::memset(target_.data(), fill, n);
-      send_small(peer, 8);   // RTS
-      wait_recv();  // FIN
+      send_small(peer, 8);  // RTS
+      wait_recv();          // FIN
       return;
     }
     std::memset(sbuf_.data(), fill, std::min<std::size_t>(n, 64));
@@ -415,7 +416,8 @@ int main(int argc, char** argv) {
     else if (opt == 'i') iters = std::max(1, atoi(optarg));
     else if (opt == 's') {
       sizes.clear();
-      for (char* t = strtok(optarg, ","); t; t = strtok(nullptr, ",")) sizes.push_back(parse_size(t));
+      for (char* t = strtok(optarg, ","); t; t = strtok(nullptr, ","))
+        sizes.push_back(parse_size(t));
     } else die("usage: net_layers [-r repeats] [-i round trips] [-s sizes]");
   }
   std::string error;
@@ -430,14 +432,17 @@ int main(int argc, char** argv) {
     (*all)[1 - rank] = ex.swap(mine);
     return 0;
   };
-  const std::size_t max_bytes = std::max<std::size_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
+  const std::size_t max_bytes =
+      std::max<std::size_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
   Ofi ofi;
   if (ofi.init(rank, 2, allgather, false, &error) != 0) die("module init: " + error);
   Bare bare(ex, max_bytes);
   Module mod{ofi, rank, std::vector<char>(max_bytes), std::vector<char>(max_bytes), {}};
   if (rank == 0)
-    printf("# net_layers: provider %s, eager limit %zu, inject_size %zu, %d repeats x %d round trips\n",
-           ofi.description().c_str(), ofi.max_payload(), bare.inject_size(), repeats, iters);
+    printf(
+        "# net_layers: provider %s, eager limit %zu, inject_size %zu, %d repeats x %d round "
+        "trips\n",
+        ofi.description().c_str(), ofi.max_payload(), bare.inject_size(), repeats, iters);
 
   for (std::size_t n : sizes) {
     Stats inject, send, rndv, transport;

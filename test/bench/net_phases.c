@@ -98,18 +98,21 @@ static void run_mode(const char *mode, int rank, MPI_Win win, int64_t *winbuf, M
     if (!pscw) MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
     seen = winbuf[0];
     if (!pscw) MPI_Win_unlock(1, win);
-    if (seen != last) bench_fail("%s: the target holds %lld, expected %lld", mode, (long long)seen,
-                                 (long long)last);
+    if (seen != last)
+      bench_fail("%s: the target holds %lld, expected %lld", mode, (long long)seen,
+                 (long long)last);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (int r = 0; r < 2; ++r) {
     if (r == rank) {
-      for (int p = 0; p < nphases; ++p) report(mode, rank, names[p], t + (size_t)p * epochs, epochs);
+      for (int p = 0; p < nphases; ++p)
+        report(mode, rank, names[p], t + (size_t)p * epochs, epochs);
       if (rank == 0) {
         double *whole = t + (size_t)MAX_PHASES * epochs, sum = 0;
         for (int i = 0; i < epochs; ++i) sum += whole[i];
         qsort(whole, (size_t)epochs, sizeof *whole, cmp_double);
-        printf("epoch %s %.1f %.1f %d\n", mode, whole[epochs / 2] * 1e6, sum / epochs * 1e6, epochs);
+        printf("epoch %s %.1f %.1f %d\n", mode, whole[epochs / 2] * 1e6, sum / epochs * 1e6,
+               epochs);
       }
       fflush(stdout);
     }
@@ -129,8 +132,9 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "-y") == 0 && i + 1 < argc) modes = argv[++i];
     else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) epochs = atoi(argv[++i]);
     else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc) warmup = atoi(argv[++i]);
-    else bench_fail("unknown argument '%s' (usage: net_phases [-y pscw,lock,lockp] [-n N] [-w N])",
-                    argv[i]);
+    else
+      bench_fail("unknown argument '%s' (usage: net_phases [-y pscw,lock,lockp] [-n N] [-w N])",
+                 argv[i]);
   }
   if (size != 2) bench_fail("net_phases needs exactly 2 ranks, got %d", size);
   if (epochs < 1 || warmup < 0) bench_fail("-n wants at least 1 epoch and -w at least 0");

@@ -26,11 +26,11 @@
 
 struct pp_ctx {
   int rank;
-  int size;        /* bytes per message */
+  int size; /* bytes per message */
   int window;
-  char *sbuf;      /* rank 0 sends from here */
-  char *rbuf;      /* rank 0 receives the echo / rank 1 receives the ping */
-  char **rwin;     /* rank 1: one buffer per window slot */
+  char *sbuf;  /* rank 0 sends from here */
+  char *rbuf;  /* rank 0 receives the echo / rank 1 receives the ping */
+  char **rwin; /* rank 1: one buffer per window slot */
   MPI_Request *reqs;
 };
 
@@ -82,7 +82,8 @@ static void check_exchange(struct pp_ctx *p) {
   if (p->rank == 0) {
     memset(p->rbuf, 0, (size_t)p->size);
     MPI_Send(p->sbuf, p->size, MPI_BYTE, 1, TAG_CHECK, MPI_COMM_WORLD);
-    bench_check(MPI_Recv(p->rbuf, p->size, MPI_BYTE, 1, TAG_CHECK, MPI_COMM_WORLD, &st), "MPI_Recv");
+    bench_check(MPI_Recv(p->rbuf, p->size, MPI_BYTE, 1, TAG_CHECK, MPI_COMM_WORLD, &st),
+                "MPI_Recv");
     MPI_Get_count(&st, MPI_BYTE, &count);
     if (count != p->size || st.MPI_SOURCE != 1 || st.MPI_TAG != TAG_CHECK)
       bench_fail("size %d: echo has count %d source %d tag %d", p->size, count, st.MPI_SOURCE,
@@ -91,7 +92,8 @@ static void check_exchange(struct pp_ctx *p) {
       bench_fail("size %d: echo differs at byte %ld", p->size, bad);
   } else if (p->rank == 1) {
     memset(p->rbuf, 0, (size_t)p->size);
-    bench_check(MPI_Recv(p->rbuf, p->size, MPI_BYTE, 0, TAG_CHECK, MPI_COMM_WORLD, &st), "MPI_Recv");
+    bench_check(MPI_Recv(p->rbuf, p->size, MPI_BYTE, 0, TAG_CHECK, MPI_COMM_WORLD, &st),
+                "MPI_Recv");
     MPI_Get_count(&st, MPI_BYTE, &count);
     if (count != p->size || st.MPI_SOURCE != 0 || st.MPI_TAG != TAG_CHECK)
       bench_fail("size %d: ping has count %d source %d tag %d", p->size, count, st.MPI_SOURCE,
@@ -144,12 +146,15 @@ int main(int argc, char **argv) {
   p.rwin = (char **)malloc(sizeof(char *) * (size_t)window);
   long max_bw = 0;
   for (int i = 0; i < nbw; ++i) max_bw = bw_sizes[i] > max_bw ? bw_sizes[i] : max_bw;
-  for (int w = 0; w < window; ++w) p.rwin[w] = p.rank == 1 && nbw > 0 ? (char *)bench_alloc((size_t)max_bw) : NULL;
+  for (int w = 0; w < window; ++w)
+    p.rwin[w] = p.rank == 1 && nbw > 0 ? (char *)bench_alloc((size_t)max_bw) : NULL;
 
   if (p.rank == 0) {
     bench_print_header("pingpong", &o);
-    printf("# pingpong: lat SIZE median_us min_us max_us iters | bw SIZE median_MBps min_MBps max_MBps iters (window %d)\n",
-           window);
+    printf(
+        "# pingpong: lat SIZE median_us min_us max_us iters | bw SIZE median_MBps min_MBps "
+        "max_MBps iters (window %d)\n",
+        window);
     fflush(stdout);
   }
 

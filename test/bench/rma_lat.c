@@ -34,13 +34,13 @@ static const char *op_names[NOP] = {"put", "get", "acc"};
 struct ctx {
   int rank;
   MPI_Win win;
-  char *winbuf;      /* this rank's window memory */
-  char *buf;         /* origin buffer */
-  MPI_Group peer;    /* group of the other rank */
+  char *winbuf;   /* this rank's window memory */
+  char *buf;      /* origin buffer */
+  MPI_Group peer; /* group of the other rank */
   enum sync_mode sync;
   enum op_kind op;
   long size;
-  int count;         /* operations per epoch */
+  int count; /* operations per epoch */
   int lock_type;
 };
 
@@ -57,8 +57,7 @@ static void do_op(struct ctx *c, int i) {
       MPI_Accumulate(c->buf + off, (int)(c->size / 8), MPI_DOUBLE, 1, off, (int)(c->size / 8),
                      MPI_DOUBLE, MPI_SUM, c->win);
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -103,8 +102,7 @@ static void epoch(struct ctx *c) {
         MPI_Win_flush(1, c->win);
       }
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -147,7 +145,8 @@ static void verify(struct ctx *c) {
     for (long i = 0; i < bytes / 8 && bad < 0; ++i)
       if (w[i] != 1.0 + (double)(i % 17)) bad = i;
   if (bad >= 0)
-    bench_fail("%s %s of %ld bytes: wrong data at %ld", sync_names[c->sync], op_names[c->op], c->size, bad);
+    bench_fail("%s %s of %ld bytes: wrong data at %ld", sync_names[c->sync], op_names[c->op],
+               c->size, bad);
   /* The target checks before the origin's next timed operations arrive. */
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -170,8 +169,10 @@ int main(int argc, char **argv) {
   nbw = bench_parse_list("4K,64K,1M", bw_sizes, MAX_SIZES);
   for (int i = 1; i < argc; ++i) {
     if (bench_common_arg(&o, argc, argv, &i)) continue;
-    if (!strcmp(argv[i], "-s") && i + 1 < argc) nlat = !strcmp(argv[++i], "none") ? 0 : bench_parse_list(argv[i], lat_sizes, MAX_SIZES);
-    else if (!strcmp(argv[i], "-b") && i + 1 < argc) nbw = !strcmp(argv[++i], "none") ? 0 : bench_parse_list(argv[i], bw_sizes, MAX_SIZES);
+    if (!strcmp(argv[i], "-s") && i + 1 < argc)
+      nlat = !strcmp(argv[++i], "none") ? 0 : bench_parse_list(argv[i], lat_sizes, MAX_SIZES);
+    else if (!strcmp(argv[i], "-b") && i + 1 < argc)
+      nbw = !strcmp(argv[++i], "none") ? 0 : bench_parse_list(argv[i], bw_sizes, MAX_SIZES);
     else if (!strcmp(argv[i], "-y") && i + 1 < argc) syncs = argv[++i];
     else if (!strcmp(argv[i], "-o") && i + 1 < argc) ops = argv[++i];
     else if (!strcmp(argv[i], "-w") && i + 1 < argc) window = atoi(argv[++i]);
@@ -189,9 +190,11 @@ int main(int argc, char **argv) {
   c.buf = bench_alloc(most);
   if (use_create) {
     c.winbuf = bench_alloc(most);
-    bench_check(MPI_Win_create(c.winbuf, most, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.win), "MPI_Win_create");
+    bench_check(MPI_Win_create(c.winbuf, most, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.win),
+                "MPI_Win_create");
   } else {
-    bench_check(MPI_Win_allocate(most, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.winbuf, &c.win), "MPI_Win_allocate");
+    bench_check(MPI_Win_allocate(most, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c.winbuf, &c.win),
+                "MPI_Win_allocate");
     memset(c.winbuf, 0, most);
   }
   MPI_Group world;

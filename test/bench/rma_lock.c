@@ -73,7 +73,8 @@ static struct trial run_trial(MPI_Win win, long *mem, int rank, int size, int mo
     const long final = mem[0];
     MPI_Win_unlock(0, win);
     if (mode != 1 && final != total_exclusive)
-      bench_fail("mutual exclusion failed: counter %ld after %ld exclusive increments", final, total_exclusive);
+      bench_fail("mutual exclusion failed: counter %ld after %ld exclusive increments", final,
+                 total_exclusive);
     t.rate = total / slowest;
     t.jain = sq > 0 ? (double)total * total / (size * sq) : 0;
     t.min_over_max = hi > 0 ? (double)lo / hi : 0;
@@ -146,8 +147,9 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long *mem;
   MPI_Win win;
-  bench_check(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win),
-              "MPI_Win_allocate");
+  bench_check(
+      MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win),
+      "MPI_Win_allocate");
   long *tickets = malloc(sizeof(long) * MAX_TICKETS);
   if (rank == 0) {
     bench_print_header("rma_lock", &o);

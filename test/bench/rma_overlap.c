@@ -101,7 +101,8 @@ int main(int argc, char **argv) {
       if (!strcmp(argv[i], "-q")) goal = 0.005;
       continue;
     }
-    if (!strcmp(argv[i], "-s") && i + 1 < argc) nsizes = bench_parse_list(argv[++i], sizes, MAX_SIZES);
+    if (!strcmp(argv[i], "-s") && i + 1 < argc)
+      nsizes = bench_parse_list(argv[++i], sizes, MAX_SIZES);
     else if (!strcmp(argv[i], "-M") && i + 1 < argc) modes = argv[++i];
     else bench_fail("unknown argument '%s'", argv[i]);
   }
@@ -113,7 +114,8 @@ int main(int argc, char **argv) {
   long most = 8;
   for (int i = 0; i < nsizes; ++i) most = sizes[i] > most ? sizes[i] : most;
   char *winbuf;
-  bench_check(MPI_Win_allocate(most, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &winbuf, &c.win), "MPI_Win_allocate");
+  bench_check(MPI_Win_allocate(most, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &winbuf, &c.win),
+              "MPI_Win_allocate");
   c.buf = bench_alloc(most);
   bench_fill(c.buf, most, (unsigned)c.rank);
   if (c.rank == 0) {
@@ -156,9 +158,9 @@ int main(int argc, char **argv) {
         pct[t] = p < 0 ? 0 : (p > 100 ? 100 : p);
       }
       if (c.rank == 0) {
-        printf("overlap %s %ld %.1f %.1f %.1f %.1f %ld\n", mode, c.size, bench_median(comm, o.trials) * 1e6,
-               bench_median(origin, o.trials) * 1e6, bench_median(total, o.trials) * 1e6,
-               bench_median(pct, o.trials), k);
+        printf("overlap %s %ld %.1f %.1f %.1f %.1f %ld\n", mode, c.size,
+               bench_median(comm, o.trials) * 1e6, bench_median(origin, o.trials) * 1e6,
+               bench_median(total, o.trials) * 1e6, bench_median(pct, o.trials), k);
         fflush(stdout);
       }
     }

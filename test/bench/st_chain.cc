@@ -116,8 +116,8 @@ void plain_chain(Origin& o, int n, double* post, double* rtt) {
   std::memcpy(o.src.data(), &o.seq, sizeof o.seq);
   const double t0 = now_us();
   for (int i = 0; i < n; ++i)
-    if (o.ofi.put(1, o.src.data() + i * kBlock, kBlock, o.target.addr + i * kBlock,
-                  o.target.key) != 0)
+    if (o.ofi.put(1, o.src.data() + i * kBlock, kBlock, o.target.addr + i * kBlock, o.target.key) !=
+        0)
       die(o.ofi.error());
   const double t1 = now_us();
   if (o.ofi.flush() != 0) die(o.ofi.error());
@@ -214,8 +214,7 @@ int main(int argc, char** argv) {
       seen = *signal;
       if (seen == ~uint64_t{0}) break;  // done
       if (memory[0] != seen) die("data did not precede signal " + std::to_string(seen));
-      if (ofi.put(0, const_cast<uint64_t*>(&seen), 8, peer.addr, peer.key) != 0 ||
-          ofi.flush() != 0)
+      if (ofi.put(0, const_cast<uint64_t*>(&seen), 8, peer.addr, peer.key) != 0 || ofi.flush() != 0)
         die(ofi.error());
     }
   } else {

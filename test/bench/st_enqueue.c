@@ -42,7 +42,6 @@ static double now(void) {
 
 static void user_fn(void *arg) { ++*(long *)arg; }
 
-
 static atomic_int gate_open;
 static void gate(void *arg) {
   (void)arg;
@@ -58,16 +57,16 @@ static void fail(const char *what) {
   fprintf(stderr, "st_enqueue: %s failed\n", what);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
-#define CHECK(call) \
-  do {              \
+#define CHECK(call)                         \
+  do {                                      \
     if ((call) != MPI_SUCCESS) fail(#call); \
   } while (0)
 
 /* Adds the call's time, less the clock's own cost, to sums[kind]. */
-#define TIMED(sums, kind, call)       \
-  do {                                \
-    double t0_ = now();               \
-    CHECK(call);                      \
+#define TIMED(sums, kind, call)        \
+  do {                                 \
+    double t0_ = now();                \
+    CHECK(call);                       \
     (sums)[kind] += now() - t0_ - clk; \
   } while (0)
 
@@ -76,7 +75,10 @@ int main(int argc, char **argv) {
   for (int c; (c = getopt(argc, argv, "n:r:")) != -1;) {
     if (c == 'n') steps = atoi(optarg);
     else if (c == 'r') repeats = atoi(optarg);
-    else { fprintf(stderr, "usage: st_enqueue [-n STEPS] [-r REPEATS]\n"); return 2; }
+    else {
+      fprintf(stderr, "usage: st_enqueue [-n STEPS] [-r REPEATS]\n");
+      return 2;
+    }
   }
   MPI_Init(&argc, &argv);
   int size;
@@ -90,7 +92,8 @@ int main(int argc, char **argv) {
   CHECK(MPIX_Host_stream_create(&s));
   double *mem;
   MPI_Win win;
-  CHECK(MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &mem, &win));
+  CHECK(MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &mem,
+                         &win));
   MPI_Group self;
   MPI_Comm_group(MPI_COMM_SELF, &self);
   double src[2] = {1, 2};

@@ -83,10 +83,10 @@ static double now(void) {
 /* ---- the user's kernels --------------------------------------------------- */
 
 struct state {
-  long n;          /* doubles per put */
-  double *send;    /* [2][n]: to the left, to the right */
-  double *ghost;   /* window: [0] from the left, [1] from the right */
-  long step;       /* the step the next fill / verify is for */
+  long n;        /* doubles per put */
+  double *send;  /* [2][n]: to the left, to the right */
+  double *ghost; /* window: [0] from the left, [1] from the right */
+  long step;     /* the step the next fill / verify is for */
   long verified;
   long errors;
   double checksum;
@@ -99,8 +99,8 @@ static double value(int from, long step, int side, long k) {
 static void fill_kernel(void *arg) {
   struct state *s = arg;
   for (long k = 0; k < s->n; ++k) {
-    s->send[k] = value(rank, s->step, 0, k);         /* goes left, lands in its [1] */
-    s->send[s->n + k] = value(rank, s->step, 1, k);  /* goes right, lands in its [0] */
+    s->send[k] = value(rank, s->step, 0, k);        /* goes left, lands in its [1] */
+    s->send[s->n + k] = value(rank, s->step, 1, k); /* goes right, lands in its [0] */
   }
 }
 
@@ -167,8 +167,8 @@ static void put_edges(struct state *s, MPI_Win win) {
 
 /* Returns the time of this rank's loop and sets *cpu to the CPU time its
  * process used meanwhile (every thread); `sums` gets the checksums. */
-static double run_variant(const struct run *r, int st, MPI_Win win, double *ghost,
-                          double sums[2], double *cpu, double *enq, double *enq_cpu) {
+static double run_variant(const struct run *r, int st, MPI_Win win, double *ghost, double sums[2],
+                          double *cpu, double *enq, double *enq_cpu) {
   struct state s = {r->n, NULL, ghost, 0, 0, 0, 0};
   s.send = malloc(2 * (size_t)r->n * sizeof(double));
   for (long k = 0; k < 2 * r->n; ++k) ghost[k] = -1, s.send[k] = -1;
@@ -233,8 +233,10 @@ int main(int argc, char **argv) {
   double compute_us = 5;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) fail("usage: st_exchange [-n STEPS] [-s BYTES] [-r REPEATS] [-w WARMUP] "
-                 "[-O none|kernel|cpu] [-c COMPUTE_US] [-V st|pscw]");
+    if (!v)
+      fail(
+          "usage: st_exchange [-n STEPS] [-s BYTES] [-r REPEATS] [-w WARMUP] "
+          "[-O none|kernel|cpu] [-c COMPUTE_US] [-V st|pscw]");
     ++i;
     if (!strcmp(a, "-n")) r.steps = atol(v);
     else if (!strcmp(a, "-s")) r.n = (atol(v) + 7) / 8;
@@ -275,7 +277,7 @@ int main(int argc, char **argv) {
   for (int rep = -warmup; rep < repeats; ++rep) {
     double mine[2], slowest[2], sums[2][2], cpu[2], cpu_all[2], enq[2], enq_cpu[2];
     for (int k = 0; k < 2; ++k) {
-      int st = (k + rep) % 2 == 0; /* alternate which goes first */
+      int st = (k + rep) % 2 == 0;   /* alternate which goes first */
       if (only >= 0 && st != only) { /* profiling one variant: the other is not run */
         mine[st] = 1, cpu[st] = 0, enq[st] = enq_cpu[st] = 0, sums[st][0] = sums[st][1] = 0;
         continue;
@@ -283,7 +285,8 @@ int main(int argc, char **argv) {
       if (st)
         CHECK(MPIX_Host_stream_get_stats(r.stream, &before[0], &before[1], &before[2], &before[3],
                                          &before[4], &before[5]));
-      mine[st] = run_variant(&r, st, win[st], ghost[st], sums[st], &cpu[st], &enq[st], &enq_cpu[st]);
+      mine[st] =
+          run_variant(&r, st, win[st], ghost[st], sums[st], &cpu[st], &enq[st], &enq_cpu[st]);
       if (st) {
         CHECK(MPIX_Host_stream_get_stats(r.stream, &after[0], &after[1], &after[2], &after[3],
                                          &after[4], &after[5]));
@@ -304,13 +307,15 @@ int main(int argc, char **argv) {
     e_st[rep] = enq[1] / (double)r.steps;
     ec_st[rep] = enq_cpu[1] / (double)r.steps;
     if (rank == 0)
-      printf("# repeat %d: st %.2f us, pscw %.2f us, st/pscw %.3f; CPU of all ranks per step: "
-             "st %.2f us, pscw %.2f us\n", rep, 1e6 * t_st[rep], 1e6 * t_pscw[rep], ratio[rep],
-             1e6 * c_st[rep], 1e6 * c_pscw[rep]);
+      printf(
+          "# repeat %d: st %.2f us, pscw %.2f us, st/pscw %.3f; CPU of all ranks per step: "
+          "st %.2f us, pscw %.2f us\n",
+          rep, 1e6 * t_st[rep], 1e6 * t_pscw[rep], ratio[rep], 1e6 * c_st[rep], 1e6 * c_pscw[rep]);
     if (rank == 0)
-      printf("# repeat %d: st on rank 0: enqueue loop %.2f us (thread CPU %.3f us), synchronize "
-             "%.2f us per step\n", rep, 1e6 * e_st[rep], 1e6 * ec_st[rep],
-             1e6 * (mine[1] / (double)r.steps - e_st[rep]));
+      printf(
+          "# repeat %d: st on rank 0: enqueue loop %.2f us (thread CPU %.3f us), synchronize "
+          "%.2f us per step\n",
+          rep, 1e6 * e_st[rep], 1e6 * ec_st[rep], 1e6 * (mine[1] / (double)r.steps - e_st[rep]));
   }
   if (rank == 0) {
     double st = bench_median(t_st, repeats), pscw = bench_median(t_pscw, repeats);
@@ -318,8 +323,8 @@ int main(int argc, char **argv) {
            1e6 * st, 1e6 * pscw, st / pscw, bench_median(ratio, repeats));
     printf("stenqueue %d %s %.3f %.2f\n", size, overlap_name[r.overlap],
            1e6 * bench_median(ec_st, repeats), 1e6 * bench_median(e_st, repeats));
-    printf("stcpu %d %s %.2f %.2f\n", size, overlap_name[r.overlap], 1e6 * bench_median(c_st, repeats),
-           1e6 * bench_median(c_pscw, repeats));
+    printf("stcpu %d %s %.2f %.2f\n", size, overlap_name[r.overlap],
+           1e6 * bench_median(c_st, repeats), 1e6 * bench_median(c_pscw, repeats));
     double per = (double)repeats * (double)r.steps;
     printf("ststream %d %s %.2f %.2f %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap],
            sum_counts[0] / per, sum_counts[1] / per, sum_counts[2] / per, sum_counts[3] / per,

@@ -14,12 +14,12 @@
 #include <mpi.h>
 
 #include "mpi/coll/impl_coll.h"
-#include "mpi/datatype/impl_datatype.h"
-#include "mpi/init/impl_env.h"
 #include "mpi/coll/op.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/errhan/error.h"
+#include "mpi/init/impl_env.h"
 
 namespace stmpi {
 namespace {
@@ -446,8 +446,7 @@ TEST_F(DatatypeTest, PackVector) {
   int src[16];
   std::iota(src, src + 16, 0);
   // extent = 8 ints; two instances.
-  round_trip(t, src, 2, sizeof src,
-             bytes_of_ints({0, 1, 3, 4, 6, 7, 8, 9, 11, 12, 14, 15}));
+  round_trip(t, src, 2, sizeof src, bytes_of_ints({0, 1, 3, 4, 6, 7, 8, 9, 11, 12, 14, 15}));
   int back[16] = {};
   int packed[] = {0, 1, 3, 4, 6, 7};
   t.unpack(packed, sizeof packed, 1, back);
@@ -807,8 +806,7 @@ template <class T>
 std::vector<T> reduce(MPI_Op op_handle, MPI_Datatype type_handle, std::vector<T> in,
                       std::vector<T> inout, int* code = nullptr) {
   const int rc = mpi::op_apply(*mpi::op_get(op_handle), in.data(), inout.data(),
-                               static_cast<MPI_Count>(in.size()),
-                               *mpi::datatype_get(type_handle));
+                               static_cast<MPI_Count>(in.size()), *mpi::datatype_get(type_handle));
   if (code != nullptr) *code = rc;
   else EXPECT_EQ(rc, MPI_SUCCESS);
   return inout;
@@ -833,8 +831,7 @@ TEST_F(DatatypeTest, ArithmeticOps) {
             (std::vector<uint8_t>{44, 3}));  // wraps
   EXPECT_EQ(reduce<int8_t>(MPI_MAX, MPI_SIGNED_CHAR, {-1, 5}, {-7, 2}),
             (std::vector<int8_t>{-1, 5}));
-  EXPECT_EQ(reduce<uint16_t>(MPI_PROD, MPI_UINT16_T, {65535}, {65535}),
-            (std::vector<uint16_t>{1}));
+  EXPECT_EQ(reduce<uint16_t>(MPI_PROD, MPI_UINT16_T, {65535}, {65535}), (std::vector<uint16_t>{1}));
   EXPECT_EQ(reduce<int64_t>(MPI_SUM, MPI_INT64_T, {int64_t{1} << 40}, {1}),
             (std::vector<int64_t>{(int64_t{1} << 40) + 1}));
   EXPECT_EQ(reduce<uint64_t>(MPI_MAX, MPI_UNSIGNED_LONG, {1}, {~uint64_t{0}}),
@@ -1182,10 +1179,12 @@ TEST_F(DatatypeTest, RandomNegativeBoundsMatchReference) {
     // with negative lower bounds and negative extents.
     MPI_Datatype leaves[6] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
     ASSERT_EQ(impl::type_contiguous(0, type(MPI_INT), &leaves[3]), MPI_SUCCESS);
-    ASSERT_EQ(impl::type_create_resized(type(MPI_INT), random.pick(17) - 8,
-                                        random.pick(41) - 20, &leaves[4]), MPI_SUCCESS);
-    ASSERT_EQ(impl::type_create_resized(type(leaves[3]), random.pick(17) - 8,
-                                        random.pick(41) - 20, &leaves[5]), MPI_SUCCESS);
+    ASSERT_EQ(impl::type_create_resized(type(MPI_INT), random.pick(17) - 8, random.pick(41) - 20,
+                                        &leaves[4]),
+              MPI_SUCCESS);
+    ASSERT_EQ(impl::type_create_resized(type(leaves[3]), random.pick(17) - 8, random.pick(41) - 20,
+                                        &leaves[5]),
+              MPI_SUCCESS);
     for (int i = 3; i < 6; ++i) made.push_back(leaves[i]);
     MPI_Datatype current = leaves[random.pick(6)];
     for (int depth = 0; depth < 3; ++depth) {
@@ -1204,7 +1203,9 @@ TEST_F(DatatypeTest, RandomNegativeBoundsMatchReference) {
       int rc = MPI_SUCCESS;
       switch (random.pick(9)) {
         case 0: rc = impl::type_contiguous(count, old, &h); break;
-        case 1: rc = impl::type_vector(count, 1 + random.pick(3), random.pick(7) - 3, old, &h); break;
+        case 1:
+          rc = impl::type_vector(count, 1 + random.pick(3), random.pick(7) - 3, old, &h);
+          break;
         case 2:
           rc = impl::type_create_hvector(count, 1 + random.pick(3), random.pick(65) - 32, old, &h);
           break;

@@ -49,9 +49,9 @@ TEST(ProcessMapping, SeveralBlocks) {
 
 TEST(ProcessMapping, RejectsMalformed) {
   std::vector<int> node;
-  for (const char* bad : {"", "(vector)", "(vector,(0,1))", "(vector,(0,0,2))", "(vector,(0,1,0))",
-                          "(list,(0,1,2))", "(vector,(0,1,2)", "(vector,(0,1,2)) x",
-                          "(vector,(a,1,2))", "(vector,(0,1,99999999999))"})
+  for (const char* bad :
+       {"", "(vector)", "(vector,(0,1))", "(vector,(0,0,2))", "(vector,(0,1,0))", "(list,(0,1,2))",
+        "(vector,(0,1,2)", "(vector,(0,1,2)) x", "(vector,(a,1,2))", "(vector,(0,1,99999999999))"})
     EXPECT_FALSE(parse_process_mapping(bad, 4, &node)) << bad;
 }
 

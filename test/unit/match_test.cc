@@ -132,7 +132,8 @@ TEST(PostedQueue, OlderExactBeatsNewerWildcard) {
 }
 
 TEST(PostedQueue, OlderWildcardBeatsNewerExact) {
-  for (const Key pattern : {Key{0, kAnySource, 2}, Key{0, 1, kAnyTag}, Key{0, kAnySource, kAnyTag}}) {
+  for (const Key pattern :
+       {Key{0, kAnySource, 2}, Key{0, 1, kAnyTag}, Key{0, kAnySource, kAnyTag}}) {
     PostedQueue queue;
     TestRecv any(pattern, 1), exact({0, 1, 2}, 2);
     queue.post(&any);
@@ -146,7 +147,8 @@ TEST(PostedQueue, WildcardsInterleavedWithExactKeepPostingOrder) {
   PostedQueue queue;
   TestRecv r0({0, 1, 2}, 0), r1({0, kAnySource, 2}, 1), r2({0, 1, 2}, 2), r3({0, 1, kAnyTag}, 3);
   for (TestRecv* r : {&r0, &r1, &r2, &r3}) queue.post(r);
-  for (int expected = 0; expected < 4; ++expected) EXPECT_EQ(id_of(queue.match(Key{0, 1, 2})), expected);
+  for (int expected = 0; expected < 4; ++expected)
+    EXPECT_EQ(id_of(queue.match(Key{0, 1, 2})), expected);
 }
 
 TEST(PostedQueue, WildcardSource) {
@@ -179,7 +181,8 @@ TEST(PostedQueue, DifferentContextsNeverMatch) {
   TestRecv exact({1, 0, 0}, 1), any({1, kAnySource, kAnyTag}, 2);
   queue.post(&exact);
   queue.post(&any);
-  for (uint32_t context_id : {0u, 2u, 1u + (1u << 16)}) EXPECT_EQ(queue.match(Key{context_id, 0, 0}), nullptr);
+  for (uint32_t context_id : {0u, 2u, 1u + (1u << 16)})
+    EXPECT_EQ(queue.match(Key{context_id, 0, 0}), nullptr);
   EXPECT_EQ(queue.size(), 2u);
 }
 
@@ -454,7 +457,8 @@ struct KeySpace {
         for (int32_t t : tags) keys.push_back(Key{c, s, t});
     int pairs = 0;
     for (size_t i = 0; i < keys.size(); ++i)
-      for (size_t j = i + 1; j < keys.size(); ++j) pairs += bin_of_key(keys[i]) == bin_of_key(keys[j]);
+      for (size_t j = i + 1; j < keys.size(); ++j)
+        pairs += bin_of_key(keys[i]) == bin_of_key(keys[j]);
     return pairs;
   }
 
@@ -477,9 +481,7 @@ struct KeySpace {
   }
 };
 
-TEST(MatchKeySpace, HasCollisions) {
-  EXPECT_GE(KeySpace{}.colliding_pairs(), 3);
-}
+TEST(MatchKeySpace, HasCollisions) { EXPECT_GE(KeySpace{}.colliding_pairs(), 3); }
 
 class MatchRandomized : public ::testing::TestWithParam<uint64_t> {};
 
@@ -511,9 +513,7 @@ TEST_P(MatchRandomized, AgreesWithLinearReference) {
     const int op = op_dist(rng);
     SCOPED_TRACE(testing::Message() << "step " << step << " op " << op);
     switch (op) {
-      case kPost:
-        new_recv(space.pattern(rng));
-        break;
+      case kPost: new_recv(space.pattern(rng)); break;
       case kArrive: {
         const Key msg = space.message(rng);
         const int got = id_of(posted.match(msg));
@@ -538,7 +538,8 @@ TEST_P(MatchRandomized, AgreesWithLinearReference) {
       case kCancel: {
         if (recvs.empty()) break;
         // Recent receives are likelier to be still queued.
-        const size_t back = std::uniform_int_distribution<size_t>(0, std::min<size_t>(recvs.size() - 1, 50))(rng);
+        const size_t back =
+            std::uniform_int_distribution<size_t>(0, std::min<size_t>(recvs.size() - 1, 50))(rng);
         TestRecv* recv = recvs[recvs.size() - 1 - back].get();
         const bool removed = posted.remove(recv);
         ASSERT_EQ(removed, reference.remove_posted(recv->id));
@@ -555,8 +556,7 @@ TEST_P(MatchRandomized, AgreesWithLinearReference) {
         }
         break;
       }
-      default:
-        FAIL();
+      default: FAIL();
     }
     ASSERT_EQ(posted.size(), reference.posted_size());
     ASSERT_EQ(unexpected.size(), reference.unexpected_size());
@@ -567,7 +567,8 @@ TEST_P(MatchRandomized, AgreesWithLinearReference) {
   EXPECT_GT(cancelled, 0);
 
   // What remains posted is exactly what the reference holds.
-  for (const ReferenceMatcher::Item& item : reference.posted()) EXPECT_TRUE(posted.remove(recvs[item.id].get()));
+  for (const ReferenceMatcher::Item& item : reference.posted())
+    EXPECT_TRUE(posted.remove(recvs[item.id].get()));
   EXPECT_TRUE(posted.empty());
   while (UnexpectedEntry* msg = unexpected.take(Key{0, kAnySource, kAnyTag})) {
     EXPECT_EQ(id_of(msg), reference.take(Key{0, kAnySource, kAnyTag}));
@@ -579,7 +580,8 @@ TEST_P(MatchRandomized, AgreesWithLinearReference) {
   EXPECT_EQ(reference.unexpected_size(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, MatchRandomized, ::testing::Values(1, 2, 3, 42, 1234, 987654321, 0xdeadbeef, 20240611));
+INSTANTIATE_TEST_SUITE_P(Seeds, MatchRandomized,
+                         ::testing::Values(1, 2, 3, 42, 1234, 987654321, 0xdeadbeef, 20240611));
 
 }  // namespace
 }  // namespace stmpi::dev::match

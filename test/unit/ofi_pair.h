@@ -14,10 +14,10 @@
 
 // In a function of a rank (`rank` in scope) returning std::string: returns
 // the failure's text when `cond` is false.
-#define CHECK(cond, what)                                                              \
-  do {                                                                                 \
-    if (!(cond)) return std::string("rank ") + std::to_string(rank) + ": " + (what) + \
-                        " (" #cond ")";                                                \
+#define CHECK(cond, what)                                                                  \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
+      return std::string("rank ") + std::to_string(rank) + ": " + (what) + " (" #cond ")"; \
   } while (0)
 
 namespace stmpi::test {

@@ -20,8 +20,8 @@
 
 #include "device/ofi/ofi.h"
 #include "device/ofi/settings.h"
-#include "util/param.h"
 #include "ofi_pair.h"
+#include "util/param.h"
 
 namespace stmpi::dev::protocol {
 // The protocol's callback, recorded here.
@@ -87,7 +87,8 @@ std::string run_rank(int rank, const Pipes& pipes) {
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
       while (!ofi.send(peer, h, payload.data())) {
         ofi.poll([](const WireHeader&, const char*) {});
-        CHECK(std::chrono::steady_clock::now() < deadline, "send stuck at message " + std::to_string(i));
+        CHECK(std::chrono::steady_clock::now() < deadline,
+              "send stuck at message " + std::to_string(i));
       }
     }
     CHECK(ofi.credit_waits() > 0, "the flood never waited for credits");
@@ -97,9 +98,11 @@ std::string run_rank(int rank, const Pipes& pipes) {
     std::string bad;
     const bool ok = poll_until(ofi, [&] {
       ofi.poll([&](const WireHeader& h, const char* p) {
-        if (h.tag != next) bad = "message " + std::to_string(h.tag) + " arrived as " + std::to_string(next);
+        if (h.tag != next)
+          bad = "message " + std::to_string(h.tag) + " arrived as " + std::to_string(next);
         for (uint32_t b = 0; b < h.payload_bytes && bad.empty(); ++b)
-          if (p[b] != static_cast<char>(h.tag + b)) bad = "payload of message " + std::to_string(h.tag);
+          if (p[b] != static_cast<char>(h.tag + b))
+            bad = "payload of message " + std::to_string(h.tag);
         ++next;
       });
       return next == kFlood || !bad.empty();
@@ -123,27 +126,36 @@ std::string run_rank(int rank, const Pipes& pipes) {
       CHECK(ofi.expose(peer, big.data(), kBig, &rts) == 0, "expose: " + ofi.error());
       while (!ofi.send(peer, rts, nullptr)) ofi.poll([](const WireHeader&, const char*) {});
       bool fin = false;
-      CHECK(poll_until(ofi, [&] {
-              ofi.poll([&](const WireHeader& h, const char*) { fin |= h.kind == MsgKind::kFin; });
-              return fin;
-            }), "no FIN");
+      CHECK(poll_until(ofi,
+                       [&] {
+                         ofi.poll([&](const WireHeader& h, const char*) {
+                           fin |= h.kind == MsgKind::kFin;
+                         });
+                         return fin;
+                       }),
+            "no FIN");
       ofi.unexpose(rts);
     } else {
       WireHeader rts{};
       bool got = false;
-      CHECK(poll_until(ofi, [&] {
-              ofi.poll([&](const WireHeader& h, const char*) {
-                if (h.kind == MsgKind::kRts) rts = h, got = true;
-              });
-              return got;
-            }), "no RTS");
+      CHECK(poll_until(ofi,
+                       [&] {
+                         ofi.poll([&](const WireHeader& h, const char*) {
+                           if (h.kind == MsgKind::kRts) rts = h, got = true;
+                         });
+                         return got;
+                       }),
+            "no RTS");
       RequestDev req;
       protocol::g_pulled = nullptr;
-      CHECK(ofi.pull(peer, rts, big.data(), kBig, &req) == PullStatus::kPending, "pull: " + ofi.error());
-      CHECK(poll_until(ofi, [&] {
-              ofi.poll([](const WireHeader&, const char*) {});
-              return protocol::g_pulled == &req;
-            }), "pull never completed");
+      CHECK(ofi.pull(peer, rts, big.data(), kBig, &req) == PullStatus::kPending,
+            "pull: " + ofi.error());
+      CHECK(poll_until(ofi,
+                       [&] {
+                         ofi.poll([](const WireHeader&, const char*) {});
+                         return protocol::g_pulled == &req;
+                       }),
+            "pull never completed");
       CHECK(protocol::g_pull_ok, "pull failed: " + ofi.error());
       for (std::size_t b = 0; b < kBig; ++b)
         CHECK(big[b] == static_cast<char>(b * 7 + round), "pulled byte " + std::to_string(b));
@@ -169,7 +181,8 @@ std::string run_rank(int rank, const Pipes& pipes) {
     CHECK(ofi.put(peer, data.data(), 800, remote[0] + 8 * 8, remote[1]) == 0, ofi.error());
     CHECK(ofi.flush() == 0, ofi.error());
     for (int i = 0; i < 10; ++i)
-      CHECK(ofi.fetch_add64(peer, remote[0], remote[1], 3) == static_cast<uint64_t>(3 * i), "fetch_add64");
+      CHECK(ofi.fetch_add64(peer, remote[0], remote[1], 3) == static_cast<uint64_t>(3 * i),
+            "fetch_add64");
     CHECK(ofi.compare_swap64(peer, remote[0] + 8, remote[1], 0, 77) == 0, "compare_swap64 hit");
     CHECK(ofi.compare_swap64(peer, remote[0] + 8, remote[1], 5, 99) == 77, "compare_swap64 miss");
     CHECK(ofi.load64(peer, remote[0] + 8, remote[1]) == 77, "load64");
@@ -180,10 +193,14 @@ std::string run_rank(int rank, const Pipes& pipes) {
     CHECK(back == data, "get after put");
     if (ofi.atomic_valid(0, FI_SUM, FI_INT32)) {
       int32_t add[4] = {1, 2, 3, 4};
-      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0, ofi.error());
-      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0, ofi.error());
+      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0,
+            ofi.error());
+      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0,
+            ofi.error());
       int32_t fetched[4] = {};
-      CHECK(ofi.fetch_atomic(peer, FI_SUM, FI_INT32, add, fetched, 4, remote[0] + 200 * 8, remote[1]) == 0, ofi.error());
+      CHECK(ofi.fetch_atomic(peer, FI_SUM, FI_INT32, add, fetched, 4, remote[0] + 200 * 8,
+                             remote[1]) == 0,
+            ofi.error());
       CHECK(ofi.flush() == 0, ofi.error());
       CHECK(fetched[3] == 8, "fetch_atomic result");
     }
@@ -272,7 +289,8 @@ int threads_at_nice(const std::string& value, int at_least) {
       std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       std::istringstream rest(stat.substr(stat.rfind(')') + 2));
       std::string field;
-      for (int f = 3; f <= 19 && rest >> field; ++f) {}
+      for (int f = 3; f <= 19 && rest >> field; ++f) {
+      }
       if (field == value) ++found;
     }
     if (found >= at_least) break;

@@ -24,9 +24,9 @@
 #include "device/ofi/ofi.h"
 #include "device/ofi/ofi_triggered.h"
 #include "device/ofi/settings.h"
+#include "ofi_pair.h"
 #include "util/error.h"
 #include "util/param.h"
-#include "ofi_pair.h"
 
 namespace stmpi::dev::protocol {
 // The protocol's rendezvous callback; no rendezvous happens here.
@@ -51,25 +51,25 @@ void load_settings(const std::string& provider) {
   std::string error;
   if (!stmpi::util::load_all(&error)) std::abort();
 }
-#define CHECK_OK(call)                                                                          \
-  do {                                                                                          \
-    const int rc_ = (call);                                                                     \
-    if (rc_ != MPI_SUCCESS)                                                                     \
-      return std::string("rank ") + std::to_string(rank) + ": " #call ": " +                   \
-             stmpi::util::error_string(rc_);                                                    \
+#define CHECK_OK(call)                                                       \
+  do {                                                                       \
+    const int rc_ = (call);                                                  \
+    if (rc_ != MPI_SUCCESS)                                                  \
+      return std::string("rank ") + std::to_string(rank) + ": " #call ": " + \
+             stmpi::util::error_string(rc_);                                 \
   } while (0)
 
 // Window layout at rank 1 (64-bit words).
 constexpr std::size_t kWords = 8192;
-constexpr std::size_t kData = 0;          // 4 x 4 KiB chain writes: words 0..2047
-constexpr std::size_t kScatter = 2048;    // 12 runs of 64 B, 128 B apart
-constexpr std::size_t kAcc = 3072;        // 8 int64 accumulated
-constexpr std::size_t kHostAcc = 3100;    // 8 doubles accumulated by the host path
-constexpr std::size_t kSignal = 4000;     // signal of the chain
-constexpr std::size_t kRotate = 4001;     // signal of the rotation loop
-constexpr std::size_t kSlots = 4002;      // words of the slot-exhaustion signals
-constexpr std::size_t kRead = 5000;       // 16 words read by a triggered read
-constexpr std::size_t kDone = 8191;       // rank 0 finished
+constexpr std::size_t kData = 0;        // 4 x 4 KiB chain writes: words 0..2047
+constexpr std::size_t kScatter = 2048;  // 12 runs of 64 B, 128 B apart
+constexpr std::size_t kAcc = 3072;      // 8 int64 accumulated
+constexpr std::size_t kHostAcc = 3100;  // 8 doubles accumulated by the host path
+constexpr std::size_t kSignal = 4000;   // signal of the chain
+constexpr std::size_t kRotate = 4001;   // signal of the rotation loop
+constexpr std::size_t kSlots = 4002;    // words of the slot-exhaustion signals
+constexpr std::size_t kRead = 5000;     // 16 words read by a triggered read
+constexpr std::size_t kDone = 8191;     // rank 0 finished
 
 template <class F>
 bool wait_for(F&& done, int seconds = 20) {

@@ -30,8 +30,12 @@ Param with_choices(Param param) {
 const Param kParams[] = {
     {"count", Param::Type::kInt, &g_count, "4", "a count", 1, 100},
     {"bytes", Param::Type::kSize, &g_bytes, "16K", "a size", 0, 1 << 20},
-    {.name = "flag", .type = Param::Type::kBool, .field = &g_flag, .default_value = "no",
-     .description = "a flag", .scope = Param::Scope::kLocal},
+    {.name = "flag",
+     .type = Param::Type::kBool,
+     .field = &g_flag,
+     .default_value = "no",
+     .description = "a flag",
+     .scope = Param::Scope::kLocal},
     with_choices({"algorithm", Param::Type::kString, &g_algorithm, "auto", "a choice"}),
     {"text", Param::Type::kString, &g_text, "", "free text"},
 };
@@ -73,10 +77,21 @@ int g_cells = 0;
 std::size_t g_cell_size = 0;
 
 const Param kSteps[] = {
-    {.name = "cells", .type = Param::Type::kInt, .field = &g_cells, .default_value = "32",
-     .description = "a power of two", .min = 2, .max = 1024, .power_of_two = true},
-    {.name = "cell_size", .type = Param::Type::kSize, .field = &g_cell_size,
-     .default_value = "16K", .description = "a multiple of 64", .min = 256, .max = 1 << 20,
+    {.name = "cells",
+     .type = Param::Type::kInt,
+     .field = &g_cells,
+     .default_value = "32",
+     .description = "a power of two",
+     .min = 2,
+     .max = 1024,
+     .power_of_two = true},
+    {.name = "cell_size",
+     .type = Param::Type::kSize,
+     .field = &g_cell_size,
+     .default_value = "16K",
+     .description = "a multiple of 64",
+     .min = 256,
+     .max = 1 << 20,
      .multiple_of = 64},
     with_choices({"mode", Param::Type::kString, &g_algorithm, "auto", "a choice"}),
 };

@@ -7,8 +7,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -54,9 +54,10 @@ TEST(EpochPlan, CopiesPairTargetRunsWithOriginPieces) {
   std::vector<stream::CopyRange> copies;
   append_copies(plan, op, &copies);
   char* t = op.region.mapped;
-  const std::vector<stream::CopyRange> expected = {
-      {t + 0, origin_a, 8}, {t + 16, origin_a + 8, 4}, {t + 20, origin_b, 4},
-      {t + 40, origin_b + 4, 16}};
+  const std::vector<stream::CopyRange> expected = {{t + 0, origin_a, 8},
+                                                   {t + 16, origin_a + 8, 4},
+                                                   {t + 20, origin_b, 4},
+                                                   {t + 40, origin_b + 4, 16}};
   ASSERT_EQ(copies.size(), expected.size());
   for (std::size_t i = 0; i < copies.size(); ++i) {
     EXPECT_EQ(copies[i].dst, expected[i].dst) << i;
@@ -82,7 +83,8 @@ TEST(EpochPlan, CopiesPairTargetRunsWithOriginPieces) {
 TEST(StreamWindow, ProgressRunsReadyStepsOfItsHostStreams) {
   constexpr int kEpochs = 200;
   FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0),
+                                                   make_window(segment, 1)};
   std::shared_ptr<stream::HostStream> host[kRanks];
   uint64_t src[kRanks] = {11, 22};
   for (int r = 0; r < kRanks; ++r) ASSERT_EQ(stream::HostStream::create(&host[r]), MPI_SUCCESS);
@@ -123,7 +125,8 @@ TEST(StreamWindow, ProgressRunsReadyStepsOfItsHostStreams) {
 TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
   constexpr int kEpochs = 300;
   FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0),
+                                                   make_window(segment, 1)};
   RankState state[kRanks];
   exchange_epochs(segment, windows, state, kEpochs, RegionKind::kMapped);
   if (HasFatalFailure()) return;
@@ -146,7 +149,8 @@ TEST(StreamWindow, TwoRanksManyEpochsOnHostStreams) {
 // the plan retires at once.
 TEST(StreamWindow, EpochOnIdleHostStreamsRunsInline) {
   FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0),
+                                                   make_window(segment, 1)};
   std::shared_ptr<stream::HostStream> host[kRanks];
   std::shared_ptr<stream::Stream> streams[kRanks];
   for (int r = 0; r < kRanks; ++r) {
@@ -175,9 +179,9 @@ TEST(StreamWindow, EpochOnIdleHostStreamsRunsInline) {
   const stream::HostStreamCounters t = host[target]->executor().counters();
   EXPECT_EQ(o.enqueued, 0u);
   EXPECT_EQ(t.enqueued, 0u);
-  EXPECT_EQ(o.inline_ops, 1u);    // one step: wait, copy, signal
+  EXPECT_EQ(o.inline_ops, 1u);  // one step: wait, copy, signal
   EXPECT_EQ(o.inline_waits, 1u);
-  EXPECT_EQ(t.inline_ops, 2u);    // post signal, wait
+  EXPECT_EQ(t.inline_ops, 2u);  // post signal, wait
   EXPECT_EQ(t.inline_waits, 1u);
   // Launches are counted as before: inline is how, not whether.
   EXPECT_EQ(windows[origin]->stats().launches.wait, 1u);
@@ -192,7 +196,8 @@ TEST(StreamWindow, EpochOnIdleHostStreamsRunsInline) {
 TEST(StreamWindow, SynchronizingThreadsRunQueuedEpochs) {
   constexpr int kEpochs = 200;
   FakeSegment segment;
-  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0), make_window(segment, 1)};
+  std::unique_ptr<StreamWindow> windows[kRanks] = {make_window(segment, 0),
+                                                   make_window(segment, 1)};
   std::shared_ptr<stream::HostStream> host[kRanks];
   std::shared_ptr<stream::Stream> streams[kRanks];
   RankState state[kRanks];

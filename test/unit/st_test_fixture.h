@@ -57,8 +57,8 @@ class FakeSegment {
     region.target = target;
     region.mapped = data(target);
     region.bytes = kDataBytes;
-    region.acc_lock = reinterpret_cast<std::atomic<uint64_t>*>(
-        base_ + layout_.control(target) + WindowLayout::kAccumulateLock);
+    region.acc_lock = reinterpret_cast<std::atomic<uint64_t>*>(base_ + layout_.control(target) +
+                                                               WindowLayout::kAccumulateLock);
     return region;
   }
   uint64_t stream_post(int owner, int from) const {
@@ -109,7 +109,8 @@ inline void produce(void* arg) {
 
 inline void check(void* arg) {
   auto* s = static_cast<RankState*>(arg);
-  const uint64_t expect = 1000u * static_cast<uint64_t>(s->epoch) + static_cast<uint64_t>(1 - s->rank);
+  const uint64_t expect =
+      1000u * static_cast<uint64_t>(s->epoch) + static_cast<uint64_t>(1 - s->rank);
   if (*s->received != expect) s->errors.fetch_add(1);
   ++s->epoch;
   ++s->checked;
@@ -118,8 +119,9 @@ inline void check(void* arg) {
 // Creates the host streams and runs `epochs` exchange epochs of the two
 // windows (produce, post, start, one put, complete, wait, check), then
 // synchronizes. `kind`: the region kind the puts use.
-inline void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWindow> (&windows)[kRanks],
-                     RankState (&state)[kRanks], int epochs, RegionKind kind) {
+inline void exchange_epochs(const FakeSegment& segment,
+                            std::unique_ptr<StreamWindow> (&windows)[kRanks],
+                            RankState (&state)[kRanks], int epochs, RegionKind kind) {
   std::shared_ptr<stream::HostStream> host[kRanks];
   std::shared_ptr<stream::Stream> streams[kRanks];
   for (int r = 0; r < kRanks; ++r) {
@@ -152,7 +154,8 @@ inline void exchange_epochs(const FakeSegment& segment, std::unique_ptr<StreamWi
 
 // What every exchange of `epochs` epochs must leave: each rank checked every
 // epoch without an error, and each signal word counts every epoch.
-inline void expect_exchanged(const FakeSegment& segment, const RankState (&state)[kRanks], int epochs) {
+inline void expect_exchanged(const FakeSegment& segment, const RankState (&state)[kRanks],
+                             int epochs) {
   for (int r = 0; r < kRanks; ++r) {
     EXPECT_EQ(state[r].checked, epochs) << "rank " << r;
     EXPECT_EQ(state[r].errors.load(), 0) << "rank " << r;

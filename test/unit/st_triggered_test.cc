@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -61,7 +61,8 @@ class FakeTriggers final : public TriggeredOps {
     std::lock_guard<std::mutex> g(mutex_);
     used_[id] = false;
     --in_use_;
-    for (auto it = ops_.begin(); it != ops_.end();) it = it->trigger == id ? ops_.erase(it) : it + 1;
+    for (auto it = ops_.begin(); it != ops_.end();)
+      it = it->trigger == id ? ops_.erase(it) : it + 1;
   }
   int post_write(const Region& region, std::span<const Run> runs,
                  std::span<const OriginPiece> origin, CounterId trigger, uint64_t threshold,
@@ -79,8 +80,8 @@ class FakeTriggers final : public TriggeredOps {
                 CounterId trigger, uint64_t threshold, CounterId completion) override {
     EXPECT_EQ(runs.size(), 1u);
     EXPECT_EQ(dest.size(), 1u);
-    return post({dest[0].addr, region.mapped + runs[0].offset, runs[0].bytes, 0, trigger,
-                 threshold, completion});
+    return post({dest[0].addr, region.mapped + runs[0].offset, runs[0].bytes, 0, trigger, threshold,
+                 completion});
   }
   int post_signal(const Region& region, uint64_t offset, uint64_t value, CounterId trigger,
                   uint64_t threshold, CounterId completion) override {
@@ -126,8 +127,7 @@ class FakeTriggers final : public TriggeredOps {
         }
         const Op op = *it;
         it = ops_.erase(it);
-        if (op.src != nullptr)
-          std::memcpy(op.dst, op.src, op.bytes);
+        if (op.src != nullptr) std::memcpy(op.dst, op.src, op.bytes);
         else
           std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(op.dst))
               .store(op.value, std::memory_order_release);
@@ -163,16 +163,19 @@ namespace {
 // Windows of two ranks on "different nodes": signal words and data are
 // reached only through the "processes'" TriggeredOps (kNet regions), fake0
 // and fake1.
-void make_remote_windows(const FakeSegment& segment, std::unique_ptr<StreamWindow> (&windows)[kRanks],
-                         FakeTriggers& fake0, FakeTriggers& fake1) {
+void make_remote_windows(const FakeSegment& segment,
+                         std::unique_ptr<StreamWindow> (&windows)[kRanks], FakeTriggers& fake0,
+                         FakeTriggers& fake1) {
   g_fakes[0] = &fake0;
   g_fakes[1] = &fake1;
   g_next_fake = 0;
   for (int r = 0; r < kRanks; ++r) {
     WindowView view = segment.view(r);
     view.spans_nodes = true;
-    view.post0 = WindowLayout(std::vector<uint64_t>(kRanks, kDataBytes), false, 0).stream_post_signal(0);
-    view.complete0 = WindowLayout(std::vector<uint64_t>(kRanks, kDataBytes), false, 0).stream_complete_signal(0);
+    view.post0 =
+        WindowLayout(std::vector<uint64_t>(kRanks, kDataBytes), false, 0).stream_post_signal(0);
+    view.complete0 =
+        WindowLayout(std::vector<uint64_t>(kRanks, kDataBytes), false, 0).stream_complete_signal(0);
     for (int t = 0; t < kRanks; ++t) {
       Region control;
       control.kind = RegionKind::kNet;
@@ -340,7 +343,9 @@ TEST(TriggeredOpExecutor, StaticWaitsForEveryEpochAdaptiveReuses) {
   set_st_param("throttle", "adaptive");
   // Static: the second post waited for rank 1, and its one stall reclaimed
   // both epochs at once, with nothing left held.
-  EXPECT_FALSE(st.returned_before_peer) << "stalls " << st.rank0.throttle_stalls << " reclaimed " << st.rank0.throttle_reclaimed << " max " << st.rank0.counters_max_in_use << " posted " << st.rank0.posted;
+  EXPECT_FALSE(st.returned_before_peer)
+      << "stalls " << st.rank0.throttle_stalls << " reclaimed " << st.rank0.throttle_reclaimed
+      << " max " << st.rank0.counters_max_in_use << " posted " << st.rank0.posted;
   EXPECT_GE(st.second_post_s, 0.9);
   EXPECT_GE(st.rank0.throttle_stalls, 1u);
   EXPECT_GE(st.rank0.throttle_ns, 900000000u);
@@ -399,8 +404,9 @@ TEST(TriggeredOpExecutor, CounterWaitsGiveUpAfterWaitTimeout) {
   EXPECT_EQ(fake1.in_use(), 1);
 
   ASSERT_EQ(windows[origin]->start({&target, 1}), MPI_SUCCESS);
-  const auto [access_err, access_s] =
-      timed([&] { return windows[origin]->record(op, {&run, 1}, {&piece, 1}); });
+  const auto [access_err, access_s] = timed([&] {
+    return windows[origin]->record(op, {&run, 1}, {&piece, 1});
+  });
   EXPECT_EQ(util::error_class_of(access_err), MPI_ERR_OTHER) << util::error_string(access_err);
   EXPECT_NE(util::error_string(access_err).find("STMPI_ST_WAIT_TIMEOUT"), std::string::npos)
       << util::error_string(access_err);
@@ -410,8 +416,9 @@ TEST(TriggeredOpExecutor, CounterWaitsGiveUpAfterWaitTimeout) {
   windows[origin]->abandon_access();
   EXPECT_EQ(fake0.in_use(), 2);  // the failed epoch took nothing
 
-  const auto [exposure_err, exposure_s] =
-      timed([&] { return windows[target]->post({&origin, 1}, *streams[target]); });
+  const auto [exposure_err, exposure_s] = timed([&] {
+    return windows[target]->post({&origin, 1}, *streams[target]);
+  });
   EXPECT_EQ(util::error_class_of(exposure_err), MPI_ERR_OTHER) << util::error_string(exposure_err);
   EXPECT_NE(util::error_string(exposure_err).find("STMPI_ST_WAIT_TIMEOUT"), std::string::npos)
       << util::error_string(exposure_err);

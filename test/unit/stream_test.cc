@@ -27,8 +27,8 @@
 #include "stream/kernel_params.h"
 #include "stream/registry.h"
 #include "stream/settings.h"
-#include "util/param.h"
 #include "stream_test_helpers.h"
+#include "util/param.h"
 
 namespace stmpi::stream {
 namespace {
@@ -433,11 +433,11 @@ TEST(HostStreamExecutor, CallerRunsQueuedWorkInSynchronize) {
   EXPECT_GE(c.caller_ops, static_cast<uint64_t>(kOps));
   EXPECT_EQ(c.caller_ops + c.executor_ops, static_cast<uint64_t>(kOps) + 1);
   EXPECT_EQ(c.sync_waits, 1u);
-  std::printf("[ measure  ] caller runs: %llu of %d operations run by the synchronizing thread, "
-              "%llu by the stream thread, %llu wake-ups\n",
-              static_cast<unsigned long long>(c.caller_ops), kOps + 1,
-              static_cast<unsigned long long>(c.executor_ops),
-              static_cast<unsigned long long>(c.wakeups));
+  std::printf(
+      "[ measure  ] caller runs: %llu of %d operations run by the synchronizing thread, "
+      "%llu by the stream thread, %llu wake-ups\n",
+      static_cast<unsigned long long>(c.caller_ops), kOps + 1,
+      static_cast<unsigned long long>(c.executor_ops), static_cast<unsigned long long>(c.wakeups));
 }
 
 // With caller runs off, synchronize only waits: the stream's thread runs
@@ -516,7 +516,8 @@ TEST(HostStream, ManyStreams) {
   std::vector<std::atomic<int>> counters(kStreams);
   for (int i = 0; i < kStreams; ++i) {
     ASSERT_EQ(streams[i]->wait_value(&words[i], 1), MPI_SUCCESS);
-    for (int k = 0; k < 100; ++k) ASSERT_EQ(streams[i]->launch(increment, &counters[i]), MPI_SUCCESS);
+    for (int k = 0; k < 100; ++k)
+      ASSERT_EQ(streams[i]->launch(increment, &counters[i]), MPI_SUCCESS);
     ASSERT_EQ(streams[i]->write_value(&words[i + 1], 1), MPI_SUCCESS);
   }
   __atomic_store_n(&words[0], 1, __ATOMIC_RELEASE);
@@ -537,9 +538,10 @@ TEST(HostStream, IdleStreamUsesNoCpu) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const int64_t used = stream->executor().thread_cpu_ns() - before;
   ASSERT_GE(before, 0);
-  std::printf("[ measure  ] idle host stream: executor thread used %.1f us of CPU in 200 ms "
-              "(spin_us=%d)\n",
-              static_cast<double>(used) / 1e3, settings().spin_us);
+  std::printf(
+      "[ measure  ] idle host stream: executor thread used %.1f us of CPU in 200 ms "
+      "(spin_us=%d)\n",
+      static_cast<double>(used) / 1e3, settings().spin_us);
   RecordProperty("idle_cpu_ns_per_200ms", std::to_string(used));
   EXPECT_LT(used, 2'000'000) << "an idle stream should sleep (1% of 200 ms is 2 ms)";
   // And it still wakes up for new work, and the clock does see work. Not
@@ -548,7 +550,8 @@ TEST(HostStream, IdleStreamUsesNoCpu) {
   const int64_t busy_before = stream->executor().thread_cpu_ns();
   ASSERT_EQ(stream->launch(
                 [](void* arg) {
-                  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+                  const auto until =
+                      std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
                   while (std::chrono::steady_clock::now() < until) {
                   }
                   increment(arg);
@@ -603,14 +606,16 @@ TEST(HostStream, EnqueueCost) {
     wake_ns += std::chrono::duration<double, std::nano>(t1 - t0).count() / kWakes;
     round_trip_ns += std::chrono::duration<double, std::nano>(t2 - t0).count() / kWakes;
   }
-  std::printf("[ measure  ] host stream enqueue: %.0f ns/op (launch, executor awake), "
-              "%.0f ns/op executed end to end\n",
-              enqueue_ns, run_ns);
+  std::printf(
+      "[ measure  ] host stream enqueue: %.0f ns/op (launch, executor awake), "
+      "%.0f ns/op executed end to end\n",
+      enqueue_ns, run_ns);
   std::printf("[ measure  ] host stream enqueue: %.0f ns per merged 26-word signal write\n",
               signal_ns);
-  std::printf("[ measure  ] host stream enqueue to a sleeping executor: %.0f ns (futex wake), "
-              "%.0f ns until synchronize returns\n",
-              wake_ns, round_trip_ns);
+  std::printf(
+      "[ measure  ] host stream enqueue to a sleeping executor: %.0f ns (futex wake), "
+      "%.0f ns until synchronize returns\n",
+      wake_ns, round_trip_ns);
   RecordProperty("enqueue_ns_per_op", std::to_string(enqueue_ns));
   EXPECT_LT(enqueue_ns, 5000.0);
   EXPECT_EQ(counter.load(), kWakes);

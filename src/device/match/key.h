@@ -74,7 +74,8 @@ constexpr bool matches(const Key& pattern, const Key& msg) noexcept {
 
 constexpr uint64_t pack(const Key& key) noexcept {
   const uint64_t context_id = key.context_id & kContextIdMask;
-  const uint64_t source = key.source == kAnySource ? 0 : static_cast<uint32_t>(key.source) & kSourceMask;
+  const uint64_t source =
+      key.source == kAnySource ? 0 : static_cast<uint32_t>(key.source) & kSourceMask;
   const uint64_t tag = key.tag == kAnyTag ? 0 : static_cast<uint32_t>(key.tag) & kTagMask;
   return (context_id << kContextIdShift) | (source << kSourceShift) | (tag << kTagShift);
 }
@@ -156,7 +157,9 @@ class IntrusiveList {
 
   // Walk: for (T* e = list.first(); e; e = list.next_of(e))
   [[nodiscard]] T* first() const noexcept { return to_item(head_.next_); }
-  [[nodiscard]] T* next_of(T* item) const noexcept { return to_item(static_cast<Hook*>(item)->next_); }
+  [[nodiscard]] T* next_of(T* item) const noexcept {
+    return to_item(static_cast<Hook*>(item)->next_);
+  }
 
  private:
   T* to_item(Hook* hook) const noexcept { return hook == &head_ ? nullptr : static_cast<T*>(hook); }

@@ -76,8 +76,12 @@ std::string caps_text(uint64_t caps) {
   static const struct {
     uint64_t bit;
     const char* name;
-  } kNames[] = {{FI_MSG, "FI_MSG"},     {FI_RMA, "FI_RMA"},           {FI_ATOMIC, "FI_ATOMIC"},
-                {FI_TAGGED, "FI_TAGGED"}, {FI_MULTI_RECV, "FI_MULTI_RECV"}, {FI_TRIGGER, "FI_TRIGGER"}};
+  } kNames[] = {{FI_MSG, "FI_MSG"},
+                {FI_RMA, "FI_RMA"},
+                {FI_ATOMIC, "FI_ATOMIC"},
+                {FI_TAGGED, "FI_TAGGED"},
+                {FI_MULTI_RECV, "FI_MULTI_RECV"},
+                {FI_TRIGGER, "FI_TRIGGER"}};
   std::string text;
   for (const auto& n : kNames) {
     if ((caps & n.bit) == 0) continue;
@@ -170,25 +174,27 @@ int select_provider(const std::string& provider, const std::string& bind_address
     choice->bind_address = bind_address;
     choice->description =
         std::string(best->fabric_attr->prov_name) + " (fabric " + best->fabric_attr->name +
-        ", domain " + best->domain_attr->name + ", caps " + caps_text(best->caps) +
-        ", mr_mode 0x" + [&] {
+        ", domain " + best->domain_attr->name + ", caps " + caps_text(best->caps) + ", mr_mode 0x" +
+        [&] {
           char hex[16];
           snprintf(hex, sizeof hex, "%x", static_cast<unsigned>(best->domain_attr->mr_mode));
           return std::string(hex);
-        }() + ", " + (choice->auto_progress ? "automatic" : "manual") + " progress, " +
+        }() +
+        ", " + (choice->auto_progress ? "automatic" : "manual") + " progress, " +
         (bind_address.empty() ? std::string("address chosen by the provider")
-                              : "bound to " + bind_address) + ")";
+                              : "bound to " + bind_address) +
+        ")";
     return 0;
   }
-  const std::string asked = provider.empty() ? std::string("any provider")
-                                             : "provider '" + provider + "'";
-  *error = "libfabric has no endpoint for " + asked + " with FI_EP_RDM and " +
-           caps_text(kRequiredCaps) +
-           (bind_address.empty() ? std::string() : " bound to " + bind_address) +
-           "; available for FI_EP_RDM: " + available(provider, bind_address) +
-           (provider.empty() ? std::string() : " (all providers: " + available("", bind_address) + ")") +
-           ". Set STMPI_OFI_PROVIDER to a provider with these capabilities"
-           ", STMPI_OFI_IFACE to another address, or STMPI_NETMOD=none to run without the network";
+  const std::string asked =
+      provider.empty() ? std::string("any provider") : "provider '" + provider + "'";
+  *error =
+      "libfabric has no endpoint for " + asked + " with FI_EP_RDM and " + caps_text(kRequiredCaps) +
+      (bind_address.empty() ? std::string() : " bound to " + bind_address) +
+      "; available for FI_EP_RDM: " + available(provider, bind_address) +
+      (provider.empty() ? std::string() : " (all providers: " + available("", bind_address) + ")") +
+      ". Set STMPI_OFI_PROVIDER to a provider with these capabilities"
+      ", STMPI_OFI_IFACE to another address, or STMPI_NETMOD=none to run without the network";
   return -1;
 }
 
@@ -202,9 +208,9 @@ int Fabric::open_endpoint(Endpoint* e, uint64_t cntr_events, std::string* error)
   if (cntr_events & FI_WRITE) {
     rma_info = fi_dupinfo(info);
     if (rma_info == nullptr) return *error = "fi_dupinfo: out of memory", -1;
-    rma_info->tx_attr->op_flags = (rma_info->tx_attr->op_flags &
-                                   ~(FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE)) |
-                                  FI_DELIVERY_COMPLETE;
+    rma_info->tx_attr->op_flags =
+        (rma_info->tx_attr->op_flags & ~(FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE)) |
+        FI_DELIVERY_COMPLETE;
     info = rma_info;
   }
   long rc = fi_endpoint(domain_, info, &e->ep, nullptr);
@@ -291,10 +297,12 @@ int Fabric::insert_peers(const std::vector<std::string>& names, std::string* err
     std::size_t at = 0;
     for (Endpoint* e : {&msg_, &rma_}) {
       uint32_t n = 0;
-      if (all.size() < at + sizeof n) return *error = "bad endpoint name of rank " + std::to_string(rank), -1;
+      if (all.size() < at + sizeof n)
+        return *error = "bad endpoint name of rank " + std::to_string(rank), -1;
       std::memcpy(&n, all.data() + at, sizeof n);
       at += sizeof n;
-      if (all.size() < at + n) return *error = "bad endpoint name of rank " + std::to_string(rank), -1;
+      if (all.size() < at + n)
+        return *error = "bad endpoint name of rank " + std::to_string(rank), -1;
       const int rc = fi_av_insert(e->av, all.data() + at, 1, &e->peers[rank], 0, nullptr);
       if (rc != 1) {
         *error = fi_error("fi_av_insert", rc < 0 ? rc : -FI_EINVAL) + " (rank " +

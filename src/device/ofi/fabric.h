@@ -21,12 +21,12 @@ namespace stmpi::dev::ofi {
 
 // What select_provider found, and how it will be used.
 struct ProviderChoice {
-  fi_info* info = nullptr;      // owned by Fabric once opened
-  bool multi_recv = false;      // FI_MULTI_RECV receive buffers
-  bool auto_progress = false;   // data_progress == FI_PROGRESS_AUTO
-  bool thread_safe = false;     // FI_THREAD_SAFE domain (a progress thread may poll)
-  std::string bind_address;     // node passed with FI_SOURCE ("" for none)
-  std::string description;      // for STMPI_DEVICE_VERBOSE and errors
+  fi_info* info = nullptr;     // owned by Fabric once opened
+  bool multi_recv = false;     // FI_MULTI_RECV receive buffers
+  bool auto_progress = false;  // data_progress == FI_PROGRESS_AUTO
+  bool thread_safe = false;    // FI_THREAD_SAFE domain (a progress thread may poll)
+  std::string bind_address;    // node passed with FI_SOURCE ("" for none)
+  std::string description;     // for STMPI_DEVICE_VERBOSE and errors
 };
 
 // Sets the provider environment defaults we know are needed (only where the
@@ -35,16 +35,14 @@ void apply_provider_defaults();
 
 // Resolves STMPI_OFI_IFACE ("auto", "none", an interface name, an IPv4
 // address) to the address to bind to; "" for none. 0, or -1 with *error.
-[[nodiscard]] int resolve_iface(const std::string& iface, std::string* address,
-                                std::string* error);
+[[nodiscard]] int resolve_iface(const std::string& iface, std::string* address, std::string* error);
 
 // fi_getinfo for FI_EP_RDM with FI_MSG|FI_RMA|FI_ATOMIC on `provider` (empty:
 // the first offered), asking for FI_MULTI_RECV and `progress` (automatic, or
 // manual: the module drives the provider) where offered. 0, or -1 with
 // *error naming what was asked, what is available and the parameter to change.
 [[nodiscard]] int select_provider(const std::string& provider, const std::string& bind_address,
-                                  fi_progress progress, ProviderChoice* choice,
-                                  std::string* error);
+                                  fi_progress progress, ProviderChoice* choice, std::string* error);
 
 // "FI_MSG|FI_RMA" for a capability mask (the bits this module cares about).
 std::string caps_text(uint64_t caps);

@@ -22,8 +22,7 @@ void MrCache::init(Fabric* fabric, int capacity) {
 int MrCache::register_range(const void* p, std::size_t bytes, Registration* out,
                             std::string* error) {
   const int mode = fabric_->info()->domain_attr->mr_mode;
-  const uint64_t access =
-      FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+  const uint64_t access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
   const uint64_t requested_key = (mode & FI_MR_PROV_KEY) ? 0 : next_key_++;
   if (bytes == 0) bytes = 1;
   fid_mr* mr = nullptr;

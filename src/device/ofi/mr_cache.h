@@ -28,9 +28,9 @@ class Fabric;
 
 struct Registration {
   fid_mr* mr = nullptr;
-  void* desc = nullptr;     // local descriptor (FI_MR_LOCAL), else nullptr
-  uint64_t key = 0;         // remote key
-  uintptr_t start = 0;      // first byte registered
+  void* desc = nullptr;  // local descriptor (FI_MR_LOCAL), else nullptr
+  uint64_t key = 0;      // remote key
+  uintptr_t start = 0;   // first byte registered
   std::size_t bytes = 0;
   // Address a remote peer uses for `p` inside this registration.
   uint64_t remote_address(const void* p) const;

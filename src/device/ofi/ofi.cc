@@ -1,15 +1,15 @@
 #include "device/ofi/ofi.h"
 
-#include <rdma/fi_cm.h>
-#include <rdma/fi_errno.h>
 #include <dirent.h>
 #include <poll.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_errno.h>
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 
-#include <cerrno>
 #include <unistd.h>
+#include <cerrno>
 
 #include <algorithm>
 #include <chrono>
@@ -97,8 +97,8 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   if (select_provider(s.provider, address, want, &choice, error) != 0) return -1;
   // The progress thread sleeps on the provider's descriptors where it can
   // (progress_thread_main); only a manual-progress domain has one.
-  const bool want_wait_set = s.progress_block == "auto" && !choice.auto_progress &&
-                             s.progress_thread != "no";
+  const bool want_wait_set =
+      s.progress_block == "auto" && !choice.auto_progress && s.progress_thread != "no";
   if (fabric_.open(std::move(choice), want_wait_set, error) != 0) {
     *error = "libfabric provider " + fabric_.choice().description + ": " + *error;
     return -1;
@@ -146,9 +146,9 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   // A waiting rank must leave CPU time to the threads that progress the
   // provider (util/backoff.h): other ranks' one-sided operations on this
   // rank's memory and its arrivals wait for them.
-  const bool host_threads = s.host_progress == "yes" ||
-                            (s.host_progress == "auto" && fabric_.choice().auto_progress &&
-                             software_provider(fabric_.info()->fabric_attr->prov_name));
+  const bool host_threads =
+      s.host_progress == "yes" || (s.host_progress == "auto" && fabric_.choice().auto_progress &&
+                                   software_provider(fabric_.info()->fabric_attr->prov_name));
   util::set_host_progress_threads(host_threads);
   initialized_ = true;
   g_instance = this;
@@ -185,10 +185,8 @@ void Ofi::prioritize_provider_threads(const std::vector<pid_t>& before) {
     if (std::binary_search(before.begin(), before.end(), tid)) continue;
     ++provider_threads_;
     if (nice == 0) continue;
-    if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) != 0)
-      provider_nice_failed_ = errno;
-    else
-      ++provider_threads_reniced_;
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) != 0) provider_nice_failed_ = errno;
+    else ++provider_threads_reniced_;
   }
 }
 
@@ -205,8 +203,9 @@ int Ofi::setup_buffers(std::string* error) {
     if (rc != 0) return *error = fi_error("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc), -1;
   } else {
     recv_buffer_size_ = eager_size_;
-    count = std::max<std::size_t>(s.recv_buffers, std::min<std::size_t>(
-        static_cast<std::size_t>(credits_) * 2, info->rx_attr->size));
+    count = std::max<std::size_t>(
+        s.recv_buffers,
+        std::min<std::size_t>(static_cast<std::size_t>(credits_) * 2, info->rx_attr->size));
   }
   count = std::min<std::size_t>(count, info->rx_attr->size);
   recv_memory_.reset(new char[count * recv_buffer_size_]);
@@ -244,7 +243,8 @@ int Ofi::post_recv(uint32_t index) {
   msg.iov_count = 1;
   msg.addr = FI_ADDR_UNSPEC;
   msg.context = &recv_ctx_[index].fi;
-  const uint64_t flags = fabric_.choice().multi_recv ? FI_MULTI_RECV | FI_COMPLETION : FI_COMPLETION;
+  const uint64_t flags =
+      fabric_.choice().multi_recv ? FI_MULTI_RECV | FI_COMPLETION : FI_COMPLETION;
   for (;;) {
     const ssize_t rc = fi_recvmsg(fabric_.msg().ep, &msg, flags);
     if (rc == 0) return 0;
@@ -263,8 +263,11 @@ bool Ofi::send(int peer, const WireHeader& h, const void* payload) {
   }
   Endpoint& e = fabric_.msg();
   const std::size_t total = kHeaders + h.payload_bytes;
-  OfiPrefix prefix{rank_, send_seq_[peer], static_cast<uint16_t>(std::min(owed_[peer], 65535)),
-                   kTypeMessage, {}};
+  OfiPrefix prefix{rank_,
+                   send_seq_[peer],
+                   static_cast<uint16_t>(std::min(owed_[peer], 65535)),
+                   kTypeMessage,
+                   {}};
   // Always through a bounce buffer with a completion (no fi_inject): finalize
   // waits for every send to complete before it closes the endpoint, which
   // would otherwise drop messages the provider still holds.
@@ -290,7 +293,8 @@ bool Ofi::send(int peer, const WireHeader& h, const void* payload) {
 bool Ofi::send_credit(int peer) {
   if (credit_busy_[peer]) return false;
   OfiPrefix& prefix = credit_buf_[peer];
-  prefix = OfiPrefix{rank_, 0, static_cast<uint16_t>(std::min(owed_[peer], 65535)), kTypeCredit, {}};
+  prefix =
+      OfiPrefix{rank_, 0, static_cast<uint16_t>(std::min(owed_[peer], 65535)), kTypeCredit, {}};
   Endpoint& e = fabric_.msg();
   OpContext& op = credit_ctx_[peer];
   op.kind = OpContext::Kind::kCredit;
@@ -317,8 +321,8 @@ void Ofi::handle_cq_error(fid_cq* cq) {
   if (fi_cq_readerr(cq, &err, 0) != 1) return;
   auto* op = static_cast<OpContext*>(err.op_context);
   const char* text = fi_cq_strerror(cq, err.prov_errno, err.err_data, nullptr, 0);
-  const std::string message = std::string(fi_strerror(err.err)) + " (provider: " +
-                              (text ? text : "no detail") + ")";
+  const std::string message =
+      std::string(fi_strerror(err.err)) + " (provider: " + (text ? text : "no detail") + ")";
   if (op == nullptr) fatal("a network operation failed: " + message);
   switch (op->kind) {
     case OpContext::Kind::kPull:
@@ -338,8 +342,7 @@ void Ofi::handle_cq_error(fid_cq* cq) {
     case OpContext::Kind::kRma:
       error_ = "one-sided operation to rank " + std::to_string(op->peer) + " failed: " + message;
       return;
-    default:
-      fatal("send to rank " + std::to_string(op->peer) + " failed: " + message);
+    default: fatal("send to rank " + std::to_string(op->peer) + " failed: " + message);
   }
 }
 
@@ -366,27 +369,24 @@ int Ofi::poll_completions(std::vector<Arrival>* arrivals) {
                                    : recv_memory_.get() + op->index * recv_buffer_size_;
             OfiPrefix prefix;
             std::memcpy(&prefix, data, sizeof prefix);
-            if (prefix.sender >= 0 && prefix.sender < size_) send_credits_[prefix.sender] += prefix.credits;
+            if (prefix.sender >= 0 && prefix.sender < size_)
+              send_credits_[prefix.sender] += prefix.credits;
             if (prefix.type == kTypeMessage && c.len >= kHeaders && prefix.sender >= 0 &&
                 prefix.sender < size_)
               arrive(prefix, data, c.len, arrivals);
           }
-          if (!fabric_.choice().multi_recv || (c.flags & FI_MULTI_RECV)) repost_.push_back(op->index);
+          if (!fabric_.choice().multi_recv || (c.flags & FI_MULTI_RECV))
+            repost_.push_back(op->index);
           break;
         }
-        case OpContext::Kind::kSend:
-          bounce_free_.push_back(op->index);
-          break;
-        case OpContext::Kind::kCredit:
-          credit_busy_[op->peer] = 0;
-          break;
+        case OpContext::Kind::kSend: bounce_free_.push_back(op->index); break;
+        case OpContext::Kind::kCredit: credit_busy_[op->peer] = 0; break;
         case OpContext::Kind::kPull:
           if (op->reg) cache_.release(op->reg);
           protocol::pull_done(op->req, true);
           delete op;
           break;
-        default:
-          break;
+        default: break;
       }
       ++handled;
     }
@@ -475,8 +475,8 @@ PullStatus Ofi::pull(int peer, const WireHeader& rts, void* local, std::size_t b
     return PullStatus::kPending;
   }
   const Endpoint& e = fabric_.msg();
-  const ssize_t rc = fi_read(e.ep, local, bytes, op->reg ? op->reg->desc : nullptr,
-                             e.peers[peer], rts.address, rts.rkey, &op->fi);
+  const ssize_t rc = fi_read(e.ep, local, bytes, op->reg ? op->reg->desc : nullptr, e.peers[peer],
+                             rts.address, rts.rkey, &op->fi);
   if (rc == -FI_EAGAIN) {
     pending_pulls_.push_back(PendingPull{op, local, bytes, rts.address, rts.rkey});
     return PullStatus::kPending;
@@ -492,8 +492,9 @@ PullStatus Ofi::pull(int peer, const WireHeader& rts, void* local, std::size_t b
 
 void Ofi::drain_sends() {
   if (!initialized_) return;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::seconds(settings().timeout_s > 0 ? settings().timeout_s : 3600);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::seconds(settings().timeout_s > 0 ? settings().timeout_s : 3600);
   auto busy = [&] {
     if (bounce_free_.size() != bounce_ctx_.size()) return true;
     for (uint8_t b : credit_busy_)
@@ -548,7 +549,8 @@ void Ofi::progress_thread_main(int sleep_us) {
     count(thread_polls_);
     nap_us = sleep_us;
     if (wait_fd < 0) {
-      if (nap_us > 0) usleep(static_cast<useconds_t>(nap_us)); else sched_yield();
+      if (nap_us > 0) usleep(static_cast<useconds_t>(nap_us));
+      else sched_yield();
       continue;
     }
     if (fabric_.trywait() != 0) continue;  // the provider has work: drive it again at once

@@ -66,17 +66,17 @@ struct OpContext {
   fi_context2 fi{};
   Kind kind = Kind::kRecv;
   int peer = -1;
-  uint32_t index = 0;            // kRecv, kSend: buffer number
-  RequestDev* req = nullptr;     // kPull
-  Registration* reg = nullptr;   // kPull: the local registration (FI_MR_LOCAL)
-  bool done = false;             // kBlocking
-  int error = 0;                 // kBlocking: the provider's error number
+  uint32_t index = 0;           // kRecv, kSend: buffer number
+  RequestDev* req = nullptr;    // kPull
+  Registration* reg = nullptr;  // kPull: the local registration (FI_MR_LOCAL)
+  bool done = false;            // kBlocking
+  int error = 0;                // kBlocking: the provider's error number
 };
 
 // How the module reaches the rest of the job during init: an allgather of
 // byte strings over every rank (the device implements it with PMI).
-using Allgather = std::function<int(const std::string& mine, std::vector<std::string>* all,
-                                    std::string* error)>;
+using Allgather =
+    std::function<int(const std::string& mine, std::vector<std::string>* all, std::string* error)>;
 
 // Called when a completion fails that no request can report (an eager
 // send): the device aborts the job with the text. Defaults to stderr+abort.
@@ -106,8 +106,7 @@ class Ofi final {
   std::size_t max_payload() const { return eager_size_ - kHeaders; }
   int expose(int peer, const void* buf, std::size_t bytes, WireHeader* h);
   void unexpose(const WireHeader& h);
-  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes,
-                  RequestDev* req);
+  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes, RequestDev* req);
 
   // ---- one-sided operations (ofi_rma.cc). `raddr` is what the target's
   // window registration says (Registration::remote_address); `key` its key.
@@ -118,7 +117,8 @@ class Ofi final {
     cache_.deregister(r);
     --windows_;
   }
-  [[nodiscard]] int put(int peer, const void* buf, std::size_t bytes, uint64_t raddr, uint64_t key) {
+  [[nodiscard]] int put(int peer, const void* buf, std::size_t bytes, uint64_t raddr,
+                        uint64_t key) {
     return transfer(false, peer, const_cast<void*>(buf), bytes, raddr, key);
   }
   [[nodiscard]] int get(int peer, void* buf, std::size_t bytes, uint64_t raddr, uint64_t key) {
@@ -127,8 +127,8 @@ class Ofi final {
   // Whether the provider does `op` on `type` natively: kind 0 atomic, 1
   // fetching, 2 compare. Cached.
   bool atomic_valid(int kind, fi_op op, fi_datatype type);
-  [[nodiscard]] int atomic(int peer, fi_op op, fi_datatype type, const void* buf,
-                           std::size_t count, uint64_t raddr, uint64_t key);
+  [[nodiscard]] int atomic(int peer, fi_op op, fi_datatype type, const void* buf, std::size_t count,
+                           uint64_t raddr, uint64_t key);
   [[nodiscard]] int fetch_atomic(int peer, fi_op op, fi_datatype type, const void* buf,
                                  void* result, std::size_t count, uint64_t raddr, uint64_t key);
   [[nodiscard]] int compare_atomic(int peer, fi_datatype type, const void* compare,
@@ -149,9 +149,7 @@ class Ofi final {
   // The provider's own threads found at init (automatic progress).
   int provider_threads() const { return provider_threads_; }
   // Remote addresses are virtual addresses (FI_MR_VIRT_ADDR), else offsets.
-  bool virt_addr() const {
-    return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
-  }
+  bool virt_addr() const { return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0; }
   MrCache& cache() { return cache_; }
   Fabric& fabric() { return fabric_; }
   // Runs `fn` at finalize, before the endpoints and the domain close (users
@@ -220,7 +218,7 @@ class Ofi final {
   int credits_ = 0;
   std::vector<int> send_credits_;
   std::vector<int> owed_;
-  std::vector<OpContext> credit_ctx_;   // one credit-only message in flight per peer
+  std::vector<OpContext> credit_ctx_;  // one credit-only message in flight per peer
   std::vector<uint8_t> credit_busy_;
   std::vector<OfiPrefix> credit_buf_;
   std::size_t credit_waits_ = 0;
@@ -262,12 +260,12 @@ class Ofi final {
 
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
-  int stop_fd_ = -1;  // eventfd that wakes a sleeping progress thread at finalize
-  int thread_nice_ = 0;                    // STMPI_OFI_PROGRESS_THREAD_NICE
+  int stop_fd_ = -1;     // eventfd that wakes a sleeping progress thread at finalize
+  int thread_nice_ = 0;  // STMPI_OFI_PROGRESS_THREAD_NICE
   std::atomic<int> thread_nice_failed_{0};  // errno of setpriority, 0 if it worked
-  int provider_threads_ = 0;          // the provider's own threads (automatic progress)
-  int provider_threads_reniced_ = 0;  // of those, set to STMPI_OFI_PROVIDER_THREAD_NICE
-  int provider_nice_failed_ = 0;      // errno of a setpriority that failed, 0 if none
+  int provider_threads_ = 0;                // the provider's own threads (automatic progress)
+  int provider_threads_reniced_ = 0;        // of those, set to STMPI_OFI_PROVIDER_THREAD_NICE
+  int provider_nice_failed_ = 0;            // errno of a setpriority that failed, 0 if none
   // Calls of poll() and turns of the one-sided waits (flush, a blocking
   // atomic or read, a retry after -FI_EAGAIN), which the progress thread
   // reads to stay off the provider while a rank drives it. The RMA waits
@@ -280,11 +278,11 @@ class Ofi final {
   // (counted as polling). Defined in ofi_rma.cc, its only user.
   template <class Issue>
   ssize_t retry_eagain(fid_cntr* cntr, Issue&& issue);
-  std::atomic<uint64_t> thread_polls_{0};  // provider polls made by the progress thread
-  std::atomic<uint64_t> thread_blocks_{0};   // its sleeps on the provider's descriptors
-  std::atomic<uint64_t> thread_wakeups_{0};  // sleeps that the network ended
-  std::atomic<uint64_t> thread_timeouts_{0}; // sleeps that ended by their timeout
-  int windows_ = 0;                         // registered windows (register_window)
+  std::atomic<uint64_t> thread_polls_{0};     // provider polls made by the progress thread
+  std::atomic<uint64_t> thread_blocks_{0};    // its sleeps on the provider's descriptors
+  std::atomic<uint64_t> thread_wakeups_{0};   // sleeps that the network ended
+  std::atomic<uint64_t> thread_timeouts_{0};  // sleeps that ended by their timeout
+  int windows_ = 0;                           // registered windows (register_window)
   std::vector<std::function<void()>> at_finalize_;
 };
 
@@ -292,7 +290,8 @@ template <class F>
 int Ofi::poll(F&& handler) {
   // The device polls every transport; a job without network peers never
   // opened this one.
-  if (!initialized_) [[unlikely]] return 0;
+  if (!initialized_) [[unlikely]]
+    return 0;
   polls_.store(polls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   arrivals_.clear();
   released_.clear();

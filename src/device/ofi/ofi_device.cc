@@ -9,15 +9,15 @@
 #include "device/device.h"
 #include "device/ofi/ofi.h"
 #include "device/ofi/settings.h"
-#include "util/error.h"
 #include "pmi/client.h"
+#include "util/error.h"
 
 namespace stmpi::dev::ofi {
 namespace {
 
 void abort_job(const std::string& message) {
-  pmi::client().abort(1, "STMPI network module (rank " + std::to_string(dev::world_rank()) +
-                             "): " + message);
+  pmi::client().abort(
+      1, "STMPI network module (rank " + std::to_string(dev::world_rank()) + "): " + message);
 }
 
 }  // namespace
@@ -32,7 +32,8 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
   const Settings& s = settings();
   if (s.netmod != "ofi")
     return util::make_error(
-        MPI_ERR_OTHER, "rank %d reaches rank %d through the network (node %d vs %d), but "
+        MPI_ERR_OTHER,
+        "rank %d reaches rank %d through the network (node %d vs %d), but "
         "STMPI_NETMOD=%s; set STMPI_NETMOD=ofi (the only network module of this build)",
         my_rank, remote.front(), table[my_rank].node, table[remote.front()].node, s.netmod.c_str());
   set_fatal_handler(abort_job);
@@ -45,7 +46,8 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
     all->assign(table.size(), std::string());
     for (int peer : remote) {
       if (pmi.get("ofi-" + std::to_string(peer), &(*all)[peer]) != 0) {
-        *error = "PMI get of rank " + std::to_string(peer) + "'s network address failed: " + pmi.error();
+        *error =
+            "PMI get of rank " + std::to_string(peer) + "'s network address failed: " + pmi.error();
         return -1;
       }
     }
@@ -54,8 +56,8 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
   };
   std::string error;
   if (init(my_rank, static_cast<int>(table.size()), allgather, verbose, &error) != 0)
-    return util::make_error(MPI_ERR_OTHER, "network module (ofi) init on rank %d: %s",
-                                   my_rank, error.c_str());
+    return util::make_error(MPI_ERR_OTHER, "network module (ofi) init on rank %d: %s", my_rank,
+                            error.c_str());
   return MPI_SUCCESS;
 }
 

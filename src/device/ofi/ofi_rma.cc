@@ -38,11 +38,19 @@ class Deadline {
 
 std::size_t ofi_datatype_size(fi_datatype type) {
   switch (type) {
-    case FI_INT8: case FI_UINT8: return 1;
-    case FI_INT16: case FI_UINT16: return 2;
-    case FI_INT32: case FI_UINT32: case FI_FLOAT: return 4;
-    case FI_INT64: case FI_UINT64: case FI_DOUBLE: case FI_FLOAT_COMPLEX: return 8;
-    case FI_DOUBLE_COMPLEX: case FI_LONG_DOUBLE: return 16;
+    case FI_INT8:
+    case FI_UINT8: return 1;
+    case FI_INT16:
+    case FI_UINT16: return 2;
+    case FI_INT32:
+    case FI_UINT32:
+    case FI_FLOAT: return 4;
+    case FI_INT64:
+    case FI_UINT64:
+    case FI_DOUBLE:
+    case FI_FLOAT_COMPLEX: return 8;
+    case FI_DOUBLE_COMPLEX:
+    case FI_LONG_DOUBLE: return 16;
     case FI_LONG_DOUBLE_COMPLEX: return 32;
     default: return 0;
   }
@@ -126,7 +134,8 @@ int Ofi::atomic(int peer, fi_op op, fi_datatype type, const void* buf, std::size
     return fi_atomic(e.ep, buf, count, reg ? reg->desc : nullptr, e.peers[peer], raddr, key, type,
                      op, &ctx->fi);
   });
-  if (rc != 0) return error_ = fi_error("fi_atomic", rc) + " (to rank " + std::to_string(peer) + ")", -1;
+  if (rc != 0)
+    return error_ = fi_error("fi_atomic", rc) + " (to rank " + std::to_string(peer) + ")", -1;
   ++rma_issued_;
   return 0;
 }
@@ -147,8 +156,8 @@ int Ofi::fetch_atomic(int peer, fi_op op, fi_datatype type, const void* buf, voi
   ctx->peer = peer;
   const ssize_t rc = retry_eagain(e.cntr, [&] {
     return fi_fetch_atomic(e.ep, buf, count, reg ? reg->desc : nullptr, result,
-                           result_reg ? result_reg->desc : nullptr, e.peers[peer], raddr, key,
-                           type, op, &ctx->fi);
+                           result_reg ? result_reg->desc : nullptr, e.peers[peer], raddr, key, type,
+                           op, &ctx->fi);
   });
   if (rc != 0)
     return error_ = fi_error("fi_fetch_atomic", rc) + " (to rank " + std::to_string(peer) + ")", -1;
@@ -177,7 +186,8 @@ int Ofi::compare_atomic(int peer, fi_datatype type, const void* compare, const v
                              FI_CSWAP, &ctx->fi);
   });
   if (rc != 0)
-    return error_ = fi_error("fi_compare_atomic", rc) + " (to rank " + std::to_string(peer) + ")", -1;
+    return error_ = fi_error("fi_compare_atomic", rc) + " (to rank " + std::to_string(peer) + ")",
+           -1;
   ++rma_issued_;
   return 0;
 }
@@ -197,18 +207,18 @@ int Ofi::flush() {
         fi_cq_entry dummy;
         (void)fi_cq_read(e.cq, &dummy, 1);
       }
-      const char* text = err.err ? fi_cq_strerror(e.cq, err.prov_errno, err.err_data, nullptr, 0)
-                                 : nullptr;
+      const char* text =
+          err.err ? fi_cq_strerror(e.cq, err.prov_errno, err.err_data, nullptr, 0) : nullptr;
       error_ = std::string("a one-sided operation failed: ") +
-               (err.err ? fi_strerror(err.err) : "error counter raised") + " (provider: " +
-               (text ? text : "no detail") + ")";
+               (err.err ? fi_strerror(err.err) : "error counter raised") +
+               " (provider: " + (text ? text : "no detail") + ")";
       rma_issued_ = done + errors;  // the failed ones will never complete
       return -1;
     }
     if (done + errors >= rma_issued_) break;
     if (deadline.passed(spins)) {
-      error_ = "one-sided operations did not complete (" + std::to_string(rma_issued_ - done - errors) +
-               " outstanding): " + deadline.text();
+      error_ = "one-sided operations did not complete (" +
+               std::to_string(rma_issued_ - done - errors) + " outstanding): " + deadline.text();
       rma_issued_ = done + errors;  // forget them: a later flush must not wait again
       return -1;
     }
@@ -248,8 +258,8 @@ int Ofi::wait_blocking(OpContext* op, const char* what) {
   return 0;
 }
 
-uint64_t Ofi::blocking_atomic(int peer, fi_op op, const uint64_t* operand,
-                              const uint64_t* compare, uint64_t raddr, uint64_t key) {
+uint64_t Ofi::blocking_atomic(int peer, fi_op op, const uint64_t* operand, const uint64_t* compare,
+                              uint64_t raddr, uint64_t key) {
   Endpoint& e = fabric_.rma();
   // Operand, compare value and result side by side on the stack, so one
   // registration covers them where the provider needs local descriptors.
@@ -278,7 +288,8 @@ uint64_t Ofi::blocking_atomic(int peer, fi_op op, const uint64_t* operand,
   msg.context = &ctx.fi;
   const ssize_t rc = retry_eagain(e.cntr, [&] {
     if (op == FI_CSWAP)
-      return fi_compare_atomicmsg(e.ep, &msg, &cmp_ioc, &desc, 1, &res_ioc, &desc, 1, FI_COMPLETION);
+      return fi_compare_atomicmsg(e.ep, &msg, &cmp_ioc, &desc, 1, &res_ioc, &desc, 1,
+                                  FI_COMPLETION);
     if (op == FI_ATOMIC_WRITE) return fi_atomicmsg(e.ep, &msg, FI_COMPLETION);
     return fi_fetch_atomicmsg(e.ep, &msg, &res_ioc, &desc, 1, FI_COMPLETION);
   });

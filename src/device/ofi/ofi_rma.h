@@ -85,9 +85,9 @@ class OfiRma final {
     for (const rma::Run& run : runs) {
       const std::size_t count = run.bytes / acc.element_size;
       const uint64_t raddr = address(ofi, region, run.offset);
-      const int rc = fetch ? ofi.fetch_atomic(region.target, op, type, src, dst, count, raddr,
-                                              region.key)
-                           : ofi.atomic(region.target, op, type, src, count, raddr, region.key);
+      const int rc =
+          fetch ? ofi.fetch_atomic(region.target, op, type, src, dst, count, raddr, region.key)
+                : ofi.atomic(region.target, op, type, src, count, raddr, region.key);
       if (rc != 0) return error(ofi);
       if (src) src += run.bytes;
       if (dst) dst += run.bytes;

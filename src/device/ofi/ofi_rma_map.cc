@@ -12,8 +12,7 @@
 namespace stmpi::dev::ofi {
 
 int OfiRma::error(const Ofi& ofi) {
-  return util::make_error(MPI_ERR_OTHER,
-                                 "network RMA: %s", ofi.error().c_str());
+  return util::make_error(MPI_ERR_OTHER, "network RMA: %s", ofi.error().c_str());
 }
 
 int register_net_memory(void* base, std::size_t bytes, rma::NetRegistration* out,
@@ -26,7 +25,7 @@ int register_net_memory(void* base, std::size_t bytes, rma::NetRegistration* out
   if (ofi->register_window(base, bytes, reg, &error) != 0) {
     delete reg;
     return util::make_error(MPI_ERR_OTHER, "network RMA: registering %zu bytes: %s", bytes,
-                                   error.c_str());
+                            error.c_str());
   }
   // The owner's virtual address: OfiRma turns it into what the provider
   // wants (virtual address or offset), and the active-message fallback
@@ -92,8 +91,8 @@ int OfiRma::locked_accumulate(const rma::Region& region, std::span<const rma::Ru
 }
 
 int OfiRma::locked_compare_swap(const rma::Region& region, uint64_t offset,
-                                const rma::AccumulateOp& acc, const void* compare,
-                                const void* swap, void* out) {
+                                const rma::AccumulateOp& acc, const void* compare, const void* swap,
+                                void* out) {
   Ofi& ofi = *instance();
   const rma::Run run{offset, acc.element_size};
   const std::span<const rma::Run> runs(&run, 1);

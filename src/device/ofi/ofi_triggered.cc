@@ -390,8 +390,7 @@ int TriggeredNic::post_accumulate(const rma::Region& region, std::span<const rma
         return util::make_error(MPI_ERR_INTERN, "triggered accumulate: origin shorter than target");
       uint64_t n = std::min({run.bytes - done, origin[o].bytes - used, max_bytes});
       n -= n % acc.element_size;
-      if (n == 0)
-        return util::make_error(MPI_ERR_INTERN, "triggered accumulate: split element");
+      if (n == 0) return util::make_error(MPI_ERR_INTERN, "triggered accumulate: split element");
       pieces.push_back({origin[o].addr + used, run.offset + done, n});
       done += n;
       used += n;
@@ -407,8 +406,9 @@ int TriggeredNic::post_signal(const rma::Region& region, uint64_t offset, uint64
   std::lock_guard lock(mutex_);
   if (const int rc = check_post("signal", trigger, completion)) return rc;
   if (region.kind != rma::RegionKind::kNet)
-    return util::make_error(MPI_ERR_INTERN, "triggered signal on a region of another node "
-                                            "that the network module did not register");
+    return util::make_error(MPI_ERR_INTERN,
+                            "triggered signal on a region of another node "
+                            "that the network module did not register");
   uint64_t physical = 0;
   if (const int rc = physical_threshold(trigger, threshold, &physical)) return rc;
   const Piece piece{nullptr, offset, sizeof(uint64_t)};
@@ -421,13 +421,13 @@ int TriggeredNic::post_signal(const rma::Region& region, uint64_t offset, uint64
   return rc;
 }
 
-int TriggeredNic::post_pieces(OpKind kind, const rma::Region& region,
-                              std::span<const Piece> pieces, fi_op op, fi_datatype type,
-                              std::size_t element, CounterId trigger, uint64_t threshold,
-                              CounterId completion) {
+int TriggeredNic::post_pieces(OpKind kind, const rma::Region& region, std::span<const Piece> pieces,
+                              fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
+                              uint64_t threshold, CounterId completion) {
   if (region.kind != rma::RegionKind::kNet)
-    return util::make_error(MPI_ERR_INTERN, "triggered operation on a region of another node "
-                                            "that the network module did not register");
+    return util::make_error(MPI_ERR_INTERN,
+                            "triggered operation on a region of another node "
+                            "that the network module did not register");
   Counter& comp = counters_[completion];
   if (pieces.empty()) {
     // Nothing to move: done at once (it still counts as one completion).
@@ -518,7 +518,8 @@ int TriggeredNic::post_group(OpKind kind, const rma::Region& region, std::span<c
     const uint64_t flags = FI_TRIGGER | FI_DELIVERY_COMPLETE;
     call = s.atomic_op ? "fi_atomicmsg(FI_TRIGGER)" : "fi_writemsg(FI_TRIGGER)";
     rc = post_retrying(comp.cntr, [&] {
-      return s.atomic_op ? fi_atomicmsg(comp.ep, &atomic, flags) : fi_writemsg(comp.ep, &rma, flags);
+      return s.atomic_op ? fi_atomicmsg(comp.ep, &atomic, flags)
+                         : fi_writemsg(comp.ep, &rma, flags);
     });
   } else {
     s.work.threshold = physical;
@@ -640,15 +641,14 @@ void TriggeredNic::collect_errors_locked() {
     ++stats_.errors;
     const char* detail = fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0);
     Slot* s = slot_of_context(err.op_context);
-    last_error_ = std::string(fi_strerror(err.err)) + " (provider: " +
-                  (detail ? detail : "no detail") + ")";
+    last_error_ =
+        std::string(fi_strerror(err.err)) + " (provider: " + (detail ? detail : "no detail") + ")";
     if (s == nullptr) continue;
     attributed = true;
     // Reported by its completion counter and by its trigger counter.
-    const int code = util::make_error(MPI_ERR_OTHER,
-                                      "a triggered %s to rank %d failed (completion counter %u): %s",
-                                      s->atomic_op ? "atomic" : "write", s->target, s->completion,
-                                      last_error_.c_str());
+    const int code = util::make_error(
+        MPI_ERR_OTHER, "a triggered %s to rank %d failed (completion counter %u): %s",
+        s->atomic_op ? "atomic" : "write", s->target, s->completion, last_error_.c_str());
     for (CounterId id : {s->completion, s->trigger})
       if (counters_[id].error == MPI_SUCCESS) counters_[id].error = code;
   }

@@ -71,14 +71,14 @@ TriggeredBudget budget_from_settings();
 
 // What happened in the pool (per process).
 struct TriggeredStats {
-  uint64_t posted = 0;            // provider operations posted (writes, atomics, signals)
-  uint64_t ops_in_use = 0;        // post_* calls whose completion counter is not released
+  uint64_t posted = 0;      // provider operations posted (writes, atomics, signals)
+  uint64_t ops_in_use = 0;  // post_* calls whose completion counter is not released
   uint64_t counters_in_use = 0;
   uint64_t max_counters_in_use = 0;
-  uint64_t rotations = 0;         // counters reset in place to stay below the limit
-  uint64_t retired = 0;           // counters released with work still queued on them
-  uint64_t errors = 0;            // failed operations seen
-  uint64_t host_fired = 0;        // accumulates the NIC cannot do, run by the host
+  uint64_t rotations = 0;   // counters reset in place to stay below the limit
+  uint64_t retired = 0;     // counters released with work still queued on them
+  uint64_t errors = 0;      // failed operations seen
+  uint64_t host_fired = 0;  // accumulates the NIC cannot do, run by the host
 };
 
 // Runs an accumulate through the network module's ordinary (locked) path;
@@ -180,25 +180,25 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   };
   struct Counter {
     fid_cntr* cntr = nullptr;
-    fid_ep* ep = nullptr;            // native: ops completing on this counter
-    uint64_t base = 0;               // value = base + provider value
-    uint64_t max_threshold = 0;      // highest threshold posted on it (value scale)
-    uint64_t added = 0;              // by add_counter
-    uint64_t completions_owed = 0;   // ops posted to complete on it
-    uint64_t errors_seen = 0;        // provider error count already attributed
+    fid_ep* ep = nullptr;           // native: ops completing on this counter
+    uint64_t base = 0;              // value = base + provider value
+    uint64_t max_threshold = 0;     // highest threshold posted on it (value scale)
+    uint64_t added = 0;             // by add_counter
+    uint64_t completions_owed = 0;  // ops posted to complete on it
+    uint64_t errors_seen = 0;       // provider error count already attributed
     // When its error count rose with no completion-queue entry naming the op
     // yet (the provider raises the count first); epoch when none is pending.
     std::chrono::steady_clock::time_point unexplained_since{};
-    uint32_t units = 0;              // post_* calls completing on it (the budget)
-    std::vector<Slot*> slots;        // slots completing on it
-    std::vector<CounterId> joins;    // private counters released with it
-    std::vector<HostOp> host_ops;    // waiting on it (as trigger)
-    std::vector<StageTask> stage;    // copies its bumps do (as trigger)
+    uint32_t units = 0;                            // post_* calls completing on it (the budget)
+    std::vector<Slot*> slots;                      // slots completing on it
+    std::vector<CounterId> joins;                  // private counters released with it
+    std::vector<HostOp> host_ops;                  // waiting on it (as trigger)
+    std::vector<StageTask> stage;                  // copies its bumps do (as trigger)
     std::vector<std::unique_ptr<char[]>> buffers;  // staging of ops completing on it
     bool in_use = false;
     bool retired = false;
     bool doorbell_used = false;
-    int error = 0;                   // MPI error code of the first failure
+    int error = 0;  // MPI error code of the first failure
   };
   // One (origin bytes, target offset) piece of a transfer.
   struct Piece {
@@ -221,12 +221,12 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   void rotate_locked(Counter& c);
   int check_post(const char* what, CounterId trigger, CounterId completion) const;
   Slot* take_slot();
-  int post_pieces(OpKind kind, const rma::Region& region, std::span<const Piece> pieces,
-                  fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
-                  uint64_t threshold, CounterId completion);
-  int post_group(OpKind kind, const rma::Region& region, std::span<const Piece> group,
-                 fi_op op, fi_datatype type, std::size_t element, CounterId trigger,
-                 uint64_t physical, CounterId completion, const uint64_t* operand);
+  int post_pieces(OpKind kind, const rma::Region& region, std::span<const Piece> pieces, fi_op op,
+                  fi_datatype type, std::size_t element, CounterId trigger, uint64_t threshold,
+                  CounterId completion);
+  int post_group(OpKind kind, const rma::Region& region, std::span<const Piece> group, fi_op op,
+                 fi_datatype type, std::size_t element, CounterId trigger, uint64_t physical,
+                 CounterId completion, const uint64_t* operand);
   int submit(Slot& s, Counter& trigger, uint64_t physical, Counter& completion);
   int acquire_locked(CounterId* out);
   void recycle_locked(CounterId id);
@@ -238,8 +238,7 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   void fire_host_ops(bool wait);
   int run_host_op(HostOp& op);
   // Queues `op` on `trigger` (a unit of the budget, one completion owed).
-  int queue_host_op_locked(HostOp op, CounterId trigger, uint64_t threshold,
-                           CounterId completion);
+  int queue_host_op_locked(HostOp op, CounterId trigger, uint64_t threshold, CounterId completion);
   uint64_t remote_address(const rma::Region& region, uint64_t offset) const;
   Slot* slot_of_context(void* context);
 
@@ -247,9 +246,9 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   rma::st::TriggerMode mode_;
   TriggeredBudget budget_;
   std::mutex mutex_;
-  fi_info* info_ = nullptr;       // endpoint attributes for the pool's endpoints
-  fid_cq* cq_ = nullptr;          // errors of every pool endpoint
-  fid_ep* deferred_ep_ = nullptr; // deferred: every op is posted on it
+  fi_info* info_ = nullptr;              // endpoint attributes for the pool's endpoints
+  fid_cq* cq_ = nullptr;                 // errors of every pool endpoint
+  fid_ep* deferred_ep_ = nullptr;        // deferred: every op is posted on it
   fid_cntr* deferred_errors_ = nullptr;  // deferred: its error count
   uint64_t deferred_errors_seen_ = 0;
   std::chrono::steady_clock::time_point deferred_unexplained_since_{};
@@ -262,13 +261,13 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   std::vector<Slot*> free_slots_;
   uint64_t ops_in_use_ = 0;
-  bool atomic_write64_ = false;   // FI_ATOMIC_WRITE on FI_UINT64 for signals
+  bool atomic_write64_ = false;  // FI_ATOMIC_WRITE on FI_UINT64 for signals
   std::size_t atomic_max_bytes_ = 0;
-  std::string last_error_;        // the first failure's text (for every counter)
+  std::string last_error_;  // the first failure's text (for every counter)
   HostAccumulate host_accumulate_ = nullptr;
   HostGet host_get_ = nullptr;
   std::atomic<bool> host_ops_pending_{false};
-  std::recursive_mutex host_run_mutex_;  // held while host operations run
+  std::recursive_mutex host_run_mutex_;           // held while host operations run
   std::atomic<uint64_t> host_ops_unfinished_{0};  // queued, not yet run to the end
   TriggeredStats stats_;
 };

@@ -55,8 +55,9 @@ int TriggeredNic::post_read(const rma::Region& region, std::span<const rma::Run>
     return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                             "triggered read: no host path for reads is installed");
   if (region.kind != rma::RegionKind::kNet)
-    return util::make_error(MPI_ERR_INTERN, "triggered read from a region of another node "
-                                            "that the network module did not register");
+    return util::make_error(MPI_ERR_INTERN,
+                            "triggered read from a region of another node "
+                            "that the network module did not register");
   HostOp op;
   op.read = true;
   op.region = region;

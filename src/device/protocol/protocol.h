@@ -67,7 +67,8 @@ class Protocol {
 
   // Polls every transport and pushes queued work; returns how much moved.
   int progress() {
-    int moved = peers_.poll([this](const WireHeader& h, const char* payload) { handle(h, payload); });
+    int moved =
+        peers_.poll([this](const WireHeader& h, const char* payload) { handle(h, payload); });
     if (backlog_items_ != 0) moved += drain_backlogs();
     return moved;
   }
@@ -364,8 +365,7 @@ void Protocol<Peers>::deliver(RequestDev* req, const WireHeader& header, const c
     }
   }
   switch (pulled) {
-    case PullStatus::kPending:
-      return;  // the transport calls pull_done()
+    case PullStatus::kPending: return;  // the transport calls pull_done()
     case PullStatus::kUnsupported:
       // Ask the sender to stream the whole message.
       req->expected = header.total_bytes;
@@ -374,9 +374,7 @@ void Protocol<Peers>::deliver(RequestDev* req, const WireHeader& header, const c
                    reinterpret_cast<uint64_t>(req));
       return;
     case PullStatus::kDone:
-    case PullStatus::kFailed:
-      pull_done(req, pulled == PullStatus::kDone);
-      return;
+    case PullStatus::kFailed: pull_done(req, pulled == PullStatus::kDone); return;
   }
 }
 
@@ -385,7 +383,8 @@ void Protocol<Peers>::on_data(const WireHeader& header, const char* payload) {
   RequestDev* req = request_of(header.receiver_request);
   const std::size_t offset = header.address;
   if (offset < req->recv_capacity) {
-    const std::size_t fits = std::min<std::size_t>(header.payload_bytes, req->recv_capacity - offset);
+    const std::size_t fits =
+        std::min<std::size_t>(header.payload_bytes, req->recv_capacity - offset);
     std::memcpy(static_cast<char*>(req->recv_buf) + offset, payload, fits);
   }
   req->received += header.payload_bytes;
@@ -451,23 +450,18 @@ void Protocol<Peers>::handle(const WireHeader& header, const char* payload) {
       ++backlog_items_;
       return;
     }
-    case MsgKind::kData:
-      on_data(header, payload);
-      return;
+    case MsgKind::kData: on_data(header, payload); return;
     case MsgKind::kFin: {
       RequestDev* req = request_of(header.sender_request);
       release_exposure(req);
       complete_send(req);
       return;
     }
-    case MsgKind::kSyncAck:
-      complete_send(request_of(header.sender_request));
-      return;
-    case MsgKind::kCancel:
-      on_cancel(header);
-      return;
+    case MsgKind::kSyncAck: complete_send(request_of(header.sender_request)); return;
+    case MsgKind::kCancel: on_cancel(header); return;
     case MsgKind::kActiveMessage:
-      if (AmHandler handler = am_handlers_[header.am_id]) handler(header.sender, payload, header.payload_bytes);
+      if (AmHandler handler = am_handlers_[header.am_id])
+        handler(header.sender, payload, header.payload_bytes);
       return;
     case MsgKind::kCancelAck: {
       RequestDev* req = request_of(header.sender_request);

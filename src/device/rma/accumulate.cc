@@ -46,11 +46,8 @@ uint64_t apply_native(uint64_t* address, OpKind op, uint64_t value, ElementKind 
 // The locked path on one run of whole elements.
 void apply_run(const AccumulateOp& acc, OpKind op, const char* in, char* target, uint64_t bytes) {
   switch (op) {
-    case OpKind::kNoOp:
-      return;
-    case OpKind::kReplace:
-      std::memcpy(target, in, bytes);
-      return;
+    case OpKind::kNoOp: return;
+    case OpKind::kReplace: std::memcpy(target, in, bytes); return;
     default: {
       const util::OpKernel kernel = util::op_kernel(op, acc.element, true);
       kernel(in, target, static_cast<MPI_Count>(bytes / acc.element_size));

@@ -61,8 +61,8 @@ bool uses_native_atomics(const Region& region, const AccumulateOp& acc);
 // One element at `address`: out = *address; if equal to `compare`, store
 // `swap`. Native or under `lock`, as for accumulate_local.
 [[nodiscard]] int compare_swap_local(char* address, bool native, std::atomic<uint64_t>* lock,
-                                     const AccumulateOp& acc, const void* compare,
-                                     const void* swap, void* out);
+                                     const AccumulateOp& acc, const void* compare, const void* swap,
+                                     void* out);
 
 // Applies the op to packed elements in process-local memory (no locking):
 // target = op(in, target) over `bytes` bytes of whole elements.

@@ -29,16 +29,16 @@ enum class Atomic64Op : uint64_t { kFetchAdd, kCompareSwap, kLoad, kStore };
 struct AmHeader {
   AmKind kind;
   uint8_t pad[3];
-  uint32_t nruns;        // Run entries after the header
-  uint64_t data_bytes;   // data after the runs
-  int32_t op;            // accumulates: util::OpKind
-  int32_t element;       // accumulates, compare-and-swap: util::ElementKind
-  int32_t error;         // replies: the target's error class, 0 if none
-  uint32_t element_size; // accumulates, compare-and-swap: bytes per element
-  uint64_t window;       // the window id (accumulate lock at the target)
-  uint64_t base;         // the region's first byte in the target; runs are relative
-  uint64_t completion;   // the origin's Completion*, echoed in replies
-  uint64_t result;       // the origin's result buffer for this message's data
+  uint32_t nruns;         // Run entries after the header
+  uint64_t data_bytes;    // data after the runs
+  int32_t op;             // accumulates: util::OpKind
+  int32_t element;        // accumulates, compare-and-swap: util::ElementKind
+  int32_t error;          // replies: the target's error class, 0 if none
+  uint32_t element_size;  // accumulates, compare-and-swap: bytes per element
+  uint64_t window;        // the window id (accumulate lock at the target)
+  uint64_t base;          // the region's first byte in the target; runs are relative
+  uint64_t completion;    // the origin's Completion*, echoed in replies
+  uint64_t result;        // the origin's result buffer for this message's data
 };
 
 struct AmState {
@@ -142,7 +142,8 @@ std::vector<char> make_message(const AmHeader& header, const std::vector<Run>& r
   h.data_bytes = data_bytes;
   std::memcpy(message.data(), &h, sizeof h);
   if (!runs.empty()) std::memcpy(message.data() + sizeof h, runs.data(), runs.size() * sizeof(Run));
-  if (data_bytes != 0) std::memcpy(message.data() + sizeof h + runs.size() * sizeof(Run), data, data_bytes);
+  if (data_bytes != 0)
+    std::memcpy(message.data() + sizeof h + runs.size() * sizeof(Run), data, data_bytes);
   return message;
 }
 
@@ -169,8 +170,8 @@ int ship(const Region& region, AmHeader header, std::span<const Run> runs, uint6
       header.result = reinterpret_cast<uint64_t>(out + offset);
       done->pending.fetch_add(1, std::memory_order_relaxed);
     }
-    const std::vector<char> message =
-        make_message(header, piece, in != nullptr ? in + offset : nullptr, in != nullptr ? bytes : 0);
+    const std::vector<char> message = make_message(
+        header, piece, in != nullptr ? in + offset : nullptr, in != nullptr ? bytes : 0);
     if (int err = send(region.target, message)) return err;
   }
   return MPI_SUCCESS;
@@ -178,13 +179,15 @@ int ship(const Region& region, AmHeader header, std::span<const Run> runs, uint6
 
 void reply(int origin, const AmHeader& request, const void* data, uint64_t bytes, int error) {
   AmHeader h{};
-  h.kind = request.kind == AmKind::kPut || (request.kind == AmKind::kAccumulate && request.result == 0)
-               ? AmKind::kAck
-               : AmKind::kReply;
+  h.kind =
+      request.kind == AmKind::kPut || (request.kind == AmKind::kAccumulate && request.result == 0)
+          ? AmKind::kAck
+          : AmKind::kReply;
   h.completion = request.completion;
   h.result = request.result;
   h.error = error;
-  (void)am_send(origin, kAmRma, make_message(h, {}, data, h.kind == AmKind::kReply ? bytes : 0).data(),
+  (void)am_send(origin, kAmRma,
+                make_message(h, {}, data, h.kind == AmKind::kReply ? bytes : 0).data(),
                 sizeof h + (h.kind == AmKind::kReply ? bytes : 0));
 }
 
@@ -229,11 +232,11 @@ void apply(int origin, const AmHeader& h, const Run* runs, const char* data) {
       return;
     }
     case AmKind::kAccumulate: {
-      const AccumulateOp acc{static_cast<util::OpKind>(h.op), static_cast<util::ElementKind>(h.element),
-                             h.element_size};
+      const AccumulateOp acc{static_cast<util::OpKind>(h.op),
+                             static_cast<util::ElementKind>(h.element), h.element_size};
       std::vector<char> out(h.result != 0 ? total : 0);
-      const int err = accumulate_local(base, native_for(h.window, acc), lock_of(h.window), run_list, acc,
-                                       h.data_bytes != 0 ? data : nullptr,
+      const int err = accumulate_local(base, native_for(h.window, acc), lock_of(h.window), run_list,
+                                       acc, h.data_bytes != 0 ? data : nullptr,
                                        h.result != 0 ? out.data() : nullptr);
       reply(origin, h, out.data(), out.size(), util::error_class_of(err));
       return;
@@ -244,8 +247,8 @@ void apply(int origin, const AmHeader& h, const Run* runs, const char* data) {
                              h.element_size};
       const uint64_t size = run_list[0].bytes;
       std::vector<char> out(size);
-      const int err = compare_swap_local(base + run_list[0].offset, native_for(h.window, acc), lock_of(h.window), acc,
-                                         data, data + size, out.data());
+      const int err = compare_swap_local(base + run_list[0].offset, native_for(h.window, acc),
+                                         lock_of(h.window), acc, data, data + size, out.data());
       reply(origin, h, out.data(), size, util::error_class_of(err));
       return;
     }
@@ -267,8 +270,7 @@ void apply(int origin, const AmHeader& h, const Run* runs, const char* data) {
       return;
     }
     case AmKind::kAck:
-    case AmKind::kReply:
-      return;
+    case AmKind::kReply: return;
   }
 }
 
@@ -299,7 +301,8 @@ void handle(int sender, const char* data, std::size_t) {
       std::memcpy(reinterpret_cast<void*>(h.result), payload, h.data_bytes);
     if (done != nullptr) {
       if (h.error != 0 && done->error == 0)
-        done->error = util::make_error(h.error, "an active-message RMA operation failed at rank %d", sender);
+        done->error =
+            util::make_error(h.error, "an active-message RMA operation failed at rank %d", sender);
       done->pending.fetch_sub(1, std::memory_order_release);
     }
     answered(sender);
@@ -333,8 +336,8 @@ int AmRma::accumulate(const Region& region, std::span<const Run> runs, const Acc
     // MPI_NO_OP: a get under the accumulate lock; no data travels.
     h.op = static_cast<int32_t>(util::OpKind::kNoOp);
   }
-  return ship(region, h, runs, static_cast<uint64_t>(acc.element_size), static_cast<const char*>(in),
-              static_cast<char*>(out), done);
+  return ship(region, h, runs, static_cast<uint64_t>(acc.element_size),
+              static_cast<const char*>(in), static_cast<char*>(out), done);
 }
 
 int AmRma::compare_swap(const Region& region, uint64_t offset, const AccumulateOp& acc,

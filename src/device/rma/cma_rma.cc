@@ -24,8 +24,8 @@ constexpr std::size_t kMaxIov = 1024;
 int transfer(pid_t pid, bool write, uint64_t remote_base, std::span<const Run> runs, char* local) {
   std::vector<iovec> remote;
   remote.reserve(std::min(runs.size(), kMaxIov));
-  std::size_t next = 0;   // first run not yet fully moved
-  uint64_t skip = 0;      // bytes of runs[next] already moved
+  std::size_t next = 0;  // first run not yet fully moved
+  uint64_t skip = 0;     // bytes of runs[next] already moved
   while (next < runs.size()) {
     remote.clear();
     uint64_t batch = 0;
@@ -42,14 +42,14 @@ int transfer(pid_t pid, bool write, uint64_t remote_base, std::span<const Run> r
                                 : process_vm_readv(pid, &mine, 1, remote.data(), remote.size(), 0);
     if (moved < 0) {
       if (errno == EINTR) continue;
-      return util::make_error(MPI_ERR_OTHER, "single-copy %s of %llu bytes %s process %d failed: %s",
-                                     write ? "write" : "read",
-                                     static_cast<unsigned long long>(batch),
-                                     write ? "to" : "from", static_cast<int>(pid), strerror(errno));
+      return util::make_error(MPI_ERR_OTHER,
+                              "single-copy %s of %llu bytes %s process %d failed: %s",
+                              write ? "write" : "read", static_cast<unsigned long long>(batch),
+                              write ? "to" : "from", static_cast<int>(pid), strerror(errno));
     }
     if (moved == 0)
       return util::make_error(MPI_ERR_OTHER, "single-copy %s to process %d made no progress",
-                                     write ? "write" : "read", static_cast<int>(pid));
+                              write ? "write" : "read", static_cast<int>(pid));
     local += moved;
     // Advance (next, skip) past `moved` bytes.
     auto left = static_cast<uint64_t>(moved);

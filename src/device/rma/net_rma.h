@@ -118,8 +118,7 @@ inline void net_release(void* handle) {
   // Accumulates the NIC cannot do atomically run through NetRma (locked,
   // serialized with the MPI thread) when their trigger is reached.
   static_cast<ofi::TriggeredNic*>(*out)->set_host_accumulate(
-      [](const Region& region, std::span<const Run> runs, const AccumulateOp& acc,
-         const void* in) {
+      [](const Region& region, std::span<const Run> runs, const AccumulateOp& acc, const void* in) {
         Completion done;
         return NetRma::accumulate(region, runs, acc, in, nullptr, &done);
       });

@@ -69,7 +69,7 @@ struct Region {
   char* mapped = nullptr;  // kMapped: the region's first byte in this process
   uint64_t remote = 0;     // kCma, kAm, kNet: the region's first byte in the owner
   uint64_t bytes = 0;
-  pid_t pid = 0;           // kCma: the owner's process id
+  pid_t pid = 0;  // kCma: the owner's process id
   // The owner's accumulate lock (always mapped: it lives in the window's
   // control segment).
   std::atomic<uint64_t>* acc_lock = nullptr;
@@ -107,23 +107,23 @@ struct AccumulateOp {
 
 // What a transport must provide. `int` results are MPI error codes.
 template <class T>
-concept RmaTransport =
-    requires(const Region& region, std::span<const Run> runs, const void* in, void* out,
-             const AccumulateOp& acc, uint64_t offset, Completion* done) {
-      { T::put(region, runs, in) } -> std::same_as<int>;
-      { T::get(region, runs, out, done) } -> std::same_as<int>;
-      { T::accumulate(region, runs, acc, in, out, done) } -> std::same_as<int>;
-      { T::compare_swap(region, offset, acc, in, in, out, done) } -> std::same_as<int>;
-    };
+concept RmaTransport = requires(const Region& region, std::span<const Run> runs, const void* in,
+                                void* out, const AccumulateOp& acc, uint64_t offset,
+                                Completion* done) {
+  { T::put(region, runs, in) } -> std::same_as<int>;
+  { T::get(region, runs, out, done) } -> std::same_as<int>;
+  { T::accumulate(region, runs, acc, in, out, done) } -> std::same_as<int>;
+  { T::compare_swap(region, offset, acc, in, in, out, done) } -> std::same_as<int>;
+};
 
 // Transports that can also do raw 64-bit remote atomics (the lock protocol).
 template <class T>
-concept AtomicTransport = RmaTransport<T> && requires(const Region& region, uint64_t offset,
-                                                      uint64_t value) {
+concept AtomicTransport = RmaTransport<T> &&
+    requires(const Region& region, uint64_t offset, uint64_t value) {
   { T::fetch_add64(region, offset, value) } -> std::same_as<uint64_t>;
   { T::compare_swap64(region, offset, value, value) } -> std::same_as<uint64_t>;
   { T::load64(region, offset) } -> std::same_as<uint64_t>;
-  { T::store64(region, offset, value) };
+  {T::store64(region, offset, value)};
 };
 
 }  // namespace stmpi::dev::rma

@@ -69,8 +69,7 @@ static_assert(RmaTransport<NetRma>);
       return ShmRma::compare_swap(region, offset, acc, compare, swap, out, done);
     case RegionKind::kCma:
       return CmaRma::compare_swap(region, offset, acc, compare, swap, out, done);
-    case RegionKind::kAm:
-      return AmRma::compare_swap(region, offset, acc, compare, swap, out, done);
+    case RegionKind::kAm: return AmRma::compare_swap(region, offset, acc, compare, swap, out, done);
     case RegionKind::kNet:
       return NetRma::compare_swap(region, offset, acc, compare, swap, out, done);
   }
@@ -87,24 +86,28 @@ inline bool net_atomics(const Region& region) {
 }
 
 inline uint64_t fetch_add64(const Region& region, uint64_t offset, uint64_t add) {
-  if (cpu_atomics(region)) [[likely]] return ShmRma::fetch_add64(region, offset, add);
+  if (cpu_atomics(region)) [[likely]]
+    return ShmRma::fetch_add64(region, offset, add);
   if (net_atomics(region)) return NetRma::fetch_add64(region, offset, add);
   return AmRma::fetch_add64(region, offset, add);
 }
 // Returns the previous value; the swap happened iff it equals `expected`.
 inline uint64_t compare_swap64(const Region& region, uint64_t offset, uint64_t expected,
                                uint64_t desired) {
-  if (cpu_atomics(region)) [[likely]] return ShmRma::compare_swap64(region, offset, expected, desired);
+  if (cpu_atomics(region)) [[likely]]
+    return ShmRma::compare_swap64(region, offset, expected, desired);
   if (net_atomics(region)) return NetRma::compare_swap64(region, offset, expected, desired);
   return AmRma::compare_swap64(region, offset, expected, desired);
 }
 inline uint64_t load64(const Region& region, uint64_t offset) {
-  if (cpu_atomics(region)) [[likely]] return ShmRma::load64(region, offset);
+  if (cpu_atomics(region)) [[likely]]
+    return ShmRma::load64(region, offset);
   if (net_atomics(region)) return NetRma::load64(region, offset);
   return AmRma::load64(region, offset);
 }
 inline void store64(const Region& region, uint64_t offset, uint64_t value) {
-  if (cpu_atomics(region)) [[likely]] return ShmRma::store64(region, offset, value);
+  if (cpu_atomics(region)) [[likely]]
+    return ShmRma::store64(region, offset, value);
   if (net_atomics(region)) return NetRma::store64(region, offset, value);
   AmRma::store64(region, offset, value);
 }

@@ -54,7 +54,9 @@ class ShmRma final {
     word(region, offset).compare_exchange_strong(expected, desired);
     return expected;  // the previous value, whether or not it swapped
   }
-  static uint64_t load64(const Region& region, uint64_t offset) { return word(region, offset).load(); }
+  static uint64_t load64(const Region& region, uint64_t offset) {
+    return word(region, offset).load();
+  }
   static void store64(const Region& region, uint64_t offset, uint64_t value) {
     word(region, offset).store(value);
   }

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <atomic>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -19,8 +19,8 @@
 #include "device/rma/cma_rma.h"
 #include "device/rma/net_rma.h"
 #include "device/rma/rma.h"
-#include "util/error.h"
 #include "pmi/client.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma {
 
@@ -32,9 +32,9 @@ struct Announcement {
   uint64_t base = 0;   // its memory (windows over user memory)
   uint64_t probe = 0;  // an address in this process that single copy may read
   int64_t pid = 0;
-  uint64_t id = 0;     // a window id unique in the job (rank 0's is used)
+  uint64_t id = 0;  // a window id unique in the job (rank 0's is used)
   int64_t noncontig = 0;
-  int64_t node = 0;    // its node (peer table)
+  int64_t node = 0;  // its node (peer table)
 };
 
 namespace {
@@ -83,10 +83,10 @@ int Window::map_segment(GroupExchange& group, uint64_t segment_id, int leader) {
   if (int err = group.allreduce_min(status == MPI_SUCCESS, &everywhere)) return err;
   segment_.unlink();  // every member has mapped it, or gave up
   if (everywhere) return MPI_SUCCESS;
-  return status != MPI_SUCCESS
-             ? status
-             : make_error(MPI_ERR_OTHER, "another process of the window could not map its "
-                                         "node's window segment");
+  return status != MPI_SUCCESS ? status
+                               : make_error(MPI_ERR_OTHER,
+                                            "another process of the window could not map its "
+                                            "node's window segment");
 }
 
 // What each member registered with the network module (windows spanning
@@ -132,9 +132,10 @@ int Window::register_net(const WindowSpec& spec, void* memory, GroupExchange& gr
   if (int err = group.allreduce_min(status == MPI_SUCCESS, &everywhere)) return err;
   if (everywhere) return MPI_SUCCESS;
   return status != MPI_SUCCESS ? status
-                               : make_error(MPI_ERR_OTHER, "window creation: another process "
-                                                           "could not register its window memory "
-                                                           "with the network module");
+                               : make_error(MPI_ERR_OTHER,
+                                            "window creation: another process "
+                                            "could not register its window memory "
+                                            "with the network module");
 }
 
 namespace {
@@ -177,7 +178,8 @@ void build_targets(const WindowSpec& spec, std::span<const Announcement> all,
       continue;
     }
     char* control = segment + layout.control(r);
-    auto* acc_lock = reinterpret_cast<std::atomic<uint64_t>*>(control + WindowLayout::kAccumulateLock);
+    auto* acc_lock =
+        reinterpret_cast<std::atomic<uint64_t>*>(control + WindowLayout::kAccumulateLock);
     t.control.kind = RegionKind::kMapped;
     t.control.mapped = control;
     t.control.acc_lock = acc_lock;
@@ -197,7 +199,7 @@ void build_targets(const WindowSpec& spec, std::span<const Announcement> all,
     t.memory.pid = pid;
     if (r != spec.rank) {
       t.memory.kind = spec.single_copy && CmaRma::reachable(pid, all[r].probe, 8) ? RegionKind::kCma
-                                                                                 : RegionKind::kAm;
+                                                                                  : RegionKind::kAm;
     }
   }
   *locks = lock::PassiveLocks(spec.rank, std::move(blocks), std::move(node_offsets),
@@ -225,7 +227,8 @@ int Window::create(const WindowSpec& spec, GroupExchange& group) {
     if (all[r].error == 0) continue;
     if (spec.local_error != MPI_SUCCESS) return spec.local_error;
     return make_error(static_cast<int>(all[r].error),
-                      "window creation failed: rank %d of the communicator passed bad arguments", r);
+                      "window creation failed: rank %d of the communicator passed bad arguments",
+                      r);
   }
   for (int r = 0; r < nranks_; ++r) spans_nodes_ = spans_nodes_ || all[r].node != mine.node;
   if (spans_nodes_ && spec.memory == WindowMemory::kShared)
@@ -249,7 +252,7 @@ int Window::create(const WindowSpec& spec, GroupExchange& group) {
   const int slots = spec.memory == WindowMemory::kDynamic ? spec.attach_slots : 0;
   layout_ = WindowLayout(data, contiguous, slots);
   if (int err = map_segment(group, id_, leader)) return err;
-  void* memory = memory_in_segment(spec.memory) ? segment_.base() + layout_.data(rank_)
+  void* memory = memory_in_segment(spec.memory)          ? segment_.base() + layout_.data(rank_)
                  : spec.memory == WindowMemory::kDynamic ? nullptr
                                                          : spec.base;
   // Each member's control block and memory at its own address (regions
@@ -312,7 +315,8 @@ void Window::publish_attached(std::span<const AttachedRegion> regions) {
     segment_word(control, at).store(regions[i].base, std::memory_order_relaxed);
     segment_word(control, at + 8).store(regions[i].bytes, std::memory_order_relaxed);
   }
-  segment_word(control, WindowLayout::kAttachCount).store(regions.size(), std::memory_order_relaxed);
+  segment_word(control, WindowLayout::kAttachCount)
+      .store(regions.size(), std::memory_order_relaxed);
   version.fetch_add(1, std::memory_order_acq_rel);  // even: consistent
 }
 

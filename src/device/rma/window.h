@@ -60,14 +60,14 @@ struct WindowSpec {
   void* base = nullptr;          // kUser
   uint64_t size = 0;
   int disp_unit = 1;
-  bool noncontig = false;        // kShared: alloc_shared_noncontig
-  int attach_slots = 0;          // kDynamic
-  bool single_copy = true;       // private memory of local peers by CMA (else active messages)
+  bool noncontig = false;   // kShared: alloc_shared_noncontig
+  int attach_slots = 0;     // kDynamic
+  bool single_copy = true;  // private memory of local peers by CMA (else active messages)
   // Test mode: other members' control blocks (lock words, PSCW signals)
   // through the active-message 64-bit atomics, as regions without native
   // remote atomics are reached.
   bool am_atomics = false;
-  int local_error = 0;           // this process's argument error (MPI error code), 0 if none
+  int local_error = 0;  // this process's argument error (MPI error code), 0 if none
 };
 
 // What members tell each other about their registered memory (window.cc).
@@ -142,8 +142,8 @@ class Window {
   void* base_ = nullptr;
   bool registered_ = false;
   bool spans_nodes_ = false;
-  uint64_t fences_ = 0;                 // dissemination barriers so far
-  std::vector<void*> net_handles_;      // network registrations (net_release)
+  uint64_t fences_ = 0;             // dissemination barriers so far
+  std::vector<void*> net_handles_;  // network registrations (net_release)
   SharedSegment segment_;
   WindowLayout layout_;
   std::vector<WindowTarget> targets_;

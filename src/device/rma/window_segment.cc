@@ -23,8 +23,7 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to *
 
 }  // namespace
 
-WindowLayout::WindowLayout(std::span<const uint64_t> data_bytes, bool contiguous,
-                           int attach_slots)
+WindowLayout::WindowLayout(std::span<const uint64_t> data_bytes, bool contiguous, int attach_slots)
     : nranks_(static_cast<int>(data_bytes.size())), attach_slots_(attach_slots) {
   const std::size_t n = data_bytes.size();
   const std::size_t signals = round_up(8 * n, kLine);

@@ -57,8 +57,8 @@ class WindowLayout {
  public:
   WindowLayout() = default;
   // `data_bytes[r]`: window memory of rank r placed in the segment (0 for
-  // windows over user memory, and for ranks on other nodes); `contiguous`: rank r+1's memory starts right
-  // after rank r's (MPI_Win_allocate_shared), else each starts page-aligned.
+  // windows over user memory, and for ranks on other nodes); `contiguous`: rank r+1's memory starts
+  // right after rank r's (MPI_Win_allocate_shared), else each starts page-aligned.
   WindowLayout(std::span<const uint64_t> data_bytes, bool contiguous, int attach_slots);
 
   int nranks() const { return nranks_; }
@@ -83,7 +83,9 @@ class WindowLayout {
   std::size_t attach_entry(int slot) const {
     return attach_base_ + sizeof(AttachedRegion) * std::size_t(slot);
   }
-  std::size_t stream_post_signal(int from) const { return stream_post_base_ + 8 * std::size_t(from); }
+  std::size_t stream_post_signal(int from) const {
+    return stream_post_base_ + 8 * std::size_t(from);
+  }
   std::size_t stream_complete_signal(int from) const {
     return stream_complete_base_ + 8 * std::size_t(from);
   }

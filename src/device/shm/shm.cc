@@ -12,8 +12,8 @@
 
 #include <mpi.h>
 
-#include "util/error.h"
 #include "pmi/client.h"
+#include "util/error.h"
 #include "util/param.h"
 #include "util/shm_segment.h"
 
@@ -27,17 +27,25 @@ struct Settings {
 } g_settings;
 
 const util::Param kParams[] = {
-    {.name = "cell_size", .type = util::Param::Type::kSize, .field = &g_settings.cell_size,
+    {.name = "cell_size",
+     .type = util::Param::Type::kSize,
+     .field = &g_settings.cell_size,
      .default_value = "16K",
      .description = "bytes per ring cell; messages up to this size minus 64 bytes (ready flag "
                     "and header) go eagerly, larger ones by single copy or in pieces; larger "
                     "cells take more shared memory per pair of local ranks",
-     .min = 256, .max = 1 << 20, .multiple_of = 64},
-    {.name = "cells", .type = util::Param::Type::kInt, .field = &g_settings.cells,
+     .min = 256,
+     .max = 1 << 20,
+     .multiple_of = 64},
+    {.name = "cells",
+     .type = util::Param::Type::kInt,
+     .field = &g_settings.cells,
      .default_value = "32",
      .description = "cells per ring; one ring per ordered pair of local ranks: more cells let a "
                     "sender run further ahead of its receiver at the cost of shared memory",
-     .min = 2, .max = 1024, .power_of_two = true},
+     .min = 2,
+     .max = 1024,
+     .power_of_two = true},
     {"single_copy", util::Param::Type::kBool, &g_settings.single_copy, "yes",
      "pull large messages with one copy (Linux CMA); 'no' streams them through the rings"},
 };
@@ -92,8 +100,7 @@ int ShmTransport::init(int my_rank, int world_size, std::span<const int> local, 
     if (pmi.get(key, &name) != 0)
       return util::make_error(MPI_ERR_OTHER, "PMI get failed: %s", pmi.error().c_str());
     if (name.starts_with("!")) {
-      return util::make_error(MPI_ERR_NO_MEM, "the node's first rank failed: %s",
-                                     name.c_str() + 1);
+      return util::make_error(MPI_ERR_NO_MEM, "the node's first rank failed: %s", name.c_str() + 1);
     }
     ok = segment.open(name, bytes_, &error);
   }

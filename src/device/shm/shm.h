@@ -69,8 +69,7 @@ class ShmTransport final {
     return 0;
   }
   void unexpose(const WireHeader& /*h*/) {}
-  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes,
-                  RequestDev* req);
+  PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes, RequestDev* req);
 
   bool single_copy_enabled() const { return single_copy_; }
   // Sends that found the ring to their peer full (each attempt), so far.
@@ -84,9 +83,9 @@ class ShmTransport final {
   int my_rank_ = 0;
   std::size_t max_payload_ = 0;
   bool single_copy_ = true;
-  std::vector<RingView> out_;   // rings this rank writes, by world rank (local peers only)
-  std::vector<RingView> in_;    // rings this rank reads, by world rank (local peers only)
-  std::vector<pid_t> pids_;     // by world rank (local peers only)
+  std::vector<RingView> out_;    // rings this rank writes, by world rank (local peers only)
+  std::vector<RingView> in_;     // rings this rank reads, by world rank (local peers only)
+  std::vector<pid_t> pids_;      // by world rank (local peers only)
   std::vector<int> poll_peers_;  // local peers other than this rank
   std::size_t next_poll_ = 0;
   uint64_t ring_full_ = 0;

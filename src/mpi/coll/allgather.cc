@@ -11,10 +11,10 @@
 //   to rank + i.
 #include <algorithm>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
-#include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/ring.h"
 #include "mpi/coll/settings.h"
@@ -74,8 +74,8 @@ int build_allgather(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datat
     algorithm = total >= settings().allgather_short_bytes ? 0 : pof2 ? 1 : 2;
   }
   if (algorithm == 1 && !pof2) algorithm = 2;
-  const bool ring_reads_input = algorithm == 0 && sendbuf != MPI_IN_PLACE && n > 1 &&
-                                recvcount * recvtype.size != 0;
+  const bool ring_reads_input =
+      algorithm == 0 && sendbuf != MPI_IN_PLACE && n > 1 && recvcount * recvtype.size != 0;
   if (sendbuf != MPI_IN_PLACE && !ring_reads_input)
     s.copy(sendbuf, sendcount, *sendtype, block(recvbuf, rank, recvcount, recvtype.extent),
            recvcount, recvtype);
@@ -100,8 +100,8 @@ int build_allgatherv(Schedule& s, const void* sendbuf, MPI_Count sendcount, Data
   if (s.comm().is_inter()) {
     std::vector<Block> recvs;
     for (int r = 0; r < s.comm().peer_size(); ++r)
-      recvs.push_back({static_cast<char*>(recvbuf) + displs[r] * recvtype.extent, counts[r],
-                       &recvtype});
+      recvs.push_back(
+          {static_cast<char*>(recvbuf) + displs[r] * recvtype.extent, counts[r], &recvtype});
     return inter_allgatherv(s, sendbuf, sendcount, sendtype, recvs);
   }
   const Block own{sendbuf, sendcount, sendtype};
@@ -125,9 +125,9 @@ using mpi::coll::Mode;
 
 }  // namespace
 
-int allgather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                  void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                  Mode mode, MPI_Request* request) {
+int allgather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
+                  MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, Mode mode,
+                  MPI_Request* request) {
   if (int err = MPI_SUCCESS;
       mode == Mode::kBlocking && mpi::coll::direct_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                                              recvcount, recvtype, comm, &err))
@@ -141,9 +141,9 @@ int allgather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendt
 }
 
 template <class Count, class Disp>
-int allgatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                   void* recvbuf, const Count recvcounts[], const Disp displs[],
-                   mpi::Datatype& recvtype, mpi::Comm& comm, Mode mode, MPI_Request* request) {
+int allgatherv_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
+                   const Count recvcounts[], const Disp displs[], mpi::Datatype& recvtype,
+                   mpi::Comm& comm, Mode mode, MPI_Request* request) {
   std::vector<MPI_Count> counts(recvcounts, recvcounts + comm.peer_size());
   std::vector<MPI_Count> offsets(displs, displs + comm.peer_size());
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {

@@ -20,11 +20,11 @@
 // reduce_bcast: MPI_Reduce to rank 0, then MPI_Bcast.
 #include <utility>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
-#include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/node.h"
 #include "mpi/coll/ring.h"
@@ -221,7 +221,8 @@ int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count c
     case 2: ring(s, recvbuf, count, type); break;
     default:
       s.fence();
-      if (int err = build_reduce(s, s.rank() == 0 ? MPI_IN_PLACE : recvbuf, recvbuf, count, type, 0);
+      if (int err =
+              build_reduce(s, s.rank() == 0 ? MPI_IN_PLACE : recvbuf, recvbuf, count, type, 0);
           err != MPI_SUCCESS)
         return err;
       return build_bcast(s, recvbuf, count, type, 0);

@@ -25,8 +25,8 @@ namespace {
 // while it copies, instead of after.
 void copy_own(Schedule& s, const std::vector<Block>& sends, const std::vector<Block>& recvs) {
   const int rank = s.rank();
-  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type,
-         const_cast<void*>(recvs[rank].buf), recvs[rank].count, *recvs[rank].type);
+  s.copy(sends[rank].buf, sends[rank].count, *sends[rank].type, const_cast<void*>(recvs[rank].buf),
+         recvs[rank].count, *recvs[rank].type);
 }
 
 void linear(Schedule& s, const std::vector<Block>& sends, const std::vector<Block>& recvs) {
@@ -115,8 +115,8 @@ std::vector<Block> copy_aside(Schedule& s, const std::vector<Block>& recvs) {
 int build_alltoallw(Schedule& s, std::vector<Block> sends, const std::vector<Block>& recvs) {
   if (s.comm().is_inter()) return inter_alltoallw(s, sends, recvs);
   int algorithm = -1;
-  if (int err = choose(settings().alltoallv_algorithm, "ALLTOALLV", {"linear", "pairwise"},
-                       &algorithm);
+  if (int err =
+          choose(settings().alltoallv_algorithm, "ALLTOALLV", {"linear", "pairwise"}, &algorithm);
       err != MPI_SUCCESS)
     return err;
   if (sends.empty()) sends = copy_aside(s, recvs);
@@ -138,8 +138,8 @@ int build_alltoall(Schedule& s, const void* sendbuf, MPI_Count sendcount, Dataty
     return inter_alltoallw(s, sends, recvs);
   }
   int algorithm = -1;
-  if (int err = choose(settings().alltoall_algorithm, "ALLTOALL",
-                       {"bruck", "linear", "pairwise"}, &algorithm);
+  if (int err = choose(settings().alltoall_algorithm, "ALLTOALL", {"bruck", "linear", "pairwise"},
+                       &algorithm);
       err != MPI_SUCCESS)
     return err;
   const int n = s.size();

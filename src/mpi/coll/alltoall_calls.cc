@@ -1,8 +1,8 @@
 // The MPI calls of Alltoall(v,w): blocking, nonblocking and persistent,
 // int and MPI_Count forms, over the builders in alltoall.cc.
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/direct.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/launch.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
@@ -52,9 +52,9 @@ int alltoallw_run(std::vector<Block> sends, std::vector<Block> recvs, mpi::Comm&
 
 }  // namespace
 
-int alltoall_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype,
-                 void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm,
-                 Mode mode, MPI_Request* request) {
+int alltoall_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
+                 MPI_Count recvcount, mpi::Datatype& recvtype, mpi::Comm& comm, Mode mode,
+                 MPI_Request* request) {
   if (int err = MPI_SUCCESS;
       mode == Mode::kBlocking && mpi::coll::direct_alltoall(sendbuf, sendcount, sendtype, recvbuf,
                                                             recvcount, recvtype, comm, &err))
@@ -62,8 +62,7 @@ int alltoall_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendty
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
     s.hold(&recvtype);
-    return mpi::coll::build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                     recvtype);
+    return mpi::coll::build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   });
 }
 
@@ -75,12 +74,12 @@ int alltoallv_any(const void* sendbuf, const Count sendcounts[], const Disp sdis
   const int n = comm.peer_size();
   std::vector<Block> sends;
   if (sendbuf != MPI_IN_PLACE)
-    sends = blocks_of(sendbuf, sendcounts, sdispls, std::vector<mpi::Datatype*>(n, sendtype),
-                      false, n);
-  return alltoallw_run(std::move(sends),
-                       blocks_of(recvbuf, recvcounts, rdispls,
-                                 std::vector<mpi::Datatype*>(n, &recvtype), false, n),
-                       comm, mode, request);
+    sends =
+        blocks_of(sendbuf, sendcounts, sdispls, std::vector<mpi::Datatype*>(n, sendtype), false, n);
+  return alltoallw_run(
+      std::move(sends),
+      blocks_of(recvbuf, recvcounts, rdispls, std::vector<mpi::Datatype*>(n, &recvtype), false, n),
+      comm, mode, request);
 }
 template decltype(alltoallv_any<int, int>) alltoallv_any<int, int>;
 template decltype(alltoallv_any<MPI_Count, MPI_Aint>) alltoallv_any<MPI_Count, MPI_Aint>;
@@ -88,8 +87,8 @@ template decltype(alltoallv_any<MPI_Count, MPI_Aint>) alltoallv_any<MPI_Count, M
 template <class Count, class Disp>
 int alltoallw_any(const void* sendbuf, const Count sendcounts[], const Disp sdispls[],
                   const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[],
-                  const Disp rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm,
-                  Mode mode, MPI_Request* request) {
+                  const Disp rdispls[], const MPI_Datatype recvtypes[], mpi::Comm& comm, Mode mode,
+                  MPI_Request* request) {
   const int n = comm.peer_size();
   std::vector<mpi::Datatype*> stypes, rtypes;
   std::vector<Block> sends;

@@ -4,10 +4,10 @@
 // message to rank + 2^k and receives one from rank - 2^k; after
 // ceil(log2 n) rounds every process has heard, directly or not, from all.
 // linear: everyone reports to rank 0, which then releases everyone.
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
-#include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/node.h"
 #include "mpi/coll/settings.h"

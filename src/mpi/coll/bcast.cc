@@ -11,10 +11,10 @@
 // the root and unpacked elsewhere.
 #include <algorithm>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/coll.h"
-#include "mpi/coll/inter.h"
 #include "mpi/coll/direct.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/node.h"
 #include "mpi/coll/settings.h"
@@ -55,7 +55,9 @@ void scatter_allgather(Schedule& s, void* buf, MPI_Count count, Datatype& type, 
     if (relative == 0) s.copy(buf, count, type, data, total, bytes_type);
   }
   const MPI_Count chunk = (total + n - 1) / n;
-  auto offset = [&](int v) { return std::min<MPI_Count>(static_cast<MPI_Count>(v) * chunk, total); };
+  auto offset = [&](int v) {
+    return std::min<MPI_Count>(static_cast<MPI_Count>(v) * chunk, total);
+  };
   auto range = [&](int first, int blocks) {  // bytes of chunks [first, first + blocks)
     return offset(std::min(first + blocks, n)) - offset(first);
   };
@@ -64,8 +66,7 @@ void scatter_allgather(Schedule& s, void* buf, MPI_Count count, Datatype& type, 
   int mask = 1;
   while (mask < n) {
     if (relative & mask) {
-      s.recv(data + offset(relative), range(relative, mask), bytes_type,
-             actual(relative - mask));
+      s.recv(data + offset(relative), range(relative, mask), bytes_type, actual(relative - mask));
       s.fence();
       break;
     }
@@ -103,8 +104,7 @@ int build_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, int roo
       err != MPI_SUCCESS)
     return err;
   if (s.size() == 1 || count == 0 || type.size == 0) return MPI_SUCCESS;
-  if (algorithm < 0 &&
-      node_aware_auto(s.comm(), static_cast<std::size_t>(count * type.size), true))
+  if (algorithm < 0 && node_aware_auto(s.comm(), static_cast<std::size_t>(count * type.size), true))
     algorithm = 2;
   if (algorithm < 0) {
     const bool long_message =
@@ -125,9 +125,7 @@ int bcast(void* buf, MPI_Count count, Datatype& type, int root, Comm& comm) {
 }  // namespace stmpi::mpi::coll
 
 namespace stmpi::impl {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 using mpi::coll::Mode;
 

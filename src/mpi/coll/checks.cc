@@ -17,12 +17,10 @@ int check_op(const Op& op, const Datatype& type) {
 
 int check_distinct(const void* sendbuf, const void* recvbuf, MPI_Count count) {
   if (count > 0 && sendbuf == recvbuf && sendbuf != nullptr)
-    return errhan::make_error(MPI_ERR_BUFFER,
-                              "sendbuf and recvbuf are the same buffer (%p); use MPI_IN_PLACE",
-                              recvbuf);
+    return errhan::make_error(
+        MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (%p); use MPI_IN_PLACE", recvbuf);
   return MPI_SUCCESS;
 }
-
 
 void hold_reduction(Schedule& s, Op& op, Datatype& type) {
   s.hold(&op);

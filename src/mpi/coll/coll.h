@@ -82,8 +82,8 @@ struct Block {
 [[nodiscard]] int build_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, int root);
 [[nodiscard]] int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
                                Datatype& type, int root);
-[[nodiscard]] int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf,
-                                  MPI_Count count, Datatype& type);
+[[nodiscard]] int build_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  Datatype& type);
 [[nodiscard]] int build_gather(Schedule& s, const void* sendbuf, MPI_Count sendcount,
                                Datatype* sendtype, void* recvbuf, MPI_Count recvcount,
                                Datatype* recvtype, int root);

@@ -76,8 +76,8 @@ bool direct_allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, Datat
                                      dev::SendMode::kStandard));
       newrank = -1;
     } else {
-      keep_first(&first, pt2pt::recv(spare, count, type, rank - 1, tag, comm, context,
-                                     MPI_STATUS_IGNORE));
+      keep_first(&first,
+                 pt2pt::recv(spare, count, type, rank - 1, tag, comm, context, MPI_STATUS_IGNORE));
       keep_first(&first, op_apply(op, spare, acc, count, type));
       newrank = rank / 2;
     }
@@ -211,9 +211,9 @@ bool direct_alltoall(const void* sendbuf, MPI_Count sendcount, Datatype* sendtyp
     if (e == MPI_SUCCESS) reqs[started++] = req;
   }
   // The own block while the messages move (a peer may be pulling ours).
-  keep_first(&first, copy_convert(block(sendbuf, rank, sendcount, sendtype->extent), sendcount,
-                                  *sendtype, block(recvbuf, rank, recvcount, recvtype.extent),
-                                  recvcount, recvtype));
+  keep_first(&first,
+             copy_convert(block(sendbuf, rank, sendcount, sendtype->extent), sendcount, *sendtype,
+                          block(recvbuf, rank, recvcount, recvtype.extent), recvcount, recvtype));
   keep_first(&first, pt2pt::wait_all(started, reqs));
   *err = first;
   return true;

@@ -9,14 +9,14 @@
 // all receives at once.
 #include <algorithm>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/inter.h"
-#include "mpi/comm/comm.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 #include "mpi/coll/tree.h"
+#include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 
@@ -51,8 +51,8 @@ void binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* s
     for (int v = 0; v < n; ++v) {
       const int r = actual(v);
       if (r == root && in_place) continue;
-      s.copy(packed + v * bb, bb, bytes, block(recvbuf, r, recvcount, recvtype->extent),
-             recvcount, *recvtype);
+      s.copy(packed + v * bb, bb, bytes, block(recvbuf, r, recvcount, recvtype->extent), recvcount,
+             *recvtype);
     }
   }
   s.fence();
@@ -140,8 +140,8 @@ using mpi::errhan::make_error;
 }  // namespace
 
 int gather_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-               MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
-               Mode mode, MPI_Request* request) {
+               MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm, Mode mode,
+               MPI_Request* request) {
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (sendbuf != MPI_IN_PLACE) s.hold(sendtype);
     if (mpi::coll::is_root(comm, root)) s.hold(recvtype);

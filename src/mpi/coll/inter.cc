@@ -17,8 +17,8 @@ int remote_size(Schedule& s) { return s.comm().peer_size(); }
 
 // Receives `count` instances from every remote process into consecutive
 // slots of a scratch buffer, then folds them in rank order into `result`.
-void gather_and_fold(Schedule& s, void* result, MPI_Count count, Datatype& type,
-                     MPI_Count offset, MPI_Count stride) {
+void gather_and_fold(Schedule& s, void* result, MPI_Count count, Datatype& type, MPI_Count offset,
+                     MPI_Count stride) {
   const int m = remote_size(s);
   void* all = s.scratch(stride * m, type);
   const MPI_Aint extent = type.extent;
@@ -57,8 +57,8 @@ int inter_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, int roo
   return MPI_SUCCESS;
 }
 
-int inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
-                 Datatype& type, int root) {
+int inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
+                 int root) {
   if (root == MPI_PROC_NULL || count == 0) return MPI_SUCCESS;
   if (sendbuf == MPI_IN_PLACE) return inter_in_place_error();
   if (root != MPI_ROOT) {

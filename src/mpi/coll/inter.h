@@ -27,8 +27,8 @@ inline bool is_root(const Comm& comm, int root) {
 [[nodiscard]] int inter_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
                                Datatype& type, int root);
 // Allreduce: each process gets the reduction of the remote group's data.
-[[nodiscard]] int inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf,
-                                  MPI_Count count, Datatype& type);
+[[nodiscard]] int inter_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
+                                  Datatype& type);
 // Reduce_scatter: process i gets block i (counts: the local group's, the
 // same total in both groups) of the reduction of the remote group's data.
 [[nodiscard]] int inter_reduce_scatter(Schedule& s, const void* sendbuf, void* recvbuf,

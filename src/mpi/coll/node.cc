@@ -59,8 +59,8 @@ void list_reduce(Schedule& s, void* acc, void* tmp, MPI_Count count, Datatype& t
 }
 
 // Binomial bcast over `ranks` from ranks[root].
-void list_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, const Ranks& ranks,
-                int me, int root) {
+void list_bcast(Schedule& s, void* buf, MPI_Count count, Datatype& type, const Ranks& ranks, int me,
+                int root) {
   const int m = static_cast<int>(ranks.size());
   const int v = (me - root + m) % m;
   auto actual = [&](int x) { return ranks[(x + root) % m]; };

@@ -19,9 +19,9 @@ using errhan::make_error;
 
 constexpr int kPredefinedOps = 14;
 constexpr const char* kOpNames[kPredefinedOps + 1] = {
-    nullptr,     "MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",   "MPI_LAND",    "MPI_BAND",
-    "MPI_LOR",   "MPI_BOR",  "MPI_LXOR", "MPI_BXOR",   "MPI_MINLOC", "MPI_MAXLOC",  "MPI_REPLACE",
-    "MPI_NO_OP",
+    nullptr,    "MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD",
+    "MPI_LAND", "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR",
+    "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP",
 };
 
 Op g_predefined[kPredefinedOps];
@@ -34,8 +34,7 @@ OpKind kind_of(const Op& op) { return static_cast<OpKind>(op.handle & 0xff); }
 bool class_allows(OpKind op, TypeClass type_class) {
   switch (op) {
     case OpKind::kMax:
-    case OpKind::kMin:
-      return type_class == TypeClass::kInteger || type_class == TypeClass::kFloat;
+    case OpKind::kMin: return type_class == TypeClass::kInteger || type_class == TypeClass::kFloat;
     case OpKind::kSum:
     case OpKind::kProd:
       return type_class == TypeClass::kInteger || type_class == TypeClass::kFloat ||
@@ -46,14 +45,11 @@ bool class_allows(OpKind op, TypeClass type_class) {
       return type_class == TypeClass::kInteger || type_class == TypeClass::kLogical;
     case OpKind::kBand:
     case OpKind::kBor:
-    case OpKind::kBxor:
-      return type_class == TypeClass::kInteger || type_class == TypeClass::kByte;
+    case OpKind::kBxor: return type_class == TypeClass::kInteger || type_class == TypeClass::kByte;
     case OpKind::kMinloc:
-    case OpKind::kMaxloc:
-      return type_class == TypeClass::kPair;
+    case OpKind::kMaxloc: return type_class == TypeClass::kPair;
     case OpKind::kReplace:
-    case OpKind::kNoOp:
-      return true;
+    case OpKind::kNoOp: return true;
   }
   return false;
 }
@@ -172,8 +168,7 @@ int op_check(const Op& op, const Datatype& type) {
                         datatype_name(type.handle));
     }
     return make_error(MPI_ERR_OP, "%s is not defined for datatype %s (made of %s)",
-                      op_name(op.handle), datatype_name(type.handle),
-                      datatype_name(base->handle));
+                      op_name(op.handle), datatype_name(type.handle), datatype_name(base->handle));
   }
   return MPI_SUCCESS;
 }

@@ -23,11 +23,11 @@ struct Op {
 };
 
 HandleTable<Op, ObjectKind::kOp>& op_table();
-Op* op_get(int handle);  // nullptr for invalid handles and MPI_OP_NULL
+Op* op_get(int handle);     // nullptr for invalid handles and MPI_OP_NULL
 void op_init_predefined();  // registers MPI_MAX ... MPI_NO_OP (idempotent)
-int op_register(Op* op);  // a new user op (refs = 1); returns its handle
+int op_register(Op* op);    // a new user op (refs = 1); returns its handle
 void op_retain(Op* op);
-void op_release(Op* op);  // predefined operations are never destroyed
+void op_release(Op* op);          // predefined operations are never destroyed
 const char* op_name(int handle);  // "MPI_SUM", "user-defined operation", ...
 
 // inout[i] = in[i] op inout[i] for `count` instances of `type`; returns

@@ -10,9 +10,9 @@
 // order, v0 op (v1 op (... op v(n-1))).
 #include <utility>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/node.h"
@@ -23,8 +23,8 @@
 namespace stmpi::mpi::coll {
 namespace {
 
-void binomial(Schedule& s, const void* contribution, void* recvbuf, MPI_Count count,
-              Datatype& type, int root) {
+void binomial(Schedule& s, const void* contribution, void* recvbuf, MPI_Count count, Datatype& type,
+              int root) {
   const int n = s.size();
   const int rank = s.rank();
   const bool commutative = s.reduction().commutative;
@@ -65,8 +65,8 @@ void binomial(Schedule& s, const void* contribution, void* recvbuf, MPI_Count co
   s.fence();
 }
 
-void linear(Schedule& s, const void* contribution, void* recvbuf, MPI_Count count,
-            Datatype& type, int root) {
+void linear(Schedule& s, const void* contribution, void* recvbuf, MPI_Count count, Datatype& type,
+            int root) {
   const int n = s.size();
   if (s.rank() != root) {
     s.send(contribution, count, type, root);
@@ -87,8 +87,8 @@ void linear(Schedule& s, const void* contribution, void* recvbuf, MPI_Count coun
 
 }  // namespace
 
-int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count,
-                 Datatype& type, int root) {
+int build_reduce(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
+                 int root) {
   if (s.comm().is_inter()) return inter_reduce(s, sendbuf, recvbuf, count, type, root);
   int algorithm = -1;
   if (int err = choose(settings().reduce_algorithm, "REDUCE", {"binomial", "linear", "node_aware"},

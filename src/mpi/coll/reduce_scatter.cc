@@ -8,9 +8,9 @@
 // MPI_IN_PLACE: the input is in recvbuf; the result lands at its start.
 #include <numeric>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/inter.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/ring.h"
@@ -75,8 +75,7 @@ int reduce_scatter_counts(const void* sendbuf, void* recvbuf, std::vector<MPI_Co
                           mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm, Mode mode,
                           MPI_Request* request) {
   if (int err = mpi::coll::check_op(op, datatype); err != MPI_SUCCESS) return err;
-  if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, counts[comm.rank]);
-      err != MPI_SUCCESS)
+  if (int err = mpi::coll::check_distinct(sendbuf, recvbuf, counts[comm.rank]); err != MPI_SUCCESS)
     return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     mpi::coll::hold_reduction(s, op, datatype);

@@ -6,13 +6,13 @@
 //   A lower partner's value also joins the result (the prefix so far).
 // linear: a chain; rank r receives the prefix of ranks < r from r - 1,
 //   combines and passes it on.
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
-#include "mpi/comm/comm.h"
-#include "mpi/errhan/error.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
+#include "mpi/comm/comm.h"
+#include "mpi/errhan/error.h"
 
 namespace stmpi::mpi::coll {
 namespace {
@@ -80,8 +80,8 @@ void linear(Schedule& s, const void* input, void* recvbuf, MPI_Count count, Data
 int build_scan(Schedule& s, const void* sendbuf, void* recvbuf, MPI_Count count, Datatype& type,
                bool exclusive) {
   int algorithm = -1;
-  if (int err = choose(settings().scan_algorithm, "SCAN", {"recursive_doubling", "linear"},
-                       &algorithm);
+  if (int err =
+          choose(settings().scan_algorithm, "SCAN", {"recursive_doubling", "linear"}, &algorithm);
       err != MPI_SUCCESS)
     return err;
   if (count == 0) return MPI_SUCCESS;

@@ -7,14 +7,14 @@
 // linear (Scatter, Scatterv): the root sends every block directly.
 #include <algorithm>
 
-#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/checks.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/coll/inter.h"
-#include "mpi/comm/comm.h"
 #include "mpi/coll/launch.h"
 #include "mpi/coll/settings.h"
 #include "mpi/coll/tree.h"
+#include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 
@@ -40,8 +40,8 @@ void binomial(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatype* s
     for (int v = 0; v < n; ++v) {
       const int r = actual(v);
       if (r == root && in_place) continue;
-      s.copy(block(sendbuf, r, sendcount, sendtype->extent), sendcount, *sendtype,
-             packed + v * bb, bb, bytes);
+      s.copy(block(sendbuf, r, sendcount, sendtype->extent), sendcount, *sendtype, packed + v * bb,
+             bb, bytes);
     }
   } else {
     s.recv(packed, blocks * bb, bytes, actual(relative - bit));
@@ -69,7 +69,8 @@ int build_scatterv(Schedule& s, const std::vector<Block>& blocks, void* recvbuf,
   for (int r = 0; r < n; ++r) {
     const Block& b = blocks[r];
     if (r != root) s.send(b.buf, b.count, *b.type, r);
-    else if (recvbuf != MPI_IN_PLACE) s.copy(b.buf, b.count, *b.type, recvbuf, recvcount, *recvtype);
+    else if (recvbuf != MPI_IN_PLACE)
+      s.copy(b.buf, b.count, *b.type, recvbuf, recvcount, *recvtype);
   }
   s.fence();
   return MPI_SUCCESS;
@@ -85,8 +86,7 @@ int build_scatter(Schedule& s, const void* sendbuf, MPI_Count sendcount, Datatyp
     return inter_scatterv(s, blocks, recvbuf, recvcount, recvtype, root);
   }
   int algorithm = -1;
-  if (int err = choose(settings().scatter_algorithm, "SCATTER", {"binomial", "linear"},
-                       &algorithm);
+  if (int err = choose(settings().scatter_algorithm, "SCATTER", {"binomial", "linear"}, &algorithm);
       err != MPI_SUCCESS)
     return err;
   const int n = s.size();
@@ -135,14 +135,15 @@ int check_scatter_in_place(const void* sendbuf, const void* recvbuf, int root, i
 }  // namespace
 
 int scatter_any(const void* sendbuf, MPI_Count sendcount, mpi::Datatype* sendtype, void* recvbuf,
-                MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm,
-                Mode mode, MPI_Request* request) {
+                MPI_Count recvcount, mpi::Datatype* recvtype, int root, mpi::Comm& comm, Mode mode,
+                MPI_Request* request) {
   if (int err = check_scatter_in_place(sendbuf, recvbuf, root, comm.rank, "MPI_Scatter");
       err != MPI_SUCCESS)
     return err;
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (mpi::coll::is_root(comm, root)) s.hold(sendtype);
-    if (recvbuf != MPI_IN_PLACE && !(comm.is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL)))
+    if (recvbuf != MPI_IN_PLACE &&
+        !(comm.is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL)))
       s.hold(recvtype);
     return mpi::coll::build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     root);
@@ -163,7 +164,8 @@ int scatterv_any(const void* sendbuf, const Count sendcounts[], const Disp displ
   }
   return mpi::coll::launch(comm, mode, request, [&](mpi::coll::Schedule& s) {
     if (mpi::coll::is_root(comm, root)) s.hold(sendtype);
-    if (recvbuf != MPI_IN_PLACE && !(comm.is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL)))
+    if (recvbuf != MPI_IN_PLACE &&
+        !(comm.is_inter() && (root == MPI_ROOT || root == MPI_PROC_NULL)))
       s.hold(recvtype);
     return mpi::coll::build_scatterv(s, blocks, recvbuf, recvcount, recvtype, root);
   });

@@ -18,8 +18,8 @@ using util::Param;
 const char* const kBarrierChoices[] = {"auto", "dissemination", "linear", "node_aware"};
 const char* const kBcastChoices[] = {"auto", "binomial", "scatter_allgather", "node_aware"};
 const char* const kReduceChoices[] = {"auto", "binomial", "linear", "node_aware"};
-const char* const kAllreduceChoices[] = {"auto", "recursive_doubling", "rabenseifner", "ring",
-                                         "reduce_bcast", "node_aware"};
+const char* const kAllreduceChoices[] = {"auto", "recursive_doubling", "rabenseifner",
+                                         "ring", "reduce_bcast",       "node_aware"};
 const char* const kGatherChoices[] = {"auto", "binomial", "linear"};
 const char* const kScatterChoices[] = {"auto", "binomial", "linear"};
 const char* const kAllgatherChoices[] = {"auto", "ring", "recursive_doubling", "bruck"};

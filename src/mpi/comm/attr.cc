@@ -7,9 +7,9 @@
 
 #include <mpi.h>
 
-#include "mpi/comm/impl_comm_group.h"
 #include "device/match/key.h"
 #include "mpi/comm/comm.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/comm/keyval.h"
 
 namespace stmpi::mpi {
@@ -49,7 +49,9 @@ void attr_set_appnum(int appnum) { g_predefined.appnum = appnum; }
 
 void comm_set_last_used_code(int code) { g_predefined.last_used_code = code; }
 
-int attr_copy_all(Comm& from, Comm& to) { return from.attributes.copy_to(from.handle, to.attributes); }
+int attr_copy_all(Comm& from, Comm& to) {
+  return from.attributes.copy_to(from.handle, to.attributes);
+}
 
 int attr_delete_all(Comm& comm) { return comm.attributes.delete_all(comm.handle); }
 

@@ -21,7 +21,8 @@ int as_mpi1(int err, std::string_view mpi2, std::string_view mpi1) {
   std::string text = mpi::errhan::error_string(err);
   const std::string prefix = std::string(mpi::errhan::class_string(error_class)) + ": ";
   if (text.starts_with(prefix)) text.erase(0, prefix.size());
-  if (std::size_t at = text.find(mpi2); at != std::string::npos) text.replace(at, mpi2.size(), mpi1);
+  if (std::size_t at = text.find(mpi2); at != std::string::npos)
+    text.replace(at, mpi2.size(), mpi1);
   return mpi::errhan::make_error(error_class, "%s", text.c_str());
 }
 

@@ -97,7 +97,8 @@ int keyval_error(int handle, Keyval::Kind kind, const char* function) {
   if (handle == MPI_KEYVAL_INVALID)
     return errhan::make_error(MPI_ERR_KEYVAL, "%s: keyval is MPI_KEYVAL_INVALID", function);
   if (predefined_keyval(handle, kind))
-    return errhan::make_error(MPI_ERR_KEYVAL, "%s: keyval 0x%x is a predefined %s attribute and read-only",
+    return errhan::make_error(MPI_ERR_KEYVAL,
+                              "%s: keyval 0x%x is a predefined %s attribute and read-only",
                               function, handle, kind_name(kind));
   const Keyval* other = g_keyvals.get(handle);
   if (other != nullptr && other->kind != kind)

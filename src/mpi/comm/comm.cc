@@ -49,7 +49,6 @@ void finalize_predefined(Comm& comm) {
 
 }  // namespace
 
-
 Comm* comm_world() { return g_world_ready ? &g_world : nullptr; }
 Comm* comm_self() { return g_world_ready ? &g_self : nullptr; }
 

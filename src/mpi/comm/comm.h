@@ -21,7 +21,6 @@ namespace coll {
 struct NodeLayout;
 }
 
-
 struct Comm {
   int handle = 0;
   int rank = 0;

@@ -22,11 +22,11 @@
 
 #include <mpi.h>
 
-#include "mpi/comm/impl_comm_group.h"
 #include "mpi/coll/launch.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/comm/intercomm.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
@@ -104,8 +104,7 @@ using mpi::errhan::make_error;
 
 void set_info(Comm& comm, MPI_Info info) {
   comm.info.clear();
-  if (const mpi::Info* object = mpi::info_get(info); object != nullptr)
-    comm.info = object->entries;
+  if (const mpi::Info* object = mpi::info_get(info); object != nullptr) comm.info = object->entries;
 }
 
 int check_info(MPI_Info info, const char* arg) {
@@ -167,9 +166,8 @@ int comm_create_from_group(mpi::Group& group, const char* stringtag, MPI_Info in
 // The local groups each build an intracommunicator; the two leaders talk
 // over a two-process bootstrap communicator of their own.
 int intercomm_create_from_groups(mpi::Group& local_group, int local_leader,
-                                 mpi::Group& remote_group, int remote_leader,
-                                 const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
-                                 MPI_Comm* newintercomm) {
+                                 mpi::Group& remote_group, int remote_leader, const char* stringtag,
+                                 MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
   if (int err = check_info(info, "info"); err != MPI_SUCCESS) return err;
   if (local_leader < 0 || local_leader >= local_group.size())
     return make_error(MPI_ERR_RANK, "local_leader = %d is not a rank of local_group (size %d)",
@@ -185,14 +183,14 @@ int intercomm_create_from_groups(mpi::Group& local_group, int local_leader,
     return err;
   const int me = local_group.world_ranks[local_leader];
   const int other = remote_group.world_ranks[remote_leader];
-  mpi::Group* pair = mpi::group_create(me < other ? std::vector<int>{me, other}
-                                                  : std::vector<int>{other, me});
+  mpi::Group* pair =
+      mpi::group_create(me < other ? std::vector<int>{me, other} : std::vector<int>{other, me});
   int err;
   {
     mpi::BootstrapComm peer(*pair, stringtag, 2);
     const bool leader = local->rank == local_leader;
-    err = intercomm_create(*local, local_leader, leader ? &peer.comm : nullptr,
-                           me < other ? 1 : 0, peer.tag(), newintercomm);
+    err = intercomm_create(*local, local_leader, leader ? &peer.comm : nullptr, me < other ? 1 : 0,
+                           peer.tag(), newintercomm);
   }
   mpi::group_release(pair);
   MPI_Comm local_handle = local->handle;

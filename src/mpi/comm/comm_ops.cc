@@ -9,11 +9,11 @@
 
 #include <mpi.h>
 
-#include "mpi/comm/impl_comm_group.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/comm/intercomm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
@@ -130,10 +130,9 @@ int comm_create(mpi::Comm& comm, mpi::Group& group, MPI_Comm* newcomm) {
   for (int i = 0; i < group.size(); ++i) {
     if (comm.group->rank_of_world(group.world_ranks[i]) == MPI_UNDEFINED)
       return make_error(MPI_ERR_GROUP,
-                        "rank %d of the group (MPI_COMM_WORLD rank %d) is not in the %s",
-                        i, group.world_ranks[i],
-                        comm.is_inter() ? "local group of the intercommunicator"
-                                        : "communicator");
+                        "rank %d of the group (MPI_COMM_WORLD rank %d) is not in the %s", i,
+                        group.world_ranks[i],
+                        comm.is_inter() ? "local group of the intercommunicator" : "communicator");
   }
   if (comm.is_inter()) {
     const bool member = group.my_rank != MPI_UNDEFINED;

@@ -80,10 +80,8 @@ ContextIdState& state() {
 void set_used(ContextIdState& s, uint32_t id, bool used) {
   const uint32_t bit = id / 2;
   const uint64_t flag = uint64_t{1} << (bit % 64);
-  if (used)
-    s.free_mask[bit / 64] &= ~flag;
-  else
-    s.free_mask[bit / 64] |= flag;
+  if (used) s.free_mask[bit / 64] &= ~flag;
+  else s.free_mask[bit / 64] |= flag;
 }
 
 // The `count` lowest set bits of the reduced mask, or false if fewer are set.
@@ -127,7 +125,7 @@ struct Agreement {
   bool blocking;                  // may offer the blocking reserve
   bool offering = false;          // this round's offer holds the mask outside the reserve
   bool offering_reserve = false;  // ... and the reserve
-  bool in_flight = false;  // in the priority order
+  bool in_flight = false;         // in the priority order
   // kWords mask words, then the "everyone offered all it may" word.
   std::array<uint64_t, kWords + 1> offer{};
 
@@ -261,10 +259,8 @@ int context_id_allocate_n(Comm& parent, int count, uint32_t* ids, const ContextI
     a.make_offer();
     const int err = combine(a.offer.data(), sizeof a.offer);
     switch (a.settle(err, ids)) {
-      case Agreement::Outcome::kFound:
-        return MPI_SUCCESS;
-      case Agreement::Outcome::kFailed:
-        return err != MPI_SUCCESS ? err : out_of_ids(parent);
+      case Agreement::Outcome::kFound: return MPI_SUCCESS;
+      case Agreement::Outcome::kFailed: return err != MPI_SUCCESS ? err : out_of_ids(parent);
       case Agreement::Outcome::kRetry:
         // The construction holding the mask may be a nonblocking one that
         // only moves when this process polls.
@@ -306,8 +302,8 @@ int append_combine(coll::Schedule& s, const std::shared_ptr<ScheduledAgreement>&
       err != MPI_SUCCESS)
     return err;
   s.fence();
-  if (int err = coll::build_allreduce(s, sa->remote.data(), sa->local.data(), bytes,
-                                      coll::byte_type());
+  if (int err =
+          coll::build_allreduce(s, sa->remote.data(), sa->local.data(), bytes, coll::byte_type());
       err != MPI_SUCCESS)
     return err;
   s.fence();
@@ -330,16 +326,13 @@ int append_agreement_round(coll::Schedule& s, const std::shared_ptr<ScheduledAgr
     uint32_t ids[kMaxIdsPerAllocation] = {};
     const int err = sched.error();
     switch (sa->agreement.settle(err, ids)) {
-      case Agreement::Outcome::kFound:
-        sa->done(MPI_SUCCESS, ids);
-        return MPI_SUCCESS;
+      case Agreement::Outcome::kFound: sa->done(MPI_SUCCESS, ids); return MPI_SUCCESS;
       case Agreement::Outcome::kFailed: {
         const int code = err != MPI_SUCCESS ? err : out_of_ids(sched.comm());
         sa->done(code, nullptr);
         return code;
       }
-      case Agreement::Outcome::kRetry:
-        break;
+      case Agreement::Outcome::kRetry: break;
     }
     // Another construction holds this process's mask (or a lower one waits):
     // let it progress before offering again.
@@ -367,8 +360,8 @@ int context_id_schedule(coll::Schedule& s, std::function<void(int err, uint32_t 
 int context_id_schedule_n(coll::Schedule& s, int count,
                           std::function<void(int err, const uint32_t* ids)> done) {
   s.set_reduction(bitwise_and());
-  auto sa = std::make_shared<ScheduledAgreement>(
-      agreement_key(s.comm().context_id, s.sequence()), count, std::move(done));
+  auto sa = std::make_shared<ScheduledAgreement>(agreement_key(s.comm().context_id, s.sequence()),
+                                                 count, std::move(done));
   const int err = append_agreement_round(s, sa);
   if (err != MPI_SUCCESS) sa->agreement.abandon();
   return err;

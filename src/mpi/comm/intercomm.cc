@@ -16,12 +16,12 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/comm/impl_comm_group.h"
 #include "device/match/key.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
@@ -54,8 +54,7 @@ int intercomm_swap(Comm& local, int leader, const LeaderLink& link, const std::v
   if (local.rank == leader) {
     if (int err = pt2pt::sendrecv(mine.data(), static_cast<MPI_Count>(mine.size()), int_type(),
                                   link.peer, link.tag, theirs->data(), length, int_type(),
-                                  link.peer, link.tag, *link.comm, link.context,
-                                  MPI_STATUS_IGNORE);
+                                  link.peer, link.tag, *link.comm, link.context, MPI_STATUS_IGNORE);
         err != MPI_SUCCESS)
       return err;
   }
@@ -108,8 +107,9 @@ using mpi::Comm;
 using mpi::errhan::make_error;
 
 int not_inter(const Comm& comm, const char* arg) {
-  return make_error(MPI_ERR_COMM, "%s (0x%x) is an intracommunicator; an intercommunicator is required",
-                    arg, static_cast<unsigned>(comm.handle));
+  return make_error(MPI_ERR_COMM,
+                    "%s (0x%x) is an intracommunicator; an intercommunicator is required", arg,
+                    static_cast<unsigned>(comm.handle));
 }
 
 }  // namespace
@@ -127,25 +127,26 @@ int intercomm_create(mpi::Comm& local_comm, int local_leader, mpi::Comm* peer_co
   int leader_error = MPI_SUCCESS;
   if (local_comm.rank == local_leader) {
     if (remote_leader < 0 || remote_leader >= peer_comm->peer_size())
-      leader_error = make_error(MPI_ERR_RANK,
-                                "remote_leader = %d is not a rank of peer_comm (size %d)",
-                                remote_leader, peer_comm->peer_size());
+      leader_error =
+          make_error(MPI_ERR_RANK, "remote_leader = %d is not a rank of peer_comm (size %d)",
+                     remote_leader, peer_comm->peer_size());
     else if (!peer_comm->is_inter() && remote_leader == peer_comm->rank)
-      leader_error = make_error(MPI_ERR_RANK,
-                                "remote_leader = %d is this process, the local leader",
-                                remote_leader);
+      leader_error = make_error(
+          MPI_ERR_RANK, "remote_leader = %d is this process, the local leader", remote_leader);
     else if (tag < 0 || tag > static_cast<int>(dev::match::kTagUb))
       leader_error = make_error(MPI_ERR_TAG, "tag = %d is not a valid tag", tag);
   }
   int leader_class = mpi::errhan::error_class_of(leader_error);
-  if (int err = mpi::coll::bcast(&leader_class, 1, *mpi::datatype_get(MPI_INT), local_leader,
-                                 local_comm);
+  if (int err =
+          mpi::coll::bcast(&leader_class, 1, *mpi::datatype_get(MPI_INT), local_leader, local_comm);
       err != MPI_SUCCESS)
     return err;
   if (leader_error != MPI_SUCCESS) return leader_error;
   if (leader_class != MPI_SUCCESS)
-    return make_error(leader_class, "the local leader (rank %d of local_comm) rejected its "
-                      "arguments (peer_comm, remote_leader or tag)", local_leader);
+    return make_error(leader_class,
+                      "the local leader (rank %d of local_comm) rejected its "
+                      "arguments (peer_comm, remote_leader or tag)",
+                      local_leader);
   const mpi::LeaderLink link{peer_comm, peer_comm != nullptr ? peer_comm->context_id : 0,
                              remote_leader, tag};
   std::vector<int> remote;
@@ -164,9 +165,8 @@ int intercomm_create(mpi::Comm& local_comm, int local_leader, mpi::Comm* peer_co
       err != MPI_SUCCESS)
     return err;
   mpi::group_retain(local_comm.group);
-  *newintercomm = mpi::intercomm_create_object(local_comm.group,
-                                               mpi::group_create(std::move(remote)), ids,
-                                               local_comm)
+  *newintercomm = mpi::intercomm_create_object(
+                      local_comm.group, mpi::group_create(std::move(remote)), ids, local_comm)
                       ->handle;
   return MPI_SUCCESS;
 }
@@ -268,9 +268,9 @@ int intercomm_split(Comm& comm, int color, int key, MPI_Comm* newcomm) {
     return MPI_SUCCESS;
   }
   Group* local_group = group_create(members(local_pairs, *comm.group));
-  *newcomm = intercomm_create_object(local_group, group_create(std::move(remote_members)), ids,
-                                     comm)
-                 ->handle;
+  *newcomm =
+      intercomm_create_object(local_group, group_create(std::move(remote_members)), ids, comm)
+          ->handle;
   return MPI_SUCCESS;
 }
 

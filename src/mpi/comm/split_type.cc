@@ -30,11 +30,11 @@
 
 #include <mpi.h>
 
-#include "mpi/comm/impl_comm_group.h"
 #include "config.h"
 #include "device/device.h"
 #include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
@@ -106,7 +106,8 @@ void local_instances(int* out) {
       const int count = hwloc_get_nbobjs_by_type(topology, type);
       for (int k = 0; k < count; ++k) {
         hwloc_obj_t obj = hwloc_get_obj_by_type(topology, type, static_cast<unsigned>(k));
-        if (obj != nullptr && obj->cpuset != nullptr && hwloc_bitmap_isincluded(binding, obj->cpuset)) {
+        if (obj != nullptr && obj->cpuset != nullptr &&
+            hwloc_bitmap_isincluded(binding, obj->cpuset)) {
           out[i] = static_cast<int>(obj->logical_index);
           break;
         }

@@ -103,8 +103,8 @@ void copy_range(const Datatype& type, char* user, MPI_Count count, MPI_Count off
 }  // namespace
 
 void Datatype::pack(const void* src, MPI_Count count, void* dst) const {
-  copy_range<true>(*this, const_cast<char*>(static_cast<const char*>(src)), count, 0,
-                   count * size, static_cast<char*>(dst));
+  copy_range<true>(*this, const_cast<char*>(static_cast<const char*>(src)), count, 0, count * size,
+                   static_cast<char*>(dst));
 }
 
 void Datatype::unpack(const void* src, MPI_Count bytes, MPI_Count count, void* dst) const {

@@ -49,15 +49,15 @@ struct ElementGroup {
 
 // Everything a constructor derives from its inputs; copied by dup/resized.
 struct TypeLayout {
-  std::vector<DataBlock> blocks;           // one instance, in pack order, adjacent runs merged
-  std::vector<ElementGroup> signature;     // basic element sizes of one instance, pack order
-  MPI_Count element_count = 0;             // basic elements per instance
-  MPI_Aint alignment = 1;                  // strictest alignment of any basic element
+  std::vector<DataBlock> blocks;        // one instance, in pack order, adjacent runs merged
+  std::vector<ElementGroup> signature;  // basic element sizes of one instance, pack order
+  MPI_Count element_count = 0;          // basic elements per instance
+  MPI_Aint alignment = 1;               // strictest alignment of any basic element
   // The type map has entries (data, markers, or bounds set by resized):
   // only such types contribute to the bounds of types built from them.
   bool has_entries = false;
-  bool lb_marker = false;                  // holds an MPI_LB marker (sticky bound)
-  bool ub_marker = false;                  // holds an MPI_UB marker
+  bool lb_marker = false;  // holds an MPI_LB marker (sticky bound)
+  bool ub_marker = false;  // holds an MPI_UB marker
   // Reductions: every element is `base_type` (a predefined type; pair types
   // count as one element), `base_count` of them per instance; 0 if mixed.
   int base_type = 0;
@@ -82,10 +82,10 @@ struct TypeContents {
 
 struct Datatype {
   int handle = 0;
-  MPI_Count size = 0;            // bytes of data in one instance
-  MPI_Aint lb = 0, extent = 0;   // (lb, extent) as MPI defines them, resized types included
+  MPI_Count size = 0;           // bytes of data in one instance
+  MPI_Aint lb = 0, extent = 0;  // (lb, extent) as MPI defines them, resized types included
   MPI_Aint true_lb = 0, true_extent = 0;
-  bool contiguous = false;       // one instance = `size` bytes at true_lb and extent == size
+  bool contiguous = false;  // one instance = `size` bytes at true_lb and extent == size
   bool predefined = false;
   bool committed = false;
   std::atomic<int> refs{1};
@@ -93,7 +93,7 @@ struct Datatype {
 
   TypeLayout layout;
   TypeContents contents;
-  AttributeTable<TypeAttrs> attributes;  // user attributes (MPI_Type_set_attr)
+  AttributeTable<TypeAttrs> attributes;           // user attributes (MPI_Type_set_attr)
   ElementKind element_kind = ElementKind::kNone;  // predefined types only
   TypeClass type_class = TypeClass::kNone;        // predefined types only
 

@@ -18,8 +18,8 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {
@@ -40,8 +40,8 @@ struct Ext32Type {
   int handle;
   MPI_Aint size;  // bytes in external32
   Conv conv;
-  int unit = 0;                        // kSwap: bytes per swapped unit (1: plain copy)
-  int first = 0, second = 0;           // kPair: the value and index types
+  int unit = 0;               // kSwap: bytes per swapped unit (1: plain copy)
+  int first = 0, second = 0;  // kPair: the value and index types
 };
 
 // The standard's table of external32 sizes (MPI 4.1 section 14.5.2).
@@ -185,11 +185,12 @@ int convert_basic(const Ext32Type& t, const Datatype& type, MPI_Count n, const c
             bits = bits << 8 | static_cast<unsigned char>(in[i * from + b]);
         }
         const int shift = 64 - 8 * static_cast<int>(from);
-        int64_t value = is_signed ? static_cast<int64_t>(bits << shift) >> shift
-                                  : static_cast<int64_t>(bits);
+        int64_t value =
+            is_signed ? static_cast<int64_t>(bits << shift) >> shift : static_cast<int64_t>(bits);
         if (kPack && to < 8) {
           const int64_t lo = is_signed ? -(int64_t{1} << (8 * to - 1)) : 0;
-          const int64_t hi = is_signed ? (int64_t{1} << (8 * to - 1)) - 1 : (int64_t{1} << (8 * to)) - 1;
+          const int64_t hi =
+              is_signed ? (int64_t{1} << (8 * to - 1)) - 1 : (int64_t{1} << (8 * to)) - 1;
           if (value < lo || value > hi)
             return make_error(MPI_ERR_CONVERSION,
                               "element %lld of %s is %lld, which does not fit in the %lld bytes "
@@ -226,8 +227,7 @@ int convert_basic(const Ext32Type& t, const Datatype& type, MPI_Count n, const c
       }
       break;
     }
-    case Conv::kPair:
-      break;  // handled by the caller
+    case Conv::kPair: break;  // handled by the caller
   }
   in += n * from;
   out += n * to;
@@ -301,9 +301,10 @@ int check_position(MPI_Count position, MPI_Count bytes, MPI_Count limit, const c
     return make_error(MPI_ERR_ARG, "%s = %lld must not be negative", limit_name,
                       static_cast<long long>(limit));
   if (position > limit || bytes > limit - position)
-    return make_error(MPI_ERR_TRUNCATE, "%s %lld external32 bytes at position %lld overruns %s = %lld",
-                      verb, static_cast<long long>(bytes), static_cast<long long>(position),
-                      limit_name, static_cast<long long>(limit));
+    return make_error(MPI_ERR_TRUNCATE,
+                      "%s %lld external32 bytes at position %lld overruns %s = %lld", verb,
+                      static_cast<long long>(bytes), static_cast<long long>(position), limit_name,
+                      static_cast<long long>(limit));
   return MPI_SUCCESS;
 }
 
@@ -379,8 +380,7 @@ int pack_external(const char* datarep, const void* inbuf, int incount, mpi::Data
 
 int pack_external_c(const char* datarep, const void* inbuf, MPI_Count incount,
                     mpi::Datatype& datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) {
-  return pack_external_any<MPI_Count>(datarep, inbuf, incount, datatype, outbuf, outsize,
-                                      position);
+  return pack_external_any<MPI_Count>(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
 
 int unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position,
@@ -389,15 +389,13 @@ int unpack_external(const char* datarep, const void* inbuf, MPI_Aint insize, MPI
                                        datatype);
 }
 
-int unpack_external_c(const char* datarep, const void* inbuf, MPI_Count insize,
-                      MPI_Count* position, void* outbuf, MPI_Count outcount,
-                      mpi::Datatype& datatype) {
+int unpack_external_c(const char* datarep, const void* inbuf, MPI_Count insize, MPI_Count* position,
+                      void* outbuf, MPI_Count outcount, mpi::Datatype& datatype) {
   return unpack_external_any<MPI_Count>(datarep, inbuf, insize, position, outbuf, outcount,
                                         datatype);
 }
 
-int pack_external_size(const char* datarep, int incount, mpi::Datatype& datatype,
-                       MPI_Aint* size) {
+int pack_external_size(const char* datarep, int incount, mpi::Datatype& datatype, MPI_Aint* size) {
   return pack_external_size_any<MPI_Aint>(datarep, incount, datatype, size);
 }
 

@@ -270,8 +270,8 @@ void layout_finalize(Datatype& type) {
   const MPI_Aint start = type.true_lb - base->true_lb;
   for (MPI_Count i = 0; i < layout.base_count; ++i) {
     for (const DataBlock& block : base->layout.blocks) {
-      push_block(dense, {start + i * base->extent + block.disp, block.len, block.count,
-                         block.stride});
+      push_block(dense,
+                 {start + i * base->extent + block.disp, block.len, block.count, block.stride});
     }
     if (dense.size() > layout.blocks.size()) return;
   }

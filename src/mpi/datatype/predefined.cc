@@ -24,8 +24,8 @@ struct BasicSpec {
 
 template <class T>
 constexpr BasicSpec basic(int handle, const char* name, ElementKind kind, TypeClass type_class) {
-  return {handle, name, static_cast<MPI_Aint>(sizeof(T)), static_cast<MPI_Aint>(alignof(T)), kind,
-          type_class};
+  return {handle, name,      static_cast<MPI_Aint>(sizeof(T)), static_cast<MPI_Aint>(alignof(T)),
+          kind,   type_class};
 }
 
 template <class R>
@@ -97,8 +97,8 @@ const BasicSpec kBasicTypes[] = {
     basic<bool>(MPI_CXX_BOOL, "MPI_CXX_BOOL", EK::kBool, TC::kLogical),
     basic<ComplexOf<float>>(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", EK::kComplexFloat,
                             TC::kComplex),
-    basic<ComplexOf<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX",
-                             EK::kComplexDouble, TC::kComplex),
+    basic<ComplexOf<double>>(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", EK::kComplexDouble,
+                             TC::kComplex),
     basic<ComplexOf<long double>>(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX",
                                   EK::kComplexLongDouble, TC::kComplex),
 #ifdef MPIX_C_FLOAT16

@@ -8,9 +8,9 @@
 
 #include <mpi.h>
 
-#include "mpi/datatype/impl_datatype.h"
 #include "mpi/comm/keyval.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 
 namespace stmpi::mpi {
 

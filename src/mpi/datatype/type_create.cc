@@ -7,8 +7,8 @@
 
 #include <mpi.h>
 
-#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/layout_builder.h"
 #include "mpi/datatype/type_attr.h"
 #include "mpi/errhan/error.h"
@@ -102,8 +102,7 @@ int build_blocks(MPI_Count count, const char* blocklens_name, BlocklenAt blockle
   return make_type(builder, false, std::move(contents), newtype);
 }
 
-int build_contiguous(MPI_Count count, Datatype& old, TypeContents contents,
-                     MPI_Datatype* newtype) {
+int build_contiguous(MPI_Count count, Datatype& old, TypeContents contents, MPI_Datatype* newtype) {
   if (int err = check_count("count", count)) return err;
   if (int err = check_newtype(newtype)) return err;
   LayoutBuilder builder;
@@ -235,8 +234,8 @@ int type_vector(int count, int blocklength, int stride, mpi::Datatype& oldtype,
   return build_vector(count, blocklength, stride_bytes, oldtype, std::move(contents), newtype);
 }
 
-int type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
-                  mpi::Datatype& oldtype, MPI_Datatype* newtype) {
+int type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, mpi::Datatype& oldtype,
+                  MPI_Datatype* newtype) {
   TypeContents contents = contents_of(MPI_COMBINER_VECTOR, oldtype);
   contents.large_counts = true;
   contents.counts = {count, blocklength, stride};

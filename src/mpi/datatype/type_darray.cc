@@ -19,8 +19,8 @@
 
 #include <vector>
 
-#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/type_compose.h"
 #include "mpi/errhan/error.h"
 
@@ -68,8 +68,8 @@ int check_darray(int size, int rank, int ndims, const Int gsizes[], const int di
     if (distrib != MPI_DISTRIBUTE_BLOCK && distrib != MPI_DISTRIBUTE_CYCLIC &&
         distrib != MPI_DISTRIBUTE_NONE)
       return make_error(MPI_ERR_ARG,
-                        "array_of_distribs[%d]=%d is not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE",
-                        d, distrib);
+                        "array_of_distribs[%d]=%d is not MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE", d,
+                        distrib);
     if (distrib == MPI_DISTRIBUTE_NONE && psize != 1)
       return make_error(MPI_ERR_ARG,
                         "array_of_psizes[%d]=%d must be 1 for a dimension with "
@@ -91,8 +91,7 @@ int check_darray(int size, int rank, int ndims, const Int gsizes[], const int di
   if (grid != size) {
     long long product = 1;
     for (int d = 0; d < ndims && product <= size; ++d) product *= psizes[d];
-    return make_error(MPI_ERR_ARG,
-                      "the product of array_of_psizes (%s%lld) differs from size=%d",
+    return make_error(MPI_ERR_ARG, "the product of array_of_psizes (%s%lld) differs from size=%d",
                       product > size ? "more than " : "", product > size ? size : product, size);
   }
   // Row-major process grid: the last dimension's coordinate varies fastest.
@@ -108,12 +107,8 @@ int check_darray(int size, int rank, int ndims, const Int gsizes[], const int di
       case MPI_DISTRIBUTE_BLOCK:
         c.k = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? (c.gsize + c.procs - 1) / c.procs : dargs[d];
         break;
-      case MPI_DISTRIBUTE_CYCLIC:
-        c.k = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d];
-        break;
-      default:
-        c.k = c.gsize;
-        break;
+      case MPI_DISTRIBUTE_CYCLIC: c.k = dargs[d] == MPI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d]; break;
+      default: c.k = c.gsize; break;
     }
   }
   return MPI_SUCCESS;
@@ -140,7 +135,8 @@ int build_dimension(const Cyclic& c, Datatype& row, MPI_Count stride, MPI_Dataty
   MPI_Datatype types[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
   int n = 0;
   if (full > 0) {
-    if (int err = type_create_hvector_c(full, c.k, period_bytes, row, &pieces[n].handle)) return err;
+    if (int err = type_create_hvector_c(full, c.k, period_bytes, row, &pieces[n].handle))
+      return err;
     types[n++] = pieces[0].handle;
   }
   if (full < blocks) {
@@ -176,17 +172,15 @@ int build_darray(const std::vector<Cyclic>& dims, int order, Datatype& oldtype,
 
 template <class Int>
 TypeContents darray_contents(int size, int rank, int ndims, const Int gsizes[],
-                             const int distribs[], const int dargs[], const int psizes[],
-                             int order, Datatype& oldtype, bool large) {
+                             const int distribs[], const int dargs[], const int psizes[], int order,
+                             Datatype& oldtype, bool large) {
   TypeContents c;
   c.combiner = MPI_COMBINER_DARRAY;
   c.large_counts = large;
   c.types = {&oldtype};
   c.ints = {size, rank, ndims};
-  if (large)
-    c.counts.assign(gsizes, gsizes + ndims);
-  else
-    c.ints.insert(c.ints.end(), gsizes, gsizes + ndims);
+  if (large) c.counts.assign(gsizes, gsizes + ndims);
+  else c.ints.insert(c.ints.end(), gsizes, gsizes + ndims);
   for (const int* a : {distribs, dargs, psizes}) c.ints.insert(c.ints.end(), a, a + ndims);
   c.ints.push_back(order);
   return c;

@@ -13,8 +13,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/type_compose.h"
 #include "mpi/errhan/error.h"
 
@@ -22,14 +22,16 @@ namespace stmpi::impl {
 namespace {
 
 using mpi::Datatype;
+using mpi::set_contents;
 using mpi::TypeContents;
 using mpi::TypeRef;
-using mpi::set_contents;
 using mpi::errhan::make_error;
 
 int named_error(const Datatype& type) {
-  return make_error(MPI_ERR_TYPE, "datatype %s is predefined (combiner MPI_COMBINER_NAMED): it "
-                    "has no contents", mpi::datatype_name(type.handle));
+  return make_error(MPI_ERR_TYPE,
+                    "datatype %s is predefined (combiner MPI_COMBINER_NAMED): it "
+                    "has no contents",
+                    mpi::datatype_name(type.handle));
 }
 
 // Copies the component types out; each derived one is retained, as MPI
@@ -49,7 +51,9 @@ int check_subarray(int ndims, const Int sizes[], const Int subsizes[], const Int
   if (ndims <= 0) return make_error(MPI_ERR_ARG, "ndims=%d must be positive", ndims);
   if (sizes == nullptr || subsizes == nullptr || starts == nullptr)
     return make_error(MPI_ERR_ARG, "array_of_%s is NULL",
-                      sizes == nullptr ? "sizes" : subsizes == nullptr ? "subsizes" : "starts");
+                      sizes == nullptr      ? "sizes"
+                      : subsizes == nullptr ? "subsizes"
+                                            : "starts");
   if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
     return make_error(MPI_ERR_ARG, "order=%d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
   for (int d = 0; d < ndims; ++d) {
@@ -57,12 +61,11 @@ int check_subarray(int ndims, const Int sizes[], const Int subsizes[], const Int
     if (size <= 0)
       return make_error(MPI_ERR_ARG, "array_of_sizes[%d]=%lld must be positive", d, size);
     if (sub <= 0 || sub > size)
-      return make_error(MPI_ERR_ARG, "array_of_subsizes[%d]=%lld must be in 1..%lld", d, sub,
-                        size);
+      return make_error(MPI_ERR_ARG, "array_of_subsizes[%d]=%lld must be in 1..%lld", d, sub, size);
     if (start < 0 || start > size - sub)
       return make_error(MPI_ERR_ARG,
-                        "array_of_starts[%d]=%lld must be in 0..%lld (size %lld, subsize %lld)",
-                        d, start, size - sub, size, sub);
+                        "array_of_starts[%d]=%lld must be in 0..%lld (size %lld, subsize %lld)", d,
+                        start, size - sub, size, sub);
   }
   return MPI_SUCCESS;
 }
@@ -81,9 +84,9 @@ int build_subarray(int ndims, const Int sizes[], const Int subsizes[], const Int
   for (int i = 0; i < ndims; ++i) {
     const int d = dims[i];
     TypeRef next;
-    const int err = i == 0 ? type_contiguous_c(subsizes[d], oldtype, &next.handle)
-                           : type_create_hvector_c(subsizes[d], 1, stride, current.get(),
-                                                   &next.handle);
+    const int err =
+        i == 0 ? type_contiguous_c(subsizes[d], oldtype, &next.handle)
+               : type_create_hvector_c(subsizes[d], 1, stride, current.get(), &next.handle);
     if (err != MPI_SUCCESS) return err;
     std::swap(current.handle, next.handle);
     MPI_Count start_bytes = 0;
@@ -95,8 +98,7 @@ int build_subarray(int ndims, const Int sizes[], const Int subsizes[], const Int
   const MPI_Count whole = stride;  // bytes of the whole array
   TypeRef placed;
   const MPI_Count one = 1;
-  if (int err = type_create_hindexed_c(1, &one, &offset, current.get(), &placed.handle))
-    return err;
+  if (int err = type_create_hindexed_c(1, &one, &offset, current.get(), &placed.handle)) return err;
   return type_create_resized_c(placed.get(), 0, whole, newtype);
 }
 
@@ -146,7 +148,8 @@ int type_get_envelope(mpi::Datatype& datatype, int* num_integers, int* num_addre
                       int* num_datatypes, int* combiner) {
   const TypeContents& c = datatype.contents;
   if (c.large_counts)
-    return make_error(MPI_ERR_TYPE, "datatype was built by a large-count constructor: decode it "
+    return make_error(MPI_ERR_TYPE,
+                      "datatype was built by a large-count constructor: decode it "
                       "with MPI_Type_get_envelope_c");
   *num_integers = static_cast<int>(c.ints.size());
   *num_addresses = static_cast<int>(c.aints.size());
@@ -170,17 +173,19 @@ int type_get_contents(mpi::Datatype& datatype, int max_integers, int max_address
                       int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
                       MPI_Datatype array_of_datatypes[]) {
   const TypeContents& c = datatype.contents;
-  if (c.combiner == MPI_COMBINER_NAMED)
-    return named_error(datatype);
+  if (c.combiner == MPI_COMBINER_NAMED) return named_error(datatype);
   if (c.large_counts)
-    return make_error(MPI_ERR_TYPE, "datatype was built by a large-count constructor: decode it "
+    return make_error(MPI_ERR_TYPE,
+                      "datatype was built by a large-count constructor: decode it "
                       "with MPI_Type_get_contents_c");
   if (max_integers < static_cast<int>(c.ints.size()) ||
       max_addresses < static_cast<int>(c.aints.size()) ||
       max_datatypes < static_cast<int>(c.types.size()))
-    return make_error(MPI_ERR_ARG, "max_integers=%d, max_addresses=%d, max_datatypes=%d are less "
-                      "than the envelope's %zu, %zu, %zu", max_integers, max_addresses,
-                      max_datatypes, c.ints.size(), c.aints.size(), c.types.size());
+    return make_error(MPI_ERR_ARG,
+                      "max_integers=%d, max_addresses=%d, max_datatypes=%d are less "
+                      "than the envelope's %zu, %zu, %zu",
+                      max_integers, max_addresses, max_datatypes, c.ints.size(), c.aints.size(),
+                      c.types.size());
   std::copy(c.ints.begin(), c.ints.end(), array_of_integers);
   std::copy(c.aints.begin(), c.aints.end(), array_of_addresses);
   copy_types(c, array_of_datatypes);
@@ -192,13 +197,13 @@ int type_get_contents_c(mpi::Datatype& datatype, MPI_Count max_integers, MPI_Cou
                         int array_of_integers[], MPI_Aint array_of_addresses[],
                         MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) {
   const TypeContents& c = datatype.contents;
-  if (c.combiner == MPI_COMBINER_NAMED)
-    return named_error(datatype);
+  if (c.combiner == MPI_COMBINER_NAMED) return named_error(datatype);
   if (max_integers < static_cast<MPI_Count>(c.ints.size()) ||
       max_addresses < static_cast<MPI_Count>(c.aints.size()) ||
       max_large_counts < static_cast<MPI_Count>(c.counts.size()) ||
       max_datatypes < static_cast<MPI_Count>(c.types.size()))
-    return make_error(MPI_ERR_ARG, "max_integers=%lld, max_addresses=%lld, max_large_counts=%lld, "
+    return make_error(MPI_ERR_ARG,
+                      "max_integers=%lld, max_addresses=%lld, max_large_counts=%lld, "
                       "max_datatypes=%lld are less than the envelope's %zu, %zu, %zu, %zu",
                       static_cast<long long>(max_integers), static_cast<long long>(max_addresses),
                       static_cast<long long>(max_large_counts),
@@ -236,10 +241,10 @@ int type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
     MPI_Datatype type;
   };
   static const Match kMatches[] = {
-      {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},  {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
-      {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},  {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
-      {MPI_TYPECLASS_REAL, 4, MPI_REAL4},        {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
-      {MPI_TYPECLASS_REAL, 16, MPI_REAL16},      {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
+      {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},   {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+      {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},   {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+      {MPI_TYPECLASS_REAL, 4, MPI_REAL4},         {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+      {MPI_TYPECLASS_REAL, 16, MPI_REAL16},       {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
       {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16}, {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
   };
   if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
@@ -256,8 +261,11 @@ int type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
 
 int type_create_f90_integer(int r, MPI_Datatype* newtype) {
   // Decimal exponent range r: the smallest integer holding 10^r.
-  const MPI_Datatype base = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4
-                            : r <= 18 ? MPI_INTEGER8 : MPI_DATATYPE_NULL;
+  const MPI_Datatype base = r <= 2    ? MPI_INTEGER1
+                            : r <= 4  ? MPI_INTEGER2
+                            : r <= 9  ? MPI_INTEGER4
+                            : r <= 18 ? MPI_INTEGER8
+                                      : MPI_DATATYPE_NULL;
   if (r < 0 || base == MPI_DATATYPE_NULL)
     return make_error(MPI_ERR_ARG, "r=%d: no integer type has a decimal range of %d digits", r, r);
   return create_f90(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, *mpi::datatype_get(base), newtype);

@@ -6,8 +6,8 @@
 
 #include <mpi.h>
 
-#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/datatype/impl_datatype.h"
 #include "mpi/datatype/type_attr.h"
 #include "mpi/errhan/error.h"
 

@@ -9,9 +9,9 @@
 #include <mpi.h>
 
 #include "mpi/coll/impl_coll.h"
+#include "mpi/comm/comm.h"
 #include "mpi/comm/impl_comm_group.h"
 #include "mpi/dynamic/impl_dynamic.h"
-#include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::impl {
@@ -27,9 +27,8 @@ int unsupported(const char* function) {
 }
 
 int no_spawn(const char* function, int maxprocs, int* errcodes) {
-  const int code = make_error(MPI_ERR_SPAWN,
-                              "%s: spawning processes is not provided by this MPI library yet",
-                              function);
+  const int code = make_error(
+      MPI_ERR_SPAWN, "%s: spawning processes is not provided by this MPI library yet", function);
   if (errcodes != MPI_ERRCODES_IGNORE)
     for (int i = 0; i < maxprocs; ++i) errcodes[i] = code;
   return code;

@@ -7,10 +7,10 @@
 #include <map>
 #include <string>
 
-#include "mpi/init/impl_env.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
+#include "mpi/init/impl_env.h"
 #include "pmi/client.h"
 
 namespace stmpi::mpi {
@@ -34,12 +34,14 @@ bool known_code(int code) {
   if (code < 0) return false;
   const int error_class = errhan::error_class_of(code);
   if (error_class & errhan::kUserClassBit) {
-    if (error_class < errhan::kFirstUserClass || error_class > g_user_errors.last_class) return false;
+    if (error_class < errhan::kFirstUserClass || error_class > g_user_errors.last_class)
+      return false;
   } else if (std::strcmp(errhan::class_string(error_class), "Unknown error class") == 0) {
     return false;
   }
   if (code & errhan::kUserCodeBit) {
-    const int serial = (code & ~(errhan::kUserClassBit | errhan::kUserCodeBit)) >> errhan::kSlotShift;
+    const int serial =
+        (code & ~(errhan::kUserClassBit | errhan::kUserCodeBit)) >> errhan::kSlotShift;
     return serial >= 1 && serial <= g_user_errors.codes;
   }
   return true;
@@ -97,15 +99,13 @@ int raise_on_comm(Comm* comm, int code, const char* function) {
   Errhandler* eh = comm != nullptr ? comm->errhandler : nullptr;
   if (eh == nullptr) abort_job(code, function);  // before MPI_Init completed
   switch (eh->kind) {
-    case Errhandler::Kind::kReturn:
-      return code;
+    case Errhandler::Kind::kReturn: return code;
     case Errhandler::Kind::kUserComm: {
       MPI_Comm handle = comm->handle;
       eh->comm_fn(&handle, &code, function);
       return code;
     }
-    default:
-      abort_job(code, function);
+    default: abort_job(code, function);
   }
 }
 
@@ -130,8 +130,10 @@ int comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 
 int comm_set_errhandler(mpi::Comm& comm, MPI_Errhandler errhandler) {
   Errhandler* eh = mpi::errhandler_get(errhandler);
-  if (eh == nullptr || eh->kind == Errhandler::Kind::kUserWin || eh->kind == Errhandler::Kind::kUserFile)
-    return mpi::errhan::make_error(MPI_ERR_ARG, "errhandler=0x%x is not a communicator error handler",
+  if (eh == nullptr || eh->kind == Errhandler::Kind::kUserWin ||
+      eh->kind == Errhandler::Kind::kUserFile)
+    return mpi::errhan::make_error(MPI_ERR_ARG,
+                                   "errhandler=0x%x is not a communicator error handler",
                                    static_cast<unsigned>(errhandler));
   mpi::errhandler_retain(eh);
   if (comm.errhandler != nullptr) mpi::errhandler_release(comm.errhandler);
@@ -162,7 +164,8 @@ int errhandler_free(MPI_Errhandler* errhandler) {
 
 int error_string(int errorcode, char* string, int* resultlen) {
   if (!mpi::known_code(errorcode))
-    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code", errorcode);
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code",
+                                   errorcode);
   std::string text;
   auto user = mpi::g_user_errors.strings.find(errorcode);
   // An added class or code with no string set reads as the empty string (MPI 4.1 9.5).
@@ -178,7 +181,8 @@ int error_string(int errorcode, char* string, int* resultlen) {
 
 int error_class(int errorcode, int* errorclass) {
   if (!mpi::known_code(errorcode))
-    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code", errorcode);
+    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code",
+                                   errorcode);
   // User-added codes carry their class in the same low bits.
   *errorclass = mpi::errhan::error_class_of(errorcode);
   return MPI_SUCCESS;
@@ -195,11 +199,13 @@ int add_error_class(int* errorclass) {
 
 int add_error_code(int errorclass, int* errorcode) {
   const bool predefined = errorclass >= MPI_SUCCESS && errorclass <= MPI_ERR_VALUE_TOO_LARGE;
-  const bool added = errorclass >= mpi::errhan::kFirstUserClass &&
-                     errorclass <= mpi::g_user_errors.last_class;
+  const bool added =
+      errorclass >= mpi::errhan::kFirstUserClass && errorclass <= mpi::g_user_errors.last_class;
   if (!predefined && !added)
-    return mpi::errhan::make_error(MPI_ERR_ARG, "errorclass=%d is neither predefined nor added by "
-                                   "MPI_Add_error_class", errorclass);
+    return mpi::errhan::make_error(MPI_ERR_ARG,
+                                   "errorclass=%d is neither predefined nor added by "
+                                   "MPI_Add_error_class",
+                                   errorclass);
   if (mpi::g_user_errors.codes >= (mpi::errhan::kUserCodeBit >> mpi::errhan::kSlotShift) - 1)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "too many user-defined error codes");
   *errorcode = errorclass | mpi::errhan::kUserCodeBit |
@@ -210,8 +216,8 @@ int add_error_code(int errorclass, int* errorcode) {
 int add_error_string(int errorcode, const char* string) {
   if (string == nullptr) return mpi::errhan::make_error(MPI_ERR_ARG, "string is NULL");
   if (!(errorcode & (mpi::errhan::kUserClassBit | mpi::errhan::kUserCodeBit)))
-    return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is predefined; its string cannot change",
-                                   errorcode);
+    return mpi::errhan::make_error(
+        MPI_ERR_ARG, "errorcode=%d is predefined; its string cannot change", errorcode);
   mpi::g_user_errors.strings[errorcode] = string;
   return MPI_SUCCESS;
 }

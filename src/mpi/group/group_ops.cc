@@ -38,8 +38,8 @@ class RankIndex {
 // An empty result is MPI_GROUP_EMPTY itself, as the standard says for
 // MPI_Group_incl with n = 0 and MPICH and Open MPI do for every constructor.
 int return_group(std::vector<int> world_ranks, MPI_Group* newgroup) {
-  *newgroup = world_ranks.empty() ? MPI_GROUP_EMPTY
-                                  : mpi::group_create(std::move(world_ranks))->handle;
+  *newgroup =
+      world_ranks.empty() ? MPI_GROUP_EMPTY : mpi::group_create(std::move(world_ranks))->handle;
   return MPI_SUCCESS;
 }
 

@@ -6,8 +6,8 @@
 
 #include <mpi.h>
 
-#include "mpi/info/impl_info.h"
 #include "mpi/errhan/error.h"
+#include "mpi/info/impl_info.h"
 
 namespace stmpi::mpi {
 namespace {
@@ -38,8 +38,9 @@ int check_key(const char* key) {
   const std::size_t n = std::strlen(key);
   if (n == 0) return errhan::make_error(MPI_ERR_INFO_KEY, "key is empty");
   if (n > MPI_MAX_INFO_KEY)
-    return errhan::make_error(MPI_ERR_INFO_KEY, "key \"%.32s...\" has %zu characters (MPI_MAX_INFO_KEY is %d)",
-                              key, n, MPI_MAX_INFO_KEY);
+    return errhan::make_error(MPI_ERR_INFO_KEY,
+                              "key \"%.32s...\" has %zu characters (MPI_MAX_INFO_KEY is %d)", key,
+                              n, MPI_MAX_INFO_KEY);
   return MPI_SUCCESS;
 }
 
@@ -96,8 +97,9 @@ int info_set(MPI_Info info, const char* key, const char* value) {
   if (int err = mpi::check_key(key)) return err;
   if (value == nullptr) return mpi::errhan::make_error(MPI_ERR_INFO_VALUE, "value is NULL");
   if (std::strlen(value) > MPI_MAX_INFO_VAL)
-    return mpi::errhan::make_error(MPI_ERR_INFO_VALUE, "value for key \"%s\" has %zu characters (MPI_MAX_INFO_VAL is %d)",
-                                   key, std::strlen(value), MPI_MAX_INFO_VAL);
+    return mpi::errhan::make_error(
+        MPI_ERR_INFO_VALUE, "value for key \"%s\" has %zu characters (MPI_MAX_INFO_VAL is %d)", key,
+        std::strlen(value), MPI_MAX_INFO_VAL);
   if (object->predefined)
     return mpi::errhan::make_error(MPI_ERR_INFO, "MPI_INFO_ENV cannot be modified");
   object->set(key, value);
@@ -150,8 +152,9 @@ int info_get_nthkey(MPI_Info info, int n, char* key) {
   const Info* object = mpi::info_get(info);
   if (object == nullptr) return mpi::bad_info(info);
   if (n < 0 || static_cast<std::size_t>(n) >= object->entries.size())
-    return mpi::errhan::make_error(MPI_ERR_ARG, "n=%d is not a valid key index (the info has %zu keys)",
-                                   n, object->entries.size());
+    return mpi::errhan::make_error(MPI_ERR_ARG,
+                                   "n=%d is not a valid key index (the info has %zu keys)", n,
+                                   object->entries.size());
   mpi::copy_out(object->entries[static_cast<std::size_t>(n)].first, key, MPI_MAX_INFO_KEY);
   return MPI_SUCCESS;
 }

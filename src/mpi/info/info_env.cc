@@ -32,7 +32,7 @@ int info_create_env(int argc, char* argv[], MPI_Info* info) {
   env->set("maxprocs", size != nullptr ? size : "1");
   if (char host[HOST_NAME_MAX + 1] = {}; gethostname(host, sizeof(host) - 1) == 0)
     env->set("host", host);
-  if (struct utsname names {}; uname(&names) == 0) env->set("arch", names.machine);
+  if (struct utsname names{}; uname(&names) == 0) env->set("arch", names.machine);
   if (char dir[PATH_MAX] = {}; getcwd(dir, sizeof(dir)) != nullptr) env->set("wdir", dir);
   // thread_level is "the requested level of thread support, if requested
   // before the program started execution": the launcher has no way to

@@ -11,18 +11,18 @@
 #include <thread>
 #include <unordered_set>
 
-#include "mpi/coll/impl_coll.h"
-#include "mpi/init/impl_env.h"
 #include "config.h"
 #include "device/device.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/coll/op.h"
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
-#include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
-#include "mpi/io/io.h"
+#include "mpi/init/impl_env.h"
 #include "mpi/init/state.h"
+#include "mpi/io/io.h"
 #include "mpi/request/request.h"
 #include "mpi/rma/rma.h"
 #include "pmi/client.h"
@@ -123,8 +123,9 @@ mpi::ProcessState& g_state = mpi::g_process_state;
 // MPI_Init (required MPI_THREAD_SINGLE, provided null) and MPI_Init_thread.
 int init_any(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
   if (g_state.initialized || g_state.finalized)
-    return mpi::errhan::make_error(MPI_ERR_OTHER, g_state.finalized ? "MPI was already finalized"
-                                                                   : "MPI was already initialized");
+    return mpi::errhan::make_error(MPI_ERR_OTHER, g_state.finalized
+                                                      ? "MPI was already finalized"
+                                                      : "MPI was already initialized");
   if (int err = mpi::library_start(required); err != MPI_SUCCESS) return err;
   mpi::g_main_thread = std::this_thread::get_id();
   g_state.initialized = true;
@@ -174,9 +175,9 @@ int get_version(int* version, int* subversion) {
 }
 
 int get_library_version(char* version, int* resultlen) {
-  const int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                         "STMPI %s (MPI %d.%d, MPICH ABI; %s)", PACKAGE_VERSION, MPI_VERSION,
-                         MPI_SUBVERSION, STMPI_BUILD_OPTIONS);
+  const int n =
+      snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "STMPI %s (MPI %d.%d, MPICH ABI; %s)",
+               PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, STMPI_BUILD_OPTIONS);
   *resultlen = n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1;
   return MPI_SUCCESS;
 }
@@ -214,10 +215,12 @@ std::unordered_set<void*>& allocated_memory() {
 
 int alloc_mem(MPI_Aint size, MPI_Info /*info*/, void* baseptr) {
   if (size < 0)
-    return mpi::errhan::make_error(MPI_ERR_SIZE, "size=%ld must be non-negative", static_cast<long>(size));
+    return mpi::errhan::make_error(MPI_ERR_SIZE, "size=%ld must be non-negative",
+                                   static_cast<long>(size));
   void* memory = std::malloc(size == 0 ? 1 : static_cast<std::size_t>(size));
   if (memory == nullptr)
-    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot allocate %ld bytes", static_cast<long>(size));
+    return mpi::errhan::make_error(MPI_ERR_NO_MEM, "cannot allocate %ld bytes",
+                                   static_cast<long>(size));
   *static_cast<void**>(baseptr) = memory;
   allocated_memory().insert(memory);
   return MPI_SUCCESS;

@@ -4,7 +4,6 @@
 
 #include <mutex>
 
-
 namespace stmpi::mpi {
 
 struct ProcessState {
@@ -19,9 +18,7 @@ inline ProcessState g_process_state;
 
 // "MPI may be called": between MPI_Init and MPI_Finalize, or while a
 // session is open (with or without MPI_Init, MPI 4.1 chapter 11).
-inline bool is_initialized() {
-  return g_process_state.initialized || g_process_state.sessions > 0;
-}
+inline bool is_initialized() { return g_process_state.initialized || g_process_state.sessions > 0; }
 inline bool is_finalized() { return g_process_state.finalized && g_process_state.sessions == 0; }
 
 // Brings the library up (PMI, device, predefined objects, MPI_COMM_WORLD

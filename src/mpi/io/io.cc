@@ -3,9 +3,9 @@
 
 #include <mpi.h>
 
-#include "mpi/io/impl_io.h"
-#include "mpi/errhan/error.h"
 #include "mpi/errhan/errhandler.h"
+#include "mpi/errhan/error.h"
+#include "mpi/io/impl_io.h"
 
 namespace stmpi::mpi::io {
 namespace {
@@ -21,8 +21,10 @@ Errhandler* file_null_errhandler() {
 }
 
 int no_such_file(MPI_File file, const char* arg) {
-  return make_error(MPI_ERR_FILE, "%s=%p is not a file handle (MPI-IO is not provided yet; "
-                    "only MPI_FILE_NULL exists)", arg, static_cast<void*>(file));
+  return make_error(MPI_ERR_FILE,
+                    "%s=%p is not a file handle (MPI-IO is not provided yet; "
+                    "only MPI_FILE_NULL exists)",
+                    arg, static_cast<void*>(file));
 }
 
 }  // namespace
@@ -30,16 +32,14 @@ int no_such_file(MPI_File file, const char* arg) {
 int raise_on_file_null(int code, const char* function) {
   Errhandler* eh = file_null_errhandler();
   switch (eh->kind) {
-    case Errhandler::Kind::kReturn:
-      return code;
+    case Errhandler::Kind::kReturn: return code;
     case Errhandler::Kind::kUserFile: {
       MPI_File file = MPI_FILE_NULL;
       int error = code;
       eh->file_fn(&file, &error, function);
       return code;
     }
-    default:
-      errhan::abort_job(code, function);
+    default: errhan::abort_job(code, function);
   }
 }
 

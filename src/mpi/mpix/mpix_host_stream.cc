@@ -36,7 +36,8 @@ int mpix_host_stream_launch(MPIX_Host_stream stream, MPIX_Host_stream_function* 
   // Borrowed (no reference taken): an enqueue runs no user code that could
   // look up another stream on this thread.
   stream::HostStream* host = stream::find_host_stream_borrowed(stream);
-  if (host == nullptr) [[unlikely]] return bad_stream(stream);
+  if (host == nullptr) [[unlikely]]
+    return bad_stream(stream);
   return host->launch(fn, arg);
 }
 
@@ -44,7 +45,8 @@ int mpix_host_stream_synchronize(MPIX_Host_stream stream) {
   // A reference: user functions run here (caller runs) and may look up
   // other streams on this thread.
   const std::shared_ptr<stream::HostStream> host = stream::find_host_stream(stream);
-  if (host == nullptr) [[unlikely]] return bad_stream(stream);
+  if (host == nullptr) [[unlikely]]
+    return bad_stream(stream);
   return host->synchronize();
 }
 
@@ -60,7 +62,8 @@ int mpix_host_stream_get_stats(MPIX_Host_stream stream, long long* queued, long 
                                long long* caller_ops, long long* inline_ops, long long* handoffs,
                                long long* wakeups) {
   const stream::HostStream* host = stream::find_host_stream_borrowed(stream);
-  if (host == nullptr) [[unlikely]] return bad_stream(stream);
+  if (host == nullptr) [[unlikely]]
+    return bad_stream(stream);
   const stream::HostStreamCounters c = host->executor().counters();
   auto set = [](long long* out, uint64_t value) {
     if (out != nullptr) *out = static_cast<long long>(value);

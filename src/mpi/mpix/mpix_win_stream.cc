@@ -57,12 +57,15 @@ int mpix_win_get_stream_trigger_stats(mpi::Win* win, MPIX_Stream_trigger_stats* 
         size, sizeof(MPIX_Stream_trigger_stats));
   const dev::rma::st::TriggerStats t =
       win != nullptr ? stats_of(*win).trigger : mpi::mpix::process_trigger_stats();
-  const long long values[] = {
-      static_cast<long long>(t.posted),          static_cast<long long>(t.fired),
-      static_cast<long long>(t.software_fired),  static_cast<long long>(t.counters_in_use),
-      static_cast<long long>(t.counters_max_in_use), static_cast<long long>(t.throttle_stalls),
-      static_cast<long long>(t.throttle_ns), static_cast<long long>(t.throttle_reclaimed),
-      static_cast<long long>(t.throttle_overlapped)};
+  const long long values[] = {static_cast<long long>(t.posted),
+                              static_cast<long long>(t.fired),
+                              static_cast<long long>(t.software_fired),
+                              static_cast<long long>(t.counters_in_use),
+                              static_cast<long long>(t.counters_max_in_use),
+                              static_cast<long long>(t.throttle_stalls),
+                              static_cast<long long>(t.throttle_ns),
+                              static_cast<long long>(t.throttle_reclaimed),
+                              static_cast<long long>(t.throttle_overlapped)};
   static_assert(sizeof values == sizeof(MPIX_Stream_trigger_stats));
   std::memcpy(stats, values, std::min(sizeof values, static_cast<std::size_t>(size)));
   return MPI_SUCCESS;

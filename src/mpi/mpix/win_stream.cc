@@ -76,8 +76,9 @@ int stream_window(Win& win, StreamWindow** out) {
     dev::rma::st::WindowView view;
     view.rank = win.rank;
     view.nranks = win.nranks;
-    view.words = dev::rma::st::SignalWords(std::move(control), win.device.layout().stream_post_signal(0),
-                                           win.device.layout().stream_complete_signal(0));
+    view.words =
+        dev::rma::st::SignalWords(std::move(control), win.device.layout().stream_post_signal(0),
+                                  win.device.layout().stream_complete_signal(0));
     view.segment = win.device.segment_base();
     view.segment_bytes = win.device.segment_bytes();
     if (win.device.spans_nodes()) {
@@ -111,10 +112,8 @@ void origin_pieces(const void* buf, MPI_Count count, const Datatype& type,
         char* at = instance + block.disp + k * block.stride;
         const auto bytes = static_cast<uint64_t>(block.len);
         if (bytes == 0) continue;
-        if (!out->empty() && out->back().addr + out->back().bytes == at)
-          out->back().bytes += bytes;
-        else
-          out->push_back({at, bytes});
+        if (!out->empty() && out->back().addr + out->back().bytes == at) out->back().bytes += bytes;
+        else out->push_back({at, bytes});
       }
     }
   }
@@ -283,8 +282,8 @@ int stream_record_get(Win& win, int target, const rma::TargetSpan& span, void* o
   return record(win, op, span, origin, count, type);
 }
 
-int stream_record_accumulate(Win& win, int target, const rma::TargetSpan& span,
-                             const void* origin, MPI_Count count, const Datatype* type,
+int stream_record_accumulate(Win& win, int target, const rma::TargetSpan& span, const void* origin,
+                             MPI_Count count, const Datatype* type,
                              const dev::rma::AccumulateOp& acc, bool wants_result,
                              const char* function) {
   if (wants_result) return stream_unsupported(win, function);

@@ -30,7 +30,7 @@ struct AccumulateOp;
 namespace stmpi::dev::rma::st {
 struct StreamStats;
 struct TriggerStats;
-}
+}  // namespace stmpi::dev::rma::st
 
 namespace stmpi::mpi::mpix {
 
@@ -53,8 +53,8 @@ namespace stmpi::mpi::mpix {
 // checked: records the call for the stream instead of executing it.
 [[nodiscard]] int stream_record_put(Win& win, int target, const rma::TargetSpan& span,
                                     const void* origin, MPI_Count count, const Datatype& type);
-[[nodiscard]] int stream_record_get(Win& win, int target, const rma::TargetSpan& span,
-                                    void* origin, MPI_Count count, const Datatype& type);
+[[nodiscard]] int stream_record_get(Win& win, int target, const rma::TargetSpan& span, void* origin,
+                                    MPI_Count count, const Datatype& type);
 // `type` is null for MPI_NO_OP; `wants_result`: MPI_Get_accumulate and
 // MPI_Fetch_and_op, which a stream epoch does not defer.
 [[nodiscard]] int stream_record_accumulate(Win& win, int target, const rma::TargetSpan& span,

@@ -25,14 +25,14 @@
 
 #include <mpi.h>
 
-#include "mpi/part/impl_part.h"
-#include "mpi/request/impl_request.h"
 #include "device/match/key.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
+#include "mpi/part/impl_part.h"
 #include "mpi/part/part.h"
 #include "mpi/pt2pt/pt2pt.h"
+#include "mpi/request/impl_request.h"
 #include "mpi/request/request.h"
 
 namespace stmpi::mpi::part {
@@ -60,9 +60,8 @@ int wire_tag(const Request& req) {
 
 int send_now(Request* req) {
   const Request::Persistent& p = req->persistent;
-  return pt2pt::start_send(req, p.buf, p.count * req->partitions, *p.type, p.peer,
-                           wire_tag(*req), *req->comm, req->comm->coll_context_id(),
-                           dev::SendMode::kStandard);
+  return pt2pt::start_send(req, p.buf, p.count * req->partitions, *p.type, p.peer, wire_tag(*req),
+                           *req->comm, req->comm->coll_context_id(), dev::SendMode::kStandard);
 }
 
 }  // namespace
@@ -127,7 +126,8 @@ int active_send(MPI_Request handle, Request** out) {
   if (req->kind != Request::Kind::kPrequestSend)
     return make_error(MPI_ERR_REQUEST,
                       "request 0x%x is a partitioned receive; only send partitions are marked "
-                      "ready", static_cast<unsigned>(handle));
+                      "ready",
+                      static_cast<unsigned>(handle));
   if (!req->persistent_active)
     return make_error(MPI_ERR_REQUEST, "request 0x%x is not active: call MPI_Start first",
                       static_cast<unsigned>(handle));
@@ -137,8 +137,7 @@ int active_send(MPI_Request handle, Request** out) {
 
 int check_partition(const Request* req, int partition) {
   if (partition < 0 || partition >= req->partitions)
-    return make_error(MPI_ERR_ARG, "partition %d is outside 0..%d", partition,
-                      req->partitions - 1);
+    return make_error(MPI_ERR_ARG, "partition %d is outside 0..%d", partition, req->partitions - 1);
   if (req->partition_ready[partition])
     return make_error(MPI_ERR_ARG, "partition %d was already marked ready in this epoch",
                       partition);
@@ -180,8 +179,8 @@ int pready_range(int partition_low, int partition_high, MPI_Request request) {
   Request* req = nullptr;
   if (int err = active_send(request, &req); err != MPI_SUCCESS) return err;
   if (partition_low > partition_high)
-    return make_error(MPI_ERR_ARG, "partition_low = %d is above partition_high = %d",
-                      partition_low, partition_high);
+    return make_error(MPI_ERR_ARG, "partition_low = %d is above partition_high = %d", partition_low,
+                      partition_high);
   for (int p = partition_low; p <= partition_high; ++p)
     if (int err = check_partition(req, p); err != MPI_SUCCESS) return err;
   for (int p = partition_low; p <= partition_high; ++p)
@@ -211,8 +210,7 @@ int parrived(MPI_Request request, int partition, int* flag) {
     return make_error(MPI_ERR_REQUEST, "request 0x%x is not a partitioned receive request",
                       static_cast<unsigned>(request));
   if (partition < 0 || partition >= req->partitions)
-    return make_error(MPI_ERR_ARG, "partition %d is outside 0..%d", partition,
-                      req->partitions - 1);
+    return make_error(MPI_ERR_ARG, "partition %d is outside 0..%d", partition, req->partitions - 1);
   if (!req->persistent_active) {
     *flag = 1;  // an inactive request has nothing pending
     return MPI_SUCCESS;

@@ -3,11 +3,11 @@
 #include <iterator>
 #include <map>
 
-#include "mpi/pt2pt/impl_pt2pt.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
 #include "mpi/pt2pt/pt2pt.h"
 #include "mpi/request/request.h"
 
@@ -64,10 +64,11 @@ int send(const void* buf, MPI_Count count, Datatype& type, int dest, int tag, Co
   reclaim();
   std::size_t offset = 0;
   if (!allocate(bytes, &offset))
-    return errhan::make_error(MPI_ERR_BUFFER,
-                              "buffered send of %zu bytes (+%d overhead) does not fit in the attached "
-                              "buffer of %zu bytes (%zu regions in use)",
-                              bytes, MPI_BSEND_OVERHEAD, g_buffer.size, g_buffer.in_use.size());
+    return errhan::make_error(
+        MPI_ERR_BUFFER,
+        "buffered send of %zu bytes (+%d overhead) does not fit in the attached "
+        "buffer of %zu bytes (%zu regions in use)",
+        bytes, MPI_BSEND_OVERHEAD, g_buffer.size, g_buffer.in_use.size());
   char* region = g_buffer.base + offset + MPI_BSEND_OVERHEAD;
   if (bytes != 0) type.pack(buf, count, region);
   Request* req = request_create(Request::Kind::kSend);
@@ -92,18 +93,19 @@ int attach(void* buffer, MPI_Count size) {
   if (g_buffer.base != nullptr)
     return errhan::make_error(MPI_ERR_BUFFER, "a buffer of %zu bytes is already attached",
                               g_buffer.size);
-  if (size < 0) return errhan::make_error(MPI_ERR_ARG, "size=%lld must be non-negative",
-                                          static_cast<long long>(size));
+  if (size < 0)
+    return errhan::make_error(MPI_ERR_ARG, "size=%lld must be non-negative",
+                              static_cast<long long>(size));
   if (buffer == nullptr && size > 0)
-    return errhan::make_error(MPI_ERR_BUFFER, "buffer=NULL with size=%lld", static_cast<long long>(size));
+    return errhan::make_error(MPI_ERR_BUFFER, "buffer=NULL with size=%lld",
+                              static_cast<long long>(size));
   g_buffer.base = static_cast<char*>(buffer);
   g_buffer.size = static_cast<std::size_t>(size);
   return MPI_SUCCESS;
 }
 
 int detach(void* buffer_addr, MPI_Count* size) {
-  if (g_buffer.base == nullptr)
-    return errhan::make_error(MPI_ERR_BUFFER, "no buffer is attached");
+  if (g_buffer.base == nullptr) return errhan::make_error(MPI_ERR_BUFFER, "no buffer is attached");
   dev::ProgressWait wait;
   while (!g_buffer.in_use.empty()) {
     wait.pause();
@@ -126,6 +128,8 @@ int buffer_detach(void* buffer_addr, int* size) {
   if (err == MPI_SUCCESS) *size = static_cast<int>(big);
   return err;
 }
-int buffer_detach_c(void* buffer_addr, MPI_Count* size) { return mpi::bsend::detach(buffer_addr, size); }
+int buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  return mpi::bsend::detach(buffer_addr, size);
+}
 
 }  // namespace stmpi::impl

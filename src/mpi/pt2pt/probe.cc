@@ -1,12 +1,12 @@
 // MPI_Probe/Iprobe and matched probes (MPI_Mprobe/Improbe/Mrecv/Imrecv).
 // A matched probe removes the message from matching and parks it in a
 // message handle (a request of kind kMessage, as MPICH's ABI has it).
-#include "mpi/pt2pt/impl_pt2pt.h"
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
 #include "mpi/request/request.h"
 #include "util/backoff.h"
 

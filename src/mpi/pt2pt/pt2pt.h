@@ -19,16 +19,16 @@ namespace stmpi::mpi::pt2pt {
 
 // `peer` is a rank in `comm` or MPI_PROC_NULL; `context` is the
 // communicator's point-to-point or collective context id.
-[[nodiscard]] int start_send(Request* req, const void* buf, MPI_Count count, Datatype& type, int peer,
-                             int tag, Comm& comm, uint32_t context, dev::SendMode mode);
+[[nodiscard]] int start_send(Request* req, const void* buf, MPI_Count count, Datatype& type,
+                             int peer, int tag, Comm& comm, uint32_t context, dev::SendMode mode);
 [[nodiscard]] int start_recv(Request* req, void* buf, MPI_Count count, Datatype& type, int peer,
                              int tag, Comm& comm, uint32_t context);
 
 // New request + start; *out receives it.
 [[nodiscard]] int isend(const void* buf, MPI_Count count, Datatype& type, int dest, int tag,
                         Comm& comm, uint32_t context, dev::SendMode mode, Request** out);
-[[nodiscard]] int irecv(void* buf, MPI_Count count, Datatype& type, int source, int tag,
-                        Comm& comm, uint32_t context, Request** out);
+[[nodiscard]] int irecv(void* buf, MPI_Count count, Datatype& type, int source, int tag, Comm& comm,
+                        uint32_t context, Request** out);
 
 // Blocking forms (wait and retire inside).
 [[nodiscard]] int send(const void* buf, MPI_Count count, Datatype& type, int dest, int tag,

@@ -4,37 +4,39 @@
 #include <cstring>
 #include <vector>
 
-#include "mpi/pt2pt/impl_pt2pt.h"
-#include "mpi/request/impl_request.h"
 #include "mpi/coll/sched/engine.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
-#include "mpi/pt2pt/bsend.h"
 #include "mpi/part/part.h"
+#include "mpi/pt2pt/bsend.h"
+#include "mpi/pt2pt/impl_pt2pt.h"
 #include "mpi/pt2pt/pt2pt.h"
+#include "mpi/request/impl_request.h"
 #include "mpi/request/request.h"
 
 namespace stmpi::impl {
 namespace {
 
-using mpi::Request;
 using dev::SendMode;
+using mpi::Request;
 
 }  // namespace
 
 int blocking_send(const void* buf, MPI_Count count, mpi::Datatype& type, int dest, int tag,
                   mpi::Comm& comm, SendMode mode) {
-  if (mode == SendMode::kBuffered) return mpi::bsend::send(buf, count, type, dest, tag, comm, nullptr);
+  if (mode == SendMode::kBuffered)
+    return mpi::bsend::send(buf, count, type, dest, tag, comm, nullptr);
   return mpi::pt2pt::send(buf, count, type, dest, tag, comm, comm.context_id, mode);
 }
 
 int nonblocking_send(const void* buf, MPI_Count count, mpi::Datatype& type, int dest, int tag,
                      mpi::Comm& comm, SendMode mode, MPI_Request* request) {
   Request* req = nullptr;
-  const int err = mode == SendMode::kBuffered
-                      ? mpi::bsend::send(buf, count, type, dest, tag, comm, &req)
-                      : mpi::pt2pt::isend(buf, count, type, dest, tag, comm, comm.context_id, mode, &req);
+  const int err =
+      mode == SendMode::kBuffered
+          ? mpi::bsend::send(buf, count, type, dest, tag, comm, &req)
+          : mpi::pt2pt::isend(buf, count, type, dest, tag, comm, comm.context_id, mode, &req);
   if (err != MPI_SUCCESS) return err;
   *request = req->handle;
   return MPI_SUCCESS;
@@ -51,13 +53,13 @@ int persistent_send(const void* buf, MPI_Count count, mpi::Datatype& type, int d
   return MPI_SUCCESS;
 }
 
-int recv_any(void* buf, MPI_Count count, mpi::Datatype& type, int source, int tag,
-             mpi::Comm& comm, MPI_Status* status) {
+int recv_any(void* buf, MPI_Count count, mpi::Datatype& type, int source, int tag, mpi::Comm& comm,
+             MPI_Status* status) {
   return mpi::pt2pt::recv(buf, count, type, source, tag, comm, comm.context_id, status);
 }
 
-int irecv_any(void* buf, MPI_Count count, mpi::Datatype& type, int source, int tag,
-              mpi::Comm& comm, MPI_Request* request) {
+int irecv_any(void* buf, MPI_Count count, mpi::Datatype& type, int source, int tag, mpi::Comm& comm,
+              MPI_Request* request) {
   Request* req = nullptr;
   if (int err = mpi::pt2pt::irecv(buf, count, type, source, tag, comm, comm.context_id, &req);
       err != MPI_SUCCESS)
@@ -109,9 +111,9 @@ int sendrecv_replace_any(void* buf, MPI_Count count, mpi::Datatype& type, int de
   std::vector<char> incoming(bytes);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  const int err = mpi::pt2pt::sendrecv(packed.data(), static_cast<MPI_Count>(bytes), byte_type, dest,
-                                       sendtag, incoming.data(), static_cast<MPI_Count>(bytes),
-                                       byte_type, source, recvtag, comm, comm.context_id, st);
+  const int err = mpi::pt2pt::sendrecv(
+      packed.data(), static_cast<MPI_Count>(bytes), byte_type, dest, sendtag, incoming.data(),
+      static_cast<MPI_Count>(bytes), byte_type, source, recvtag, comm, comm.context_id, st);
   const MPI_Count got = mpi::status_bytes(st);
   if (got != 0) type.unpack(incoming.data(), got, count, buf);
   return err;
@@ -150,7 +152,8 @@ int start(MPI_Request* request) {
 }
 
 int startall(int count, MPI_Request array_of_requests[]) {
-  if (count < 0) return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%d must be non-negative", count);
+  if (count < 0)
+    return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%d must be non-negative", count);
   for (int i = 0; i < count; ++i)
     if (int err = start(&array_of_requests[i]); err != MPI_SUCCESS) return err;
   return MPI_SUCCESS;
@@ -174,15 +177,17 @@ int isendrecv_replace_any(void* buf, MPI_Count count, mpi::Datatype& datatype, i
   if (bytes != 0) datatype.pack(buf, count, sreq->staging.data());
   mpi::Datatype& byte_type = *mpi::datatype_get(MPI_BYTE);
   std::vector<char> packed = std::move(sreq->staging);
-  if (int err = mpi::pt2pt::start_send(sreq, packed.data(), static_cast<MPI_Count>(bytes), byte_type,
-                                       dest, sendtag, comm, comm.context_id, SendMode::kStandard);
+  if (int err =
+          mpi::pt2pt::start_send(sreq, packed.data(), static_cast<MPI_Count>(bytes), byte_type,
+                                 dest, sendtag, comm, comm.context_id, SendMode::kStandard);
       err != MPI_SUCCESS) {
     mpi::request_free(sreq);
     return err;
   }
   sreq->staging = std::move(packed);  // keeps the bytes alive; a vector move keeps its storage
   Request* rreq = nullptr;
-  if (int err = mpi::pt2pt::irecv(buf, count, datatype, source, recvtag, comm, comm.context_id, &rreq);
+  if (int err =
+          mpi::pt2pt::irecv(buf, count, datatype, source, recvtag, comm, comm.context_id, &rreq);
       err != MPI_SUCCESS) {
     mpi::request_detach(sreq);
     return err;

@@ -41,8 +41,8 @@ int start_send(Request* req, const void* buf, MPI_Count count, Datatype& type, i
     type.pack(buf, count, req->staging.data());
     data = req->staging.data();
   }
-  return dev::isend(data, bytes, comm.world_rank(peer),
-                    dev::match::Key{context, comm.rank, tag}, mode, &req->dev);
+  return dev::isend(data, bytes, comm.world_rank(peer), dev::match::Key{context, comm.rank, tag},
+                    mode, &req->dev);
 }
 
 int start_recv(Request* req, void* buf, MPI_Count count, Datatype& type, int peer, int tag,
@@ -70,7 +70,8 @@ int start_recv(Request* req, void* buf, MPI_Count count, Datatype& type, int pee
 int isend(const void* buf, MPI_Count count, Datatype& type, int dest, int tag, Comm& comm,
           uint32_t context, dev::SendMode mode, Request** out) {
   Request* req = request_create(Request::Kind::kSend);
-  if (int err = start_send(req, buf, count, type, dest, tag, comm, context, mode); err != MPI_SUCCESS) {
+  if (int err = start_send(req, buf, count, type, dest, tag, comm, context, mode);
+      err != MPI_SUCCESS) {
     request_free(req);
     return err;
   }

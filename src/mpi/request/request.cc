@@ -24,7 +24,6 @@ int g_reap_hook = -1;  // progress hook reaping g_detached while it is not empty
 std::vector<Request*> g_pool;
 constexpr std::size_t kPoolLimit = 1024;
 
-
 void finish(Request* req) {
   MPI_Status& status = req->status;
   switch (req->kind) {
@@ -36,7 +35,8 @@ void finish(Request* req) {
       status.MPI_ERROR = MPI_SUCCESS;
       if (dev.truncated)
         status.MPI_ERROR = errhan::make_error(
-            MPI_ERR_TRUNCATE, "message from rank %d with tag %d has %zu bytes; the receive buffer holds %zu",
+            MPI_ERR_TRUNCATE,
+            "message from rank %d with tag %d has %zu bytes; the receive buffer holds %zu",
             dev.msg_source, dev.msg_tag, dev.msg_total, dev.recv_capacity);
       else if (dev.failed)
         status.MPI_ERROR = errhan::make_error(MPI_ERR_OTHER, "single-copy read from rank %d failed",
@@ -57,9 +57,7 @@ void finish(Request* req) {
       status.MPI_ERROR = MPI_SUCCESS;
       status_set_cancelled(&status, req->dev.cancelled);
       break;
-    case Request::Kind::kCompound:
-      status = req->parts[1]->status;
-      break;
+    case Request::Kind::kCompound: status = req->parts[1]->status; break;
     case Request::Kind::kGeneralized:
       // The query function's return value is the request's error: the
       // completing call returns it (MPI 4.1 13.2).
@@ -70,14 +68,12 @@ void finish(Request* req) {
       break;
     case Request::Kind::kMessage:
     case Request::Kind::kDone:
-    case Request::Kind::kColl:           // the engine set MPI_ERROR at completion
-    case Request::Kind::kPrequestColl:
-      break;
+    case Request::Kind::kColl:  // the engine set MPI_ERROR at completion
+    case Request::Kind::kPrequestColl: break;
   }
 }
 
 }  // namespace
-
 
 Request* request_create(Request::Kind kind) {
   Request* req;
@@ -145,11 +141,8 @@ int request_retire(Request* req, MPI_Status* status) {
   switch (req->kind) {
     case Request::Kind::kPrequestSend:
     case Request::Kind::kPrequestRecv:
-    case Request::Kind::kPrequestColl:
-      req->persistent_active = false;
-      break;
-    default:
-      request_free(req);
+    case Request::Kind::kPrequestColl: req->persistent_active = false; break;
+    default: request_free(req);
   }
   return error;
 }
@@ -203,7 +196,8 @@ void status_set_bytes(MPI_Status* status, MPI_Count bytes) {
 }
 
 MPI_Count status_bytes(const MPI_Status* status) {
-  return (static_cast<MPI_Count>(static_cast<unsigned>(status->count_hi_and_cancelled) >> 1) << 32) |
+  return (static_cast<MPI_Count>(static_cast<unsigned>(status->count_hi_and_cancelled) >> 1)
+          << 32) |
          static_cast<unsigned>(status->count_lo);
 }
 

@@ -40,11 +40,11 @@ struct Request {
   Kind kind = Kind::kSend;
   bool persistent_active = false;  // persistent request between Start and completion
   bool cancelled = false;
-  bool finished = false;           // completion bookkeeping done (status filled)
-  bool freed_by_user = false;      // MPI_Request_free on an active request
-  dev::RequestDev dev;             // device state; dev.done says complete
+  bool finished = false;       // completion bookkeeping done (status filled)
+  bool freed_by_user = false;  // MPI_Request_free on an active request
+  dev::RequestDev dev;         // device state; dev.done says complete
   MPI_Status status{};
-  Comm* comm = nullptr;            // held (refs) while active
+  Comm* comm = nullptr;  // held (refs) while active
 
   // Noncontiguous receive: the device receives into `staging`, completion
   // unpacks into the user's buffer.
@@ -76,9 +76,9 @@ struct Request {
   // Partitioned requests (MPI_Psend_init / MPI_Precv_init) are kPrequestSend
   // / kPrequestRecv with partitions > 0; src/mpi/part/ explains them.
   int partitions = 0;
-  int partition_seq = 0;                  // pairing number of the init (see src/mpi/part)
-  int partitions_ready = 0;               // this epoch, send side
-  std::vector<uint8_t> partition_ready;   // this epoch, send side
+  int partition_seq = 0;                 // pairing number of the init (see src/mpi/part)
+  int partitions_ready = 0;              // this epoch, send side
+  std::vector<uint8_t> partition_ready;  // this epoch, send side
   // Buffered sends: the region of the attached buffer this send occupies.
   std::size_t bsend_offset = 0;
   std::size_t bsend_bytes = 0;

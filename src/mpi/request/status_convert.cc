@@ -8,8 +8,8 @@
 
 #include <cstring>
 
-#include "mpi/request/impl_request.h"
 #include "mpi/errhan/error.h"
+#include "mpi/request/impl_request.h"
 
 static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
 static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status));

@@ -2,7 +2,6 @@
 // Request_free, Request_get_status, status queries, generalized requests.
 #include <vector>
 
-#include "mpi/request/impl_request.h"
 #include "device/device.h"
 #include "device/progress.h"
 #include "mpi/comm/comm.h"
@@ -10,6 +9,7 @@
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
+#include "mpi/request/impl_request.h"
 #include "mpi/request/request.h"
 
 namespace stmpi::impl {
@@ -59,7 +59,8 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
 }
 
 int validate_array(int count, const MPI_Request requests[], std::vector<Request*>* reqs) {
-  if (count < 0) return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%d must be non-negative", count);
+  if (count < 0)
+    return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%d must be non-negative", count);
   if (count > 0 && requests == nullptr)
     return mpi::errhan::make_error(MPI_ERR_ARG, "array_of_requests is NULL with count=%d", count);
   reqs->resize(count);
@@ -187,7 +188,8 @@ int waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* 
   for (;;) {
     int err = MPI_SUCCESS;
     bool all_inactive = false;
-    if (any_complete(count, array_of_requests, reqs, index, status, &err, &all_inactive)) return err;
+    if (any_complete(count, array_of_requests, reqs, index, status, &err, &all_inactive))
+      return err;
     if (all_inactive) {
       *index = MPI_UNDEFINED;
       set_empty(status);

@@ -91,8 +91,10 @@ int check_passive(Win& win, int target, const char* function) {
   if (e.lock_all) return MPI_SUCCESS;
   if (target < 0 ? e.locks_held != 0 : e.locks[target] != LockState::kNone) return MPI_SUCCESS;
   if (target < 0)
-    return make_error(MPI_ERR_RMA_SYNC, "%s needs a passive-target epoch (MPI_Win_lock or "
-                      "MPI_Win_lock_all); the window has %s", function, epoch_description(win));
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s needs a passive-target epoch (MPI_Win_lock or "
+                      "MPI_Win_lock_all); the window has %s",
+                      function, epoch_description(win));
   return make_error(MPI_ERR_RMA_SYNC,
                     "%s: rank %d is not locked by this process (it needs MPI_Win_lock on it or "
                     "MPI_Win_lock_all)",

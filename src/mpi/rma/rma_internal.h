@@ -16,7 +16,7 @@
 namespace stmpi::mpi {
 struct Group;
 struct Win;
-}
+}  // namespace stmpi::mpi
 
 namespace stmpi::mpi::rma {
 

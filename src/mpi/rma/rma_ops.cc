@@ -8,13 +8,13 @@
 
 #include <mpi.h>
 
-#include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/mpix/win_stream.h"
 #include "mpi/request/request.h"
+#include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/target.h"
 #include "mpi/rma/win.h"
@@ -125,8 +125,7 @@ int do_accumulate(const void* origin, MPI_Count ocount, const Datatype* otype, v
   if (int err = resolve_target(win, target, disp, tcount, ttype, function, &span)) return err;
   if (win.epoch.stream_access)
     return mpix::stream_record_accumulate(win, target, span, origin, ocount, otype,
-                                          accumulate_op(op, *basic), rtype != nullptr,
-                                          function);
+                                          accumulate_op(op, *basic), rtype != nullptr, function);
   std::vector<char> in_storage, out_storage;
   const char* in = otype != nullptr ? packed_origin(origin, ocount, *otype, in_storage) : nullptr;
   char* out = nullptr;
@@ -139,7 +138,8 @@ int do_accumulate(const void* origin, MPI_Count ocount, const Datatype* otype, v
   }
   dev::rma::Completion done;
   const dev::rma::AccumulateOp acc = accumulate_op(op, *basic);
-  if (int err = dev::rma::accumulate(span.region, span.runs.span(), acc, in, out, &done)) return err;
+  if (int err = dev::rma::accumulate(span.region, span.runs.span(), acc, in, out, &done))
+    return err;
   if (int err = dev::rma::wait(done)) return err;
   if (rtype != nullptr && !rtype->contiguous)
     rtype->unpack(out_storage.data(), rcount * rtype->size, rcount, result);
@@ -166,8 +166,8 @@ int complete_request(int err, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
-int put_call(const void* origin, MPI_Count ocount, const Datatype& otype, int target,
-             MPI_Aint disp, MPI_Count tcount, const Datatype& ttype, Win& win, bool request_based,
+int put_call(const void* origin, MPI_Count ocount, const Datatype& otype, int target, MPI_Aint disp,
+             MPI_Count tcount, const Datatype& ttype, Win& win, bool request_based,
              const char* function) {
   int err = MPI_SUCCESS;
   if (enter(win, target, request_based, function, &err)) return err;
@@ -272,7 +272,8 @@ int compare_and_swap(const void* origin_addr, const void* compare_addr, void* re
   if (mpi::rma::enter(win, target_rank, false, kFunction, &err)) return err;
   if (win.epoch.stream_access) return mpi::mpix::stream_unsupported(win, kFunction);
   mpi::rma::TargetSpan span;
-  if ((err = mpi::rma::resolve_target(win, target_rank, target_disp, 1, datatype, kFunction, &span)))
+  if ((err =
+           mpi::rma::resolve_target(win, target_rank, target_disp, 1, datatype, kFunction, &span)))
     return err;
   dev::rma::Completion done;
   const dev::rma::AccumulateOp acc = mpi::rma::accumulate_op(*mpi::op_get(MPI_REPLACE), datatype);

@@ -9,8 +9,8 @@
 #include <mpi.h>
 
 #include "device/device.h"
-#include "mpi/mpix/impl_mpix.h"
 #include "mpi/init/state.h"
+#include "mpi/mpix/impl_mpix.h"
 #include "mpi/rma/rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
@@ -23,7 +23,9 @@ namespace {
 Settings g_settings;
 
 const util::Param kParams[] = {
-    {.name = "print_stats", .type = util::Param::Type::kBool, .field = &g_settings.print_stats,
+    {.name = "print_stats",
+     .type = util::Param::Type::kBool,
+     .field = &g_settings.print_stats,
      .default_value = "no",
      .description = "print passive-lock statistics (acquisitions, remote atomics per "
                     "acquisition) at MPI_Finalize",
@@ -33,7 +35,8 @@ const util::Param kParams[] = {
      "copy (Linux CMA); 'no' uses active messages, which need the target to call MPI"},
     {"attach_slots", util::Param::Type::kInt, &g_settings.attach_slots, "8192",
      "memory regions one process may attach to a dynamic window at a time (16 bytes each "
-     "in the window's shared control block)", 1, 1 << 20},
+     "in the window's shared control block)",
+     1, 1 << 20},
     {"am_atomics", util::Param::Type::kBool, &g_settings.am_atomics, "no",
      "reach other processes' lock words and PSCW signals by active-message 64-bit atomics (the "
      "fallback for memory without native remote atomics) instead of CPU atomics; for testing, "
@@ -88,15 +91,16 @@ void stats_add_freed(const dev::rma::lock::LockStats& stats) { add(g_freed, stat
 void finalize() {
   if (!g_settings.print_stats) return;
   const dev::rma::lock::LockStats& s = g_freed;
-  std::fprintf(stderr,
-               "STMPI rma stats (rank %d): %lld lock acquisitions (%lld waited, %lld shared requests "
-               "re-queued), %lld remote atomic operations, %.2f per acquisition, at most %lld in "
-               "one\n",
-               dev::world_rank(), static_cast<long long>(s.acquisitions),
-               static_cast<long long>(s.waited), static_cast<long long>(s.retried),
-               static_cast<long long>(s.remote_ops),
-               s.acquisitions != 0 ? static_cast<double>(s.remote_ops) / static_cast<double>(s.acquisitions) : 0.0,
-               static_cast<long long>(s.max_remote_ops));
+  std::fprintf(
+      stderr,
+      "STMPI rma stats (rank %d): %lld lock acquisitions (%lld waited, %lld shared requests "
+      "re-queued), %lld remote atomic operations, %.2f per acquisition, at most %lld in "
+      "one\n",
+      dev::world_rank(), static_cast<long long>(s.acquisitions), static_cast<long long>(s.waited),
+      static_cast<long long>(s.retried), static_cast<long long>(s.remote_ops),
+      s.acquisitions != 0 ? static_cast<double>(s.remote_ops) / static_cast<double>(s.acquisitions)
+                          : 0.0,
+      static_cast<long long>(s.max_remote_ops));
 }
 
 }  // namespace stmpi::mpi::rma

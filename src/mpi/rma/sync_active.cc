@@ -16,7 +16,6 @@
 
 #include <mpi.h>
 
-#include "mpi/rma/impl_rma.h"
 #include "device/device.h"
 #include "device/progress.h"
 #include "device/rma/rma.h"
@@ -25,6 +24,7 @@
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
 #include "mpi/mpix/win_stream.h"
+#include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 
@@ -33,14 +33,15 @@ namespace {
 
 using errhan::make_error;
 
-constexpr int kFenceAsserts = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
+constexpr int kFenceAsserts =
+    MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
 constexpr int kPostAsserts = MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT;
 constexpr int kStartAsserts = MPI_MODE_NOCHECK | MPIX_MODE_STREAM;
 
-int check_assert(int assert, int allowed, const char* function) {
-  if ((assert & ~allowed) == 0) return MPI_SUCCESS;
-  return make_error(MPI_ERR_ASSERT, "%s: assert=%d has bits (0x%x) that are not valid here", function,
-                    assert, static_cast<unsigned>(assert & ~allowed));
+int check_assert(int asserts, int allowed, const char* function) {
+  if ((asserts & ~allowed) == 0) return MPI_SUCCESS;
+  return make_error(MPI_ERR_ASSERT, "%s: assert=%d has bits (0x%x) that are not valid here",
+                    function, asserts, static_cast<unsigned>(asserts & ~allowed));
 }
 
 // Passive and active access epochs must not overlap; a fence epoch that
@@ -56,9 +57,7 @@ int leave_unused_fence(Win& win, const char* function) {
   return MPI_SUCCESS;
 }
 
-void signal(Win& win, int peer, std::size_t offset) {
-  win.device.signal(peer, offset);
-}
+void signal(Win& win, int peer, std::size_t offset) { win.device.signal(peer, offset); }
 
 bool completes_arrived(Win& win) {
   WinEpochs& e = win.epoch;
@@ -87,27 +86,32 @@ using mpi::Win;
 using mpi::WinEpochs;
 using mpi::errhan::make_error;
 
-int win_fence(int assert, mpi::Win& win) {
-  if (int err = mpi::rma::check_assert(assert, mpi::rma::kFenceAsserts, "MPI_Win_fence")) return err;
+int win_fence(int asserts, mpi::Win& win) {
+  if (int err = mpi::rma::check_assert(asserts, mpi::rma::kFenceAsserts, "MPI_Win_fence"))
+    return err;
   WinEpochs& e = win.epoch;
   if (e.started || e.posted || e.locks_held != 0 || e.lock_all)
-    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_fence: the window has %s open; fence cannot be mixed "
-                      "with it", mpi::rma::epoch_description(win));
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "MPI_Win_fence: the window has %s open; fence cannot be mixed "
+                      "with it",
+                      mpi::rma::epoch_description(win));
   if (int err = dev::rma::flush_all()) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   win.device.barrier();
-  e.fence = (assert & MPI_MODE_NOSUCCEED) == 0;
+  e.fence = (asserts & MPI_MODE_NOSUCCEED) == 0;
   e.fence_used = false;
   return MPI_SUCCESS;
 }
 
-int win_post(mpi::Group& group, int assert, mpi::Win& win) {
+int win_post(mpi::Group& group, int asserts, mpi::Win& win) {
   constexpr const char* kFunction = "MPI_Win_post";
-  if (int err = mpi::rma::check_assert(assert, mpi::rma::kPostAsserts, kFunction)) return err;
+  if (int err = mpi::rma::check_assert(asserts, mpi::rma::kPostAsserts, kFunction)) return err;
   WinEpochs& e = win.epoch;
   if (e.posted)
-    return make_error(MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open (call MPI_Win_wait "
-                      "or MPI_Win_test first)", kFunction);
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s: an exposure epoch is already open (call MPI_Win_wait "
+                      "or MPI_Win_test first)",
+                      kFunction);
   if (e.locks_held != 0 || e.lock_all)
     return make_error(MPI_ERR_RMA_SYNC, "%s: the window has %s open", kFunction,
                       mpi::rma::epoch_description(win));
@@ -122,20 +126,23 @@ int win_post(mpi::Group& group, int assert, mpi::Win& win) {
   e.posted = true;
   // Local stores to the window happen before any origin's access.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (int origin : e.post_ranks) mpi::rma::signal(win, origin, win.device.layout().post_signal(win.rank));
+  for (int origin : e.post_ranks)
+    mpi::rma::signal(win, origin, win.device.layout().post_signal(win.rank));
   return MPI_SUCCESS;
 }
 
-int win_start(mpi::Group& group, int assert, mpi::Win& win) {
+int win_start(mpi::Group& group, int asserts, mpi::Win& win) {
   constexpr const char* kFunction = "MPI_Win_start";
-  if (int err = mpi::rma::check_assert(assert, mpi::rma::kStartAsserts, kFunction)) return err;
-  const bool stream = (assert & MPIX_MODE_STREAM) != 0;
+  if (int err = mpi::rma::check_assert(asserts, mpi::rma::kStartAsserts, kFunction)) return err;
+  const bool stream = (asserts & MPIX_MODE_STREAM) != 0;
   if (stream)
     if (int err = mpi::mpix::stream_start_check(win)) return err;
   WinEpochs& e = win.epoch;
   if (e.started)
-    return make_error(MPI_ERR_RMA_SYNC, "%s: an access epoch is already open (call "
-                      "MPI_Win_complete first)", kFunction);
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s: an access epoch is already open (call "
+                      "MPI_Win_complete first)",
+                      kFunction);
   if (e.locks_held != 0 || e.lock_all)
     return make_error(MPI_ERR_RMA_SYNC, "%s: the window has %s open", kFunction,
                       mpi::rma::epoch_description(win));
@@ -155,8 +162,10 @@ int win_start(mpi::Group& group, int assert, mpi::Win& win) {
 int win_complete(mpi::Win& win) {
   WinEpochs& e = win.epoch;
   if (!e.started)
-    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_complete without a matching MPI_Win_start "
-                      "(the window has %s)", mpi::rma::epoch_description(win));
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "MPI_Win_complete without a matching MPI_Win_start "
+                      "(the window has %s)",
+                      mpi::rma::epoch_description(win));
   if (int err = mpi::mpix::check_not_stream_access(win, "MPI_Win_complete")) return err;
   // Every post of this epoch is consumed, even by targets nothing was sent to.
   for (int target : e.start_ranks) mpi::rma::wait_for_post(win, target);
@@ -175,8 +184,10 @@ int win_complete(mpi::Win& win) {
 int win_wait(mpi::Win& win) {
   WinEpochs& e = win.epoch;
   if (!e.posted)
-    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_wait without a matching MPI_Win_post (the "
-                      "window has %s)", mpi::rma::epoch_description(win));
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "MPI_Win_wait without a matching MPI_Win_post (the "
+                      "window has %s)",
+                      mpi::rma::epoch_description(win));
   if (int err = mpi::mpix::check_not_stream_exposure(win, "MPI_Win_wait")) return err;
   dev::wait_until([&] { return mpi::rma::completes_arrived(win); });
   mpi::rma::consume_completes(win);
@@ -186,8 +197,10 @@ int win_wait(mpi::Win& win) {
 int win_test(mpi::Win& win, int* flag) {
   WinEpochs& e = win.epoch;
   if (!e.posted)
-    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_test without a matching MPI_Win_post (the "
-                      "window has %s)", mpi::rma::epoch_description(win));
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "MPI_Win_test without a matching MPI_Win_post (the "
+                      "window has %s)",
+                      mpi::rma::epoch_description(win));
   if (int err = mpi::mpix::check_not_stream_exposure(win, "MPI_Win_test")) return err;
   dev::progress();
   *flag = mpi::rma::completes_arrived(win);

@@ -6,9 +6,9 @@
 
 #include <mpi.h>
 
-#include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
 #include "mpi/errhan/error.h"
+#include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 
@@ -21,11 +21,10 @@ using mpi::Win;
 using mpi::WinEpochs;
 using mpi::errhan::make_error;
 
-int check_lock_assert(int assert, const char* function) {
-  if ((assert & ~MPI_MODE_NOCHECK) == 0) return MPI_SUCCESS;
-  return make_error(MPI_ERR_ASSERT,
-                    "%s: assert=%d is not valid (only 0 or MPI_MODE_NOCHECK=%d)", function, assert,
-                    MPI_MODE_NOCHECK);
+int check_lock_assert(int asserts, const char* function) {
+  if ((asserts & ~MPI_MODE_NOCHECK) == 0) return MPI_SUCCESS;
+  return make_error(MPI_ERR_ASSERT, "%s: assert=%d is not valid (only 0 or MPI_MODE_NOCHECK=%d)",
+                    function, asserts, MPI_MODE_NOCHECK);
 }
 
 // A lock opens an access epoch; it cannot overlap an active-target one.
@@ -49,27 +48,33 @@ LockType type_of(LockState state) {
 
 }  // namespace
 
-int win_lock(int lock_type, int rank, int assert, mpi::Win& win) {
+int win_lock(int lock_type, int rank, int asserts, mpi::Win& win) {
   constexpr const char* kFunction = "MPI_Win_lock";
   if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
-    return make_error(MPI_ERR_LOCKTYPE,
-                      "%s: lock_type=%d is neither MPI_LOCK_SHARED (%d) nor MPI_LOCK_EXCLUSIVE (%d)",
-                      kFunction, lock_type, MPI_LOCK_SHARED, MPI_LOCK_EXCLUSIVE);
-  if (int err = check_lock_assert(assert, kFunction)) return err;
+    return make_error(
+        MPI_ERR_LOCKTYPE,
+        "%s: lock_type=%d is neither MPI_LOCK_SHARED (%d) nor MPI_LOCK_EXCLUSIVE (%d)", kFunction,
+        lock_type, MPI_LOCK_SHARED, MPI_LOCK_EXCLUSIVE);
+  if (int err = check_lock_assert(asserts, kFunction)) return err;
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
   if (int err = mpi::rma::check_rank(win, rank, "rank")) return err;
   WinEpochs& e = win.epoch;
   if (e.lock_all)
-    return make_error(MPI_ERR_RMA_SYNC, "%s(rank=%d): this process holds MPI_Win_lock_all on the "
-                      "window", kFunction, rank);
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s(rank=%d): this process holds MPI_Win_lock_all on the "
+                      "window",
+                      kFunction, rank);
   if (e.locks[rank] != LockState::kNone)
-    return make_error(MPI_ERR_RMA_SYNC, "%s(rank=%d): this process already holds a %s lock on "
-                      "rank %d of the window", kFunction, rank,
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s(rank=%d): this process already holds a %s lock on "
+                      "rank %d of the window",
+                      kFunction, rank,
                       e.locks[rank] == LockState::kExclusive ? "exclusive" : "shared", rank);
   if (int err = check_no_active_access(win, kFunction)) return err;
   const bool exclusive = lock_type == MPI_LOCK_EXCLUSIVE;
-  const bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
-  if (!nocheck) win.device.locks().acquire(rank, exclusive ? LockType::kExclusive : LockType::kShared);
+  const bool nocheck = (asserts & MPI_MODE_NOCHECK) != 0;
+  if (!nocheck)
+    win.device.locks().acquire(rank, exclusive ? LockType::kExclusive : LockType::kShared);
   e.locks[rank] = exclusive ? LockState::kExclusive : LockState::kShared;
   e.lock_nocheck[rank] = nocheck;
   ++e.locks_held;
@@ -96,15 +101,15 @@ int win_unlock(int rank, mpi::Win& win) {
   return MPI_SUCCESS;
 }
 
-int win_lock_all(int assert, mpi::Win& win) {
+int win_lock_all(int asserts, mpi::Win& win) {
   constexpr const char* kFunction = "MPI_Win_lock_all";
-  if (int err = check_lock_assert(assert, kFunction)) return err;
+  if (int err = check_lock_assert(asserts, kFunction)) return err;
   WinEpochs& e = win.epoch;
   if (e.lock_all || e.locks_held != 0)
     return make_error(MPI_ERR_RMA_SYNC, "%s: the window already has %s open", kFunction,
                       mpi::rma::epoch_description(win));
   if (int err = check_no_active_access(win, kFunction)) return err;
-  e.lock_all_nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+  e.lock_all_nocheck = (asserts & MPI_MODE_NOCHECK) != 0;
   if (!e.lock_all_nocheck)
     for (int r = 0; r < win.nranks; ++r) win.device.locks().acquire(r, LockType::kShared);
   e.lock_all = true;
@@ -115,8 +120,10 @@ int win_lock_all(int assert, mpi::Win& win) {
 int win_unlock_all(mpi::Win& win) {
   WinEpochs& e = win.epoch;
   if (!e.lock_all)
-    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all (the window "
-                      "has %s)", mpi::rma::epoch_description(win));
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "MPI_Win_unlock_all without MPI_Win_lock_all (the window "
+                      "has %s)",
+                      mpi::rma::epoch_description(win));
   if (int err = dev::rma::flush_all()) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (!e.lock_all_nocheck)

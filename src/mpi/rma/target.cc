@@ -27,7 +27,8 @@ void RunList::push(int64_t offset, uint64_t bytes) {
     inline_[size_++] = run;
     return;
   }
-  if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
+  if (heap_.empty())
+    heap_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
   heap_.push_back(run);
 }
 
@@ -50,20 +51,21 @@ void flatten(int64_t start, MPI_Count count, const Datatype& type, RunList& runs
 
 }  // namespace
 
-int resolve_target(const Win& win, int target, MPI_Aint disp, MPI_Count count,
-                   const Datatype& type, const char* function, TargetSpan* out) {
+int resolve_target(const Win& win, int target, MPI_Aint disp, MPI_Count count, const Datatype& type,
+                   const char* function, TargetSpan* out) {
   const WinTarget& t = win.target(target);
   if (win.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
     // target_disp is an address in the target (MPI_Get_address there).
     flatten(disp, count, type, out->runs);
     dev::rma::AttachedRegion region;
     if (!win.device.find_attached(target, static_cast<uint64_t>(out->runs.low()),
-                       static_cast<uint64_t>(out->runs.high()), &region))
+                                  static_cast<uint64_t>(out->runs.high()), &region))
       return make_error(MPI_ERR_RMA_RANGE,
                         "%s: target_disp=0x%lx with target_count=%lld of %s reaches addresses "
                         "[0x%llx, 0x%llx), which are not inside one region rank %d has attached",
                         function, static_cast<unsigned long>(disp), static_cast<long long>(count),
-                        datatype_name(type.handle), static_cast<unsigned long long>(out->runs.low()),
+                        datatype_name(type.handle),
+                        static_cast<unsigned long long>(out->runs.low()),
                         static_cast<unsigned long long>(out->runs.high()), target);
     out->region = t.memory;
     out->region.remote = region.base;

@@ -80,7 +80,7 @@ struct Win {
   int handle = 0;
   int flavor = MPI_WIN_FLAVOR_CREATE;
   int model = MPI_WIN_UNIFIED;  // public and private copies are one memory
-  Comm* comm = nullptr;  // a private duplicate of the creating communicator
+  Comm* comm = nullptr;         // a private duplicate of the creating communicator
   int rank = 0;
   int nranks = 0;
   void* base = nullptr;

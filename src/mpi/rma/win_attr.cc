@@ -6,13 +6,13 @@
 
 #include <mpi.h>
 
-#include "mpi/rma/impl_rma.h"
 #include "mpi/comm/comm.h"
 #include "mpi/comm/keyval.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
 #include "mpi/info/info.h"
+#include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 
@@ -33,15 +33,13 @@ int win_raise(Win* win, int code, const char* function) {
   Errhandler* eh = win->errhandler;
   if (eh == nullptr) return errhan::raise_on_comm(nullptr, code, function);
   switch (eh->kind) {
-    case Errhandler::Kind::kReturn:
-      return code;
+    case Errhandler::Kind::kReturn: return code;
     case Errhandler::Kind::kUserWin: {
       MPI_Win handle = win->handle;
       eh->win_fn(&handle, &code, function);
       return code;
     }
-    default:
-      errhan::abort_job(code, function);
+    default: errhan::abort_job(code, function);
   }
 }
 
@@ -53,7 +51,8 @@ void apply_hints(Win& win, int info_handle) {
   if (auto v = info->find("no_locks")) win.hints.no_locks = info_bool(*v);
   if (auto v = info->find("same_size")) win.hints.same_size = info_bool(*v);
   if (auto v = info->find("same_disp_unit")) win.hints.same_disp_unit = info_bool(*v);
-  if (auto v = info->find("alloc_shared_noncontig")) win.hints.alloc_shared_noncontig = info_bool(*v);
+  if (auto v = info->find("alloc_shared_noncontig"))
+    win.hints.alloc_shared_noncontig = info_bool(*v);
   if (auto v = info->find("accumulate_ordering")) win.hints.accumulate_ordering = *v;
   if (auto v = info->find("accumulate_ops")) win.hints.accumulate_ops = *v;
 }
@@ -162,7 +161,8 @@ int win_get_group(mpi::Win& win, MPI_Group* group) {
 
 int win_set_info(mpi::Win& win, MPI_Info info) {
   if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
-    return make_error(MPI_ERR_INFO, "info=0x%x is not a valid info object", static_cast<unsigned>(info));
+    return make_error(MPI_ERR_INFO, "info=0x%x is not a valid info object",
+                      static_cast<unsigned>(info));
   mpi::rma::apply_hints(win, info);
   return MPI_SUCCESS;
 }

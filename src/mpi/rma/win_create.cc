@@ -18,12 +18,11 @@
 
 #include <mpi.h>
 
-#include "mpi/comm/impl_comm_group.h"
-#include "mpi/rma/impl_rma.h"
 #include "device/rma/rma.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/op.h"
 #include "mpi/comm/comm.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/comm/keyval.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/errhandler.h"
@@ -31,6 +30,7 @@
 #include "mpi/info/info.h"
 #include "mpi/init/state.h"
 #include "mpi/mpix/win_stream.h"
+#include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
 
@@ -216,12 +216,15 @@ int win_shared_query(mpi::Win& win, int rank, MPI_Aint* size, int* disp_unit, vo
 
 int win_attach(mpi::Win& win, void* base, MPI_Aint size) {
   if (win.flavor != MPI_WIN_FLAVOR_DYNAMIC)
-    return make_error(MPI_ERR_RMA_FLAVOR,
-                      "MPI_Win_attach needs a window made by MPI_Win_create_dynamic (win=0x%x is not)",
-                      static_cast<unsigned>(win.handle));
-  if (size < 0) return make_error(MPI_ERR_SIZE, "size=%ld must be non-negative", static_cast<long>(size));
+    return make_error(
+        MPI_ERR_RMA_FLAVOR,
+        "MPI_Win_attach needs a window made by MPI_Win_create_dynamic (win=0x%x is not)",
+        static_cast<unsigned>(win.handle));
+  if (size < 0)
+    return make_error(MPI_ERR_SIZE, "size=%ld must be non-negative", static_cast<long>(size));
   if (size == 0) return MPI_SUCCESS;
-  if (base == nullptr) return make_error(MPI_ERR_BASE, "base is NULL but size=%ld", static_cast<long>(size));
+  if (base == nullptr)
+    return make_error(MPI_ERR_BASE, "base is NULL but size=%ld", static_cast<long>(size));
   const auto low = reinterpret_cast<uint64_t>(base);
   const uint64_t high = low + static_cast<uint64_t>(size);
   for (const dev::rma::AttachedRegion& r : win.attached) {
@@ -243,9 +246,10 @@ int win_attach(mpi::Win& win, void* base, MPI_Aint size) {
 
 int win_detach(mpi::Win& win, const void* base) {
   if (win.flavor != MPI_WIN_FLAVOR_DYNAMIC)
-    return make_error(MPI_ERR_RMA_FLAVOR,
-                      "MPI_Win_detach needs a window made by MPI_Win_create_dynamic (win=0x%x is not)",
-                      static_cast<unsigned>(win.handle));
+    return make_error(
+        MPI_ERR_RMA_FLAVOR,
+        "MPI_Win_detach needs a window made by MPI_Win_create_dynamic (win=0x%x is not)",
+        static_cast<unsigned>(win.handle));
   const auto address = reinterpret_cast<uint64_t>(base);
   for (std::size_t i = 0; i < win.attached.size(); ++i) {
     if (win.attached[i].base != address) continue;
@@ -261,7 +265,8 @@ int win_free(MPI_Win* handle) {
   Win* win = mpi::win_get(*handle);
   const mpi::WinEpochs& e = win->epoch;
   if (e.locks_held != 0 || e.lock_all || e.started || e.posted)
-    return make_error(MPI_ERR_RMA_SYNC, "MPI_Win_free: the window still has %s open; close it first",
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "MPI_Win_free: the window still has %s open; close it first",
                       mpi::rma::epoch_description(*win));
   if (int err = dev::rma::flush_all()) return err;
   if (int err = mpi::mpix::stream_free(*win)) return err;

@@ -17,13 +17,13 @@
 #include <cstring>
 #include <string>
 
-#include "mpi/session/impl_session.h"
 #include "device/device.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
 #include "mpi/info/info.h"
 #include "mpi/init/state.h"
+#include "mpi/session/impl_session.h"
 
 namespace stmpi::mpi {
 namespace {
@@ -43,8 +43,8 @@ int pset_index(const char* name) {
   return -1;
 }
 
-const char* kThreadLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
-                               "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+const char* kThreadLevels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+                               "MPI_THREAD_MULTIPLE"};
 
 }  // namespace
 
@@ -53,15 +53,13 @@ Session* session_get(int handle) { return g_sessions.get(handle); }
 int session_raise(Session* session, int code, const char* function) {
   Errhandler* eh = session->errhandler;
   switch (eh->kind) {
-    case Errhandler::Kind::kReturn:
-      return code;
+    case Errhandler::Kind::kReturn: return code;
     case Errhandler::Kind::kUserSession: {
       MPI_Session handle = session->handle;
       eh->session_fn(&handle, &code, function);
       return code;
     }
-    default:
-      errhan::abort_job(code, function);
+    default: errhan::abort_job(code, function);
   }
 }
 
@@ -87,8 +85,10 @@ int lookup_pset(MPI_Session session, const char* pset_name, int* index) {
   if (int err = lookup(session, &object); err != MPI_SUCCESS) return err;
   *index = mpi::pset_index(pset_name);
   if (*index < 0)
-    return make_error(MPI_ERR_ARG, "pset_name \"%s\" is not a process set (mpi://WORLD, "
-                      "mpi://SELF)", pset_name);
+    return make_error(MPI_ERR_ARG,
+                      "pset_name \"%s\" is not a process set (mpi://WORLD, "
+                      "mpi://SELF)",
+                      pset_name);
   return MPI_SUCCESS;
 }
 
@@ -113,7 +113,8 @@ int session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
   }
   mpi::ProcessState& state = mpi::g_process_state;
   if (state.finalized && !state.library_up)
-    return make_error(MPI_ERR_OTHER, "the library was shut down by MPI_Finalize and the last "
+    return make_error(MPI_ERR_OTHER,
+                      "the library was shut down by MPI_Finalize and the last "
                       "MPI_Session_finalize; it cannot be started again");
   if (int err = mpi::library_start(level); err != MPI_SUCCESS) return err;
   // errhandler is checked once the predefined handlers exist.

@@ -19,8 +19,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "mpi/tools/impl_tools.h"
 #include "mpi/init/state.h"
+#include "mpi/tools/impl_tools.h"
 #include "mpi/tools/tools.h"
 
 struct STMPI_T_cvar_handle_s {

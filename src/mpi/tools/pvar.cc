@@ -80,8 +80,7 @@ STMPI_T_pvar_handle_s* handle_in(MPI_T_pvar_session session, MPI_T_pvar_handle h
 // What start, stop and reset share: the checks, and MPI_T_PVAR_ALL_HANDLES
 // (which skips the handles the operation does not apply to).
 template <class Apply>
-int for_handles(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int refused,
-                Apply&& apply) {
+int for_handles(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int refused, Apply&& apply) {
   if (!initialized()) return MPI_T_ERR_NOT_INITIALIZED;
   if (session == nullptr || !sessions().contains(session)) return MPI_T_ERR_INVALID_SESSION;
   if (handle == MPI_T_PVAR_ALL_HANDLES) {
@@ -198,8 +197,7 @@ int t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
                         MPI_T_pvar_handle* handle, int* count) {
   std::lock_guard<std::mutex> lock(mutex());
   if (!initialized()) return MPI_T_ERR_NOT_INITIALIZED;
-  if (session == nullptr || !tools::sessions().contains(session))
-    return MPI_T_ERR_INVALID_SESSION;
+  if (session == nullptr || !tools::sessions().contains(session)) return MPI_T_ERR_INVALID_SESSION;
   if (tools::pvar_at(pvar_index) == nullptr) return MPI_T_ERR_INVALID_INDEX;
   if (handle == nullptr || count == nullptr) return MPI_T_ERR_INVALID;
   auto created = std::unique_ptr<STMPI_T_pvar_handle_s>(new (std::nothrow) STMPI_T_pvar_handle_s);
@@ -215,8 +213,7 @@ int t_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
 int t_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle) {
   std::lock_guard<std::mutex> lock(mutex());
   if (!initialized()) return MPI_T_ERR_NOT_INITIALIZED;
-  if (session == nullptr || !tools::sessions().contains(session))
-    return MPI_T_ERR_INVALID_SESSION;
+  if (session == nullptr || !tools::sessions().contains(session)) return MPI_T_ERR_INVALID_SESSION;
   if (handle == nullptr) return MPI_T_ERR_INVALID;
   if (tools::handle_in(session, *handle) == nullptr) return MPI_T_ERR_INVALID_HANDLE;
   std::erase_if(session->handles, [handle](const std::unique_ptr<STMPI_T_pvar_handle_s>& h) {
@@ -279,8 +276,7 @@ int t_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void*
   // One read of the library's counter for both: nothing counted in between
   // is lost.
   const uint64_t now = tools::raw(*h);
-  *static_cast<unsigned long long*>(buf) =
-      h->counted + (h->started ? now - h->start_raw : 0);
+  *static_cast<unsigned long long*>(buf) = h->counted + (h->started ? now - h->start_raw : 0);
   h->counted = 0;
   h->start_raw = now;
   return MPI_SUCCESS;

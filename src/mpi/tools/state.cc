@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "mpi/tools/impl_tools.h"
 #include "mpi/init/state.h"
+#include "mpi/tools/impl_tools.h"
 #include "mpi/tools/tools.h"
 
 namespace stmpi::mpi::tools {

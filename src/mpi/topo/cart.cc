@@ -9,10 +9,10 @@
 
 #include <mpi.h>
 
-#include "mpi/comm/impl_comm_group.h"
-#include "mpi/topo/impl_topo.h"
 #include "mpi/comm/comm.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/errhan/error.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/topo/topology.h"
 
 namespace stmpi::mpi {
@@ -64,8 +64,8 @@ const Topology* topology_of(const Comm& comm, int kind, int* err) {
     return nullptr;
   }
   if (topology == nullptr || (kind != MPI_UNDEFINED && topology->kind != kind)) {
-    const char* wanted = kind == MPI_CART    ? "a Cartesian"
-                         : kind == MPI_GRAPH ? "a graph"
+    const char* wanted = kind == MPI_CART         ? "a Cartesian"
+                         : kind == MPI_GRAPH      ? "a graph"
                          : kind == MPI_DIST_GRAPH ? "a distributed graph"
                                                   : "a";
     *err = errhan::make_error(MPI_ERR_TOPOLOGY, "comm (0x%x) does not have %s topology",
@@ -104,8 +104,10 @@ long grid_size(int ndims, const int dims[], long limit) {
 }
 
 int intra_only(const mpi::Comm& comm, const char* arg) {
-  return make_error(MPI_ERR_COMM, "%s (0x%x) is an intercommunicator; topologies need an "
-                    "intracommunicator", arg, static_cast<unsigned>(comm.handle));
+  return make_error(MPI_ERR_COMM,
+                    "%s (0x%x) is an intercommunicator; topologies need an "
+                    "intracommunicator",
+                    arg, static_cast<unsigned>(comm.handle));
 }
 
 }  // namespace
@@ -120,8 +122,8 @@ int cart_create(mpi::Comm& comm_old, int ndims, const int dims[], const int peri
   const long n = grid_size(ndims, dims, comm_old.size);
   if (n < 0)
     return make_error(MPI_ERR_TOPOLOGY,
-                      "the grid of %d dimensions has more processes than comm_old (size %d)",
-                      ndims, comm_old.size);
+                      "the grid of %d dimensions has more processes than comm_old (size %d)", ndims,
+                      comm_old.size);
   auto topology = std::make_shared<Topology>();
   topology->kind = MPI_CART;
   topology->dims.assign(dims, dims + ndims);

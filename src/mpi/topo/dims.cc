@@ -25,8 +25,8 @@
 
 #include <mpi.h>
 
-#include "mpi/topo/impl_topo.h"
 #include "mpi/errhan/error.h"
+#include "mpi/topo/impl_topo.h"
 
 namespace stmpi::impl {
 namespace {
@@ -135,7 +135,8 @@ std::vector<long> balanced_factors(long n, int free_count) {
     for (long d = 1; d * d <= n; ++d)
       if (n % d == 0) search.divisors.push_back(d);
     for (std::size_t i = search.divisors.size(); i-- > 0;)
-      if (search.divisors[i] * search.divisors[i] != n) search.divisors.push_back(n / search.divisors[i]);
+      if (search.divisors[i] * search.divisors[i] != n)
+        search.divisors.push_back(n / search.divisors[i]);
     search.tried.assign(static_cast<std::size_t>(left), 1);
     search.run(n, left - 1, 1);
     rest = search.best;
@@ -151,17 +152,14 @@ int dims_create(int nnodes, int ndims, int dims[]) {
   if (nnodes <= 0)
     return mpi::errhan::make_error(MPI_ERR_DIMS, "nnodes = %d is not positive", nnodes);
   if (ndims == 0) return MPI_SUCCESS;  // nothing to fill (MPICH accepts it too)
-  if (dims == nullptr)
-    return mpi::errhan::make_error(MPI_ERR_ARG, "dims must not be NULL");
+  if (dims == nullptr) return mpi::errhan::make_error(MPI_ERR_ARG, "dims must not be NULL");
   long fixed = 1;
   int free_count = 0;
   for (int i = 0; i < ndims; ++i) {
     if (dims[i] < 0)
       return mpi::errhan::make_error(MPI_ERR_DIMS, "dims[%d] = %d is negative", i, dims[i]);
-    if (dims[i] == 0)
-      ++free_count;
-    else
-      fixed *= dims[i];
+    if (dims[i] == 0) ++free_count;
+    else fixed *= dims[i];
     if (fixed > INT_MAX) fixed = LONG_MAX / 2;
   }
   if (nnodes % fixed != 0)

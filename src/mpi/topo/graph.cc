@@ -13,15 +13,15 @@
 
 #include <mpi.h>
 
-#include "mpi/coll/impl_coll.h"
-#include "mpi/comm/impl_comm_group.h"
-#include "mpi/topo/impl_topo.h"
 #include "mpi/coll/coll.h"
+#include "mpi/coll/impl_coll.h"
 #include "mpi/comm/comm.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/pt2pt/pt2pt.h"
 #include "mpi/request/request.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/topo/topology.h"
 
 namespace {
@@ -42,8 +42,10 @@ using mpi::errhan::make_error;
 constexpr int kTagDistGraphEdges = 0x7300;
 
 int intra_only(const mpi::Comm& comm) {
-  return make_error(MPI_ERR_COMM, "comm_old (0x%x) is an intercommunicator; topologies need an "
-                    "intracommunicator", static_cast<unsigned>(comm.handle));
+  return make_error(MPI_ERR_COMM,
+                    "comm_old (0x%x) is an intercommunicator; topologies need an "
+                    "intracommunicator",
+                    static_cast<unsigned>(comm.handle));
 }
 
 // Copies weights, which may be MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY; checks
@@ -64,7 +66,8 @@ int take_weights(const int* weights, int degree, const char* arg, std::vector<in
   if (degree > 0 && weights == nullptr)
     return make_error(MPI_ERR_ARG, "%s is NULL with degree %d", arg, degree);
   for (int i = 0; i < degree; ++i)
-    if (weights[i] < 0) return make_error(MPI_ERR_ARG, "%s[%d] = %d is negative", arg, i, weights[i]);
+    if (weights[i] < 0)
+      return make_error(MPI_ERR_ARG, "%s[%d] = %d is negative", arg, i, weights[i]);
   out->assign(weights, weights + degree);
   return MPI_SUCCESS;
 }
@@ -110,8 +113,8 @@ void graph_adjacent(const Topology& t, int rank, const int** first, int* count) 
 
 }  // namespace
 
-int graph_create(mpi::Comm& comm_old, int nnodes, const int index[], const int edges[],
-                 int reorder, MPI_Comm* comm_graph) {
+int graph_create(mpi::Comm& comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                 MPI_Comm* comm_graph) {
   (void)reorder;
   if (comm_old.is_inter()) return intra_only(comm_old);
   if (int err = check_graph(nnodes, index, edges, comm_old.size, "MPI_Graph_create");
@@ -144,8 +147,10 @@ int graph_get(mpi::Comm& comm, int maxindex, int maxedges, int index[], int edge
   const int nnodes = static_cast<int>(t->index.size());
   const int nedges = static_cast<int>(t->edges.size());
   if (maxindex < nnodes || maxedges < nedges)
-    return make_error(MPI_ERR_ARG, "maxindex = %d, maxedges = %d: the graph has %d nodes and %d "
-                      "edges", maxindex, maxedges, nnodes, nedges);
+    return make_error(MPI_ERR_ARG,
+                      "maxindex = %d, maxedges = %d: the graph has %d nodes and %d "
+                      "edges",
+                      maxindex, maxedges, nnodes, nedges);
   if ((nnodes > 0 && index == nullptr) || (nedges > 0 && edges == nullptr))
     return make_error(MPI_ERR_ARG, "index and edges must not be NULL");
   for (int i = 0; i < nnodes; ++i) index[i] = t->index[i];
@@ -169,8 +174,8 @@ int graph_neighbors(mpi::Comm& comm, int rank, int maxneighbors, int neighbors[]
   int count = 0;
   if (int err = graph_neighbors_count(comm, rank, &count); err != MPI_SUCCESS) return err;
   if (maxneighbors < count)
-    return make_error(MPI_ERR_ARG, "maxneighbors = %d but rank %d has %d neighbors",
-                      maxneighbors, rank, count);
+    return make_error(MPI_ERR_ARG, "maxneighbors = %d but rank %d has %d neighbors", maxneighbors,
+                      rank, count);
   if (count > 0 && neighbors == nullptr) return make_error(MPI_ERR_ARG, "neighbors is NULL");
   const int* first;
   graph_adjacent(*comm.topology, rank, &first, &count);
@@ -209,8 +214,8 @@ int dist_graph_create_adjacent(mpi::Comm& comm_old, int indegree, const int sour
                              &topology->weighted);
       err != MPI_SUCCESS)
     return err;
-  if (int err = take_weights(destweights, outdegree, "destweights",
-                             &topology->destination_weights, &weighted_out);
+  if (int err = take_weights(destweights, outdegree, "destweights", &topology->destination_weights,
+                             &weighted_out);
       err != MPI_SUCCESS)
     return err;
   topology->weighted = topology->weighted && weighted_out;
@@ -288,9 +293,9 @@ int dist_graph_create(mpi::Comm& comm_old, int n, const int sources[], const int
     incoming[p].resize(static_cast<std::size_t>(recv_counts[p]));
     mpi::Request* req = nullptr;
     if (recv_counts[p] > 0) {
-      if (int err = mpi::pt2pt::irecv(incoming[p].data(), recv_counts[p], int_type, p,
-                                      kTagDistGraphEdges, comm_old, comm_old.coll_context_id(),
-                                      &req);
+      if (int err =
+              mpi::pt2pt::irecv(incoming[p].data(), recv_counts[p], int_type, p, kTagDistGraphEdges,
+                                comm_old, comm_old.coll_context_id(), &req);
           err != MPI_SUCCESS)
         return err;
       requests.push_back(req);
@@ -346,8 +351,10 @@ int dist_graph_neighbors(mpi::Comm& comm, int maxindegree, int sources[], int so
   const int in = static_cast<int>(t->sources.size());
   const int out = static_cast<int>(t->destinations.size());
   if (maxindegree < in || maxoutdegree < out)
-    return make_error(MPI_ERR_ARG, "maxindegree = %d, maxoutdegree = %d: the process has %d "
-                      "sources and %d destinations", maxindegree, maxoutdegree, in, out);
+    return make_error(MPI_ERR_ARG,
+                      "maxindegree = %d, maxoutdegree = %d: the process has %d "
+                      "sources and %d destinations",
+                      maxindegree, maxoutdegree, in, out);
   if ((in > 0 && sources == nullptr) || (out > 0 && destinations == nullptr))
     return make_error(MPI_ERR_ARG, "sources and destinations must not be NULL");
   const bool want_in = sourceweights != MPI_UNWEIGHTED && sourceweights != nullptr;

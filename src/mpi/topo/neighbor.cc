@@ -22,11 +22,11 @@
 
 #include <vector>
 
-#include "mpi/topo/impl_topo.h"
 #include "mpi/coll/launch.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
+#include "mpi/topo/impl_topo.h"
 #include "mpi/topo/topology.h"
 
 namespace stmpi::mpi::topo {

@@ -46,7 +46,8 @@ struct DriverApi {
   decltype(&::cuMemHostUnregister) mem_host_unregister;
 };
 
-#define STMPI_CUDA_LOAD(field, fn) load_symbol(library, STMPI_STREAM_SYMBOL(fn), &api->field, &missing)
+#define STMPI_CUDA_LOAD(field, fn) \
+  load_symbol(library, STMPI_STREAM_SYMBOL(fn), &api->field, &missing)
 
 bool load_api(void* library, DriverApi* api, std::string* missing_out) {
   std::string missing;
@@ -107,8 +108,7 @@ class CudaRuntime final : public GpuRuntime {
   }
   bool has_stream_mem_ops() const override { return mem_ops_; }
 
-  int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,
-                    void* params) override;
+  int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape, void* params) override;
   int write_value(void* stream, uint64_t* addr, uint64_t value) override;
   int wait_value(void* stream, const volatile uint64_t* addr, uint64_t value, Cmp cmp) override;
   int launch_host_fn(void* stream, HostFn fn, void* arg) override;
@@ -198,8 +198,8 @@ int CudaRuntime::launch_kernel(void* stream, KernelId kernel, const LaunchShape&
   if (int err = kernels_for(scope.context(), &kernels); err != MPI_SUCCESS) return err;
   void* args[] = {params};
   return check("cuLaunchKernel",
-               api_.launch_kernel((*kernels)[kernel], shape.grid_x, shape.grid_y, 1,
-                                  shape.block_x, 1, 1, 0, cu_stream, args, nullptr));
+               api_.launch_kernel((*kernels)[kernel], shape.grid_x, shape.grid_y, 1, shape.block_x,
+                                  1, 1, 0, cu_stream, args, nullptr));
 }
 
 int CudaRuntime::write_value(void* stream, uint64_t* addr, uint64_t value) {
@@ -216,10 +216,10 @@ int CudaRuntime::wait_value(void* stream, const volatile uint64_t* addr, uint64_
   StreamContext scope(*this, cu_stream);
   if (int err = check("cuStreamGetCtx", scope.result()); err != MPI_SUCCESS) return err;
   const unsigned flags = cmp == Cmp::kEqual ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ;
-  return check("cuStreamWaitValue64",
-               api_.stream_wait_value64(cu_stream,
-                                        reinterpret_cast<CUdeviceptr>(const_cast<uint64_t*>(addr)),
-                                        value, flags));
+  return check(
+      "cuStreamWaitValue64",
+      api_.stream_wait_value64(
+          cu_stream, reinterpret_cast<CUdeviceptr>(const_cast<uint64_t*>(addr)), value, flags));
 }
 
 int CudaRuntime::launch_host_fn(void* stream, HostFn fn, void* arg) {
@@ -259,9 +259,9 @@ int CudaRuntime::ipc_open(const IpcHandle& handle, IpcMapping* out) {
   CUipcMemHandle cu_handle;
   std::memcpy(&cu_handle, handle.bytes.data(), sizeof cu_handle);
   CUdeviceptr base = 0;
-  if (int err = check("cuIpcOpenMemHandle",
-                      api_.ipc_open_mem_handle(&base, cu_handle,
-                                               CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+  if (int err =
+          check("cuIpcOpenMemHandle",
+                api_.ipc_open_mem_handle(&base, cu_handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
       err != MPI_SUCCESS)
     return err;
   out->base = reinterpret_cast<void*>(base);

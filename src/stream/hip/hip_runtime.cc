@@ -47,7 +47,8 @@ struct HipApi {
   hipError_t (*stream_get_device)(hipStream_t stream, hipDevice_t* device);
 };
 
-#define STMPI_HIP_LOAD(field, fn) load_symbol(library, STMPI_STREAM_SYMBOL(fn), &api->field, &missing)
+#define STMPI_HIP_LOAD(field, fn) \
+  load_symbol(library, STMPI_STREAM_SYMBOL(fn), &api->field, &missing)
 
 bool load_api(void* library, HipApi* api, std::string* missing_out) {
   std::string missing;
@@ -104,8 +105,7 @@ class HipRuntime final : public GpuRuntime {
   }
   bool has_stream_mem_ops() const override { return mem_ops_; }
 
-  int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,
-                    void* params) override;
+  int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape, void* params) override;
   int write_value(void* stream, uint64_t* addr, uint64_t value) override;
   int wait_value(void* stream, const volatile uint64_t* addr, uint64_t value, Cmp cmp) override;
   int launch_host_fn(void* stream, HostFn fn, void* arg) override;
@@ -150,8 +150,7 @@ int HipRuntime::kernels_for(hipStream_t stream, const Kernels** out) {
     if (current != device) (void)api_.set_device(device);
     const hipError_t loaded = api_.module_load_data(&kernels->module, kKernelImage);
     if (current != device) (void)api_.set_device(current);
-    if (int err = check("hipModuleLoadData(STMPI kernels)", loaded); err != MPI_SUCCESS)
-      return err;
+    if (int err = check("hipModuleLoadData(STMPI kernels)", loaded); err != MPI_SUCCESS) return err;
     return kernels->find_functions([&](hipFunction_t* function, const char* name) {
       return check(name, api_.module_get_function(function, kernels->module, name));
     });

@@ -202,12 +202,8 @@ void Job::event_loop() {
       if (revents == 0) continue;
       int rank = watched[i].rank;
       switch (watched[i].source) {
-        case Source::signals:
-          handle_signals();
-          break;
-        case Source::stdin_source:
-          stdin_.on_source_readable();
-          break;
+        case Source::signals: handle_signals(); break;
+        case Source::stdin_source: stdin_.on_source_readable(); break;
         case Source::stdin_sink:
           if (revents & (POLLERR | POLLHUP)) {
             stdin_.close_sink();
@@ -260,10 +256,10 @@ void Job::check_deadlines() {
   if (!pending_aborts_.empty()) handle_aborts();
   auto now = Clock::now();
   if (!terminating_ && options_.timeout_seconds > 0 && now >= timeout_deadline_) {
-    const std::string source = options_.timeout_source == "MPIEXEC_TIMEOUT"
-                                   ? " (MPIEXEC_TIMEOUT=" +
-                                         std::to_string(options_.timeout_seconds) + ")"
-                                   : "";
+    const std::string source =
+        options_.timeout_source == "MPIEXEC_TIMEOUT"
+            ? " (MPIEXEC_TIMEOUT=" + std::to_string(options_.timeout_seconds) + ")"
+            : "";
     begin_termination("job exceeded the timeout of " + plural(options_.timeout_seconds, "second") +
                           source + "; killing " + plural(live_, "rank"),
                       kTimeoutExitCode, -1);
@@ -293,8 +289,8 @@ void Job::handle_signals() {
 
 void Job::handle_aborts() {
   while (auto error = server_.take_error()) {
-    std::string text = "rank " + std::to_string(error->rank) + (error->fatal ? " " : ": ") +
-                       error->message;
+    std::string text =
+        "rank " + std::to_string(error->rank) + (error->fatal ? " " : ": ") + error->message;
     if (!error->fatal) {
       std::string line = "mpiexec: " + text + "\n";
       (void)write_all(STDERR_FILENO, line.data(), line.size());
@@ -374,11 +370,8 @@ void Job::on_rank_exit(int rank, int status) {
     // Exiting 0 is success only for a rank that finalized, or for a program that does not
     // use MPI at all (mpiexec -n 2 hostname): its peers would wait for it forever.
     switch (server_.phase(rank)) {
-      case PmiPhase::finalized:
-        return;
-      case PmiPhase::initialized:
-        cause += "exited with code 0 without calling MPI_Finalize";
-        break;
+      case PmiPhase::finalized: return;
+      case PmiPhase::initialized: cause += "exited with code 0 without calling MPI_Finalize"; break;
       case PmiPhase::unconnected:
         if (unconnected_exit_ < 0) unconnected_exit_ = rank;
         check_unconnected_exit();

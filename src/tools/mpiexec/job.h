@@ -78,7 +78,7 @@ class Job {
   int unconnected_exit_ = -1;
   struct PendingAbort {
     AbortRequest request;
-    Clock::time_point due;       // when it is acted on
+    Clock::time_point due;  // when it is acted on
     Clock::time_point received;
   };
   std::vector<PendingAbort> pending_aborts_;  // first rank that exited 0 without ever speaking PMI

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,9 +134,9 @@ bool Launcher::prepare_program(const App& app, Program* program, std::string* er
   if (!program->wdir.empty()) {
     struct stat st {};
     if (::stat(program->wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      *error = "-wdir '" + program->wdir + "': " +
-               (::access(program->wdir.c_str(), F_OK) == 0 ? "not a directory"
-                                                           : std::strerror(errno));
+      *error =
+          "-wdir '" + program->wdir + "': " +
+          (::access(program->wdir.c_str(), F_OK) == 0 ? "not a directory" : std::strerror(errno));
       return false;
     }
     // The shell variable follows the directory, as under Hydra.
@@ -155,10 +155,10 @@ bool Launcher::find_program(const App& app, Program* program, std::string* error
     const std::string seen_from_here =
         name.front() == '/' || program->wdir.empty() ? name : program->wdir + "/" + name;
     if (!is_executable_file(seen_from_here)) {
-      *error = "cannot execute '" + name + "'" +
-               (seen_from_here != name ? " in -wdir '" + program->wdir + "'" : "") + ": " +
-               (::access(seen_from_here.c_str(), F_OK) == 0 ? "not an executable file"
-                                                            : "no such file");
+      *error =
+          "cannot execute '" + name + "'" +
+          (seen_from_here != name ? " in -wdir '" + program->wdir + "'" : "") + ": " +
+          (::access(seen_from_here.c_str(), F_OK) == 0 ? "not an executable file" : "no such file");
       return false;
     }
     program->path = name;  // exec'd after chdir(wdir)
@@ -263,8 +263,8 @@ bool Launcher::spawn(int rank, SpawnedRank* spawned, std::string* error) {
   std::snprintf(exec_failure, sizeof exec_failure, "mpiexec: rank %d: cannot execute '%s': ", rank,
                 program.path.c_str());
   char chdir_failure[512];
-  std::snprintf(chdir_failure, sizeof chdir_failure, "mpiexec: rank %d: cannot enter -wdir '%s': ",
-                rank, program.wdir.c_str());
+  std::snprintf(chdir_failure, sizeof chdir_failure,
+                "mpiexec: rank %d: cannot enter -wdir '%s': ", rank, program.wdir.c_str());
   const char* wdir = program.wdir.empty() ? nullptr : program.wdir.c_str();
   const char* path = program.path.c_str();
   const bool per_rank_session = options_.session_per_rank;

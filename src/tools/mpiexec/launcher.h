@@ -53,8 +53,8 @@ class Launcher {
   const Options& options_;
   ChildSignalState child_signals_;
   pid_t launcher_pid_;
-  std::vector<Program> programs_;         // one per Options::apps entry
-  std::vector<cpu_set_t> cpu_slots_;      // rank r binds to cpu_slots_[r % size]
+  std::vector<Program> programs_;     // one per Options::apps entry
+  std::vector<cpu_set_t> cpu_slots_;  // rank r binds to cpu_slots_[r % size]
 };
 
 // The job's kvsname, kvs_<job_id>_0; job_id is mpiexec's pid (main.cc).

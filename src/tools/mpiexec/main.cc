@@ -51,17 +51,12 @@ int main(int argc, char** argv) {
   std::string error;
   // MPIEXEC_TIMEOUT: Hydra's variable for a job time limit, honoured the same way.
   switch (parse_options(argc, argv, std::getenv("MPIEXEC_TIMEOUT"), &options, &error)) {
-    case ParseResult::help:
-      print_usage(stdout);
-      return 0;
-    case ParseResult::version:
-      print_version(stdout);
-      return 0;
+    case ParseResult::help: print_usage(stdout); return 0;
+    case ParseResult::version: print_version(stdout); return 0;
     case ParseResult::error:
       std::fprintf(stderr, "mpiexec: %s (see 'mpiexec --help')\n", error.c_str());
       return kUsageExitCode;
-    case ParseResult::run:
-      break;
+    case ParseResult::run: break;
   }
   raise_descriptor_limit();
   std::fflush(stdout);

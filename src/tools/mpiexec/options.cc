@@ -27,9 +27,12 @@ bool parse_bytes(std::string_view text, std::size_t* out) {
   std::size_t shift = 0;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
+      case 'K':
+      case 'k': shift = 10; break;
+      case 'M':
+      case 'm': shift = 20; break;
+      case 'G':
+      case 'g': shift = 30; break;
       default: break;
     }
   }
@@ -82,8 +85,7 @@ class ArgumentReader {
 // Hydra's -configfile: one program per line ("-n 2 ./a arg"), lines joined as if by ":";
 // blank lines and lines starting with '#' are skipped. Words split at blanks; single or
 // double quotes keep blanks inside a word.
-bool read_configfile(const std::string& path, std::vector<std::string>* words,
-                     std::string* error) {
+bool read_configfile(const std::string& path, std::vector<std::string>* words, std::string* error) {
   std::ifstream in(path);
   if (!in) {
     *error = "cannot read -configfile '" + path + "': " + std::strerror(errno);

@@ -30,19 +30,19 @@ struct Options {
   bool inherit_env = true;  // false with -genvnone
   bool label = false;       // -l: prefix every output line with "[rank] "
   BindPolicy bind = BindPolicy::automatic;
-  int timeout_seconds = 0;           // 0: no timeout
-  std::string timeout_source;        // "-timeout" or "MPIEXEC_TIMEOUT", for the message
+  int timeout_seconds = 0;     // 0: no timeout
+  std::string timeout_source;  // "-timeout" or "MPIEXEC_TIMEOUT", for the message
   // Bytes of keys and values the job may keep in the PMI key-value store (-kvs-limit).
   std::size_t kvs_limit = std::size_t{64} << 20;
-  std::string wdir;                  // -gwdir: every program's default working directory
-  bool print_rank_map = false;       // -print-rank-map
+  std::string wdir;             // -gwdir: every program's default working directory
+  bool print_rank_map = false;  // -print-rank-map
   // -session-nice: the nice value of the job's scheduling group (session.h); unset (auto):
   // the weight of one group per rank.
   std::optional<int> session_nice;
   // Set by the launcher, not an option: the default weight could not be given to the job's
   // group (no privilege), so each rank gets a session of its own instead (session.h).
   bool session_per_rank = false;
-  std::vector<App> apps;             // at least one after a successful parse
+  std::vector<App> apps;  // at least one after a successful parse
 
   // The program rank runs (its index in apps).
   int app_of(int rank) const;

@@ -53,8 +53,7 @@ std::string unescape_message(std::string_view text) {
 
 }  // namespace
 
-PmiServer::PmiServer(std::string kvsname, int size, std::size_t kvs_limit,
-                     std::vector<int> appnums)
+PmiServer::PmiServer(std::string kvsname, int size, std::size_t kvs_limit, std::vector<int> appnums)
     : kvsname_(std::move(kvsname)),
       size_(size),
       appnums_(std::move(appnums)),
@@ -129,11 +128,11 @@ void PmiServer::on_readable(int rank) {
     }
     c.incoming.erase(0, start);
     if (c.incoming.size() > kMaxRequestLength) {
-      errors_.push_back(ProtocolError{
-          rank, true,
-          "sent a PMI request line longer than " + std::to_string(kMaxRequestLength) +
-              " bytes (starting '" + printable(std::string_view(c.incoming).substr(0, 40)) +
-              "'); closed its PMI connection"});
+      errors_.push_back(ProtocolError{rank, true,
+                                      "sent a PMI request line longer than " +
+                                          std::to_string(kMaxRequestLength) + " bytes (starting '" +
+                                          printable(std::string_view(c.incoming).substr(0, 40)) +
+                                          "'); closed its PMI connection"});
       close(rank);
       return;
     }
@@ -231,10 +230,9 @@ void PmiServer::handle_put(int rank, std::string_view line) {
         reported_kvs_full_ = true;
         errors_.push_back(ProtocolError{
             rank, false,
-            "PMI put of key '" + printable(key->substr(0, 64)) + "' (" +
-                std::to_string(new_bytes) + " bytes) refused: the job's key-value store holds " +
-                std::to_string(kvs_bytes_) + " of at most " + std::to_string(kvs_limit_) +
-                " bytes (raise it with -kvs-limit)"});
+            "PMI put of key '" + printable(key->substr(0, 64)) + "' (" + std::to_string(new_bytes) +
+                " bytes) refused: the job's key-value store holds " + std::to_string(kvs_bytes_) +
+                " of at most " + std::to_string(kvs_limit_) + " bytes (raise it with -kvs-limit)"});
       }
       return;
     }

@@ -7,14 +7,14 @@
 #include <string.h>
 
 static int errs = 0;
-#define EXPECT(cond, ...)                                                         \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            errs++;                                                               \
-            fprintf(stderr, "%s:%d: rank %d: ", __FILE__, __LINE__, rank);        \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-        }                                                                         \
+#define EXPECT(cond, ...)                                                  \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            errs++;                                                        \
+            fprintf(stderr, "%s:%d: rank %d: ", __FILE__, __LINE__, rank); \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fprintf(stderr, "\n");                                         \
+        }                                                                  \
     } while (0)
 
 int main(int argc, char **argv)
@@ -37,12 +37,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < 16; i++)
         d[i] = rank * 100.0 + i + 0.5;
     MPI_Status st;
-    int rc = MPI_Sendrecv(d, 16, MPI_DOUBLE, right, 3, dr, 16, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, &st);
+    int rc =
+        MPI_Sendrecv(d, 16, MPI_DOUBLE, right, 3, dr, 16, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, &st);
     EXPECT(rc == MPI_SUCCESS, "Sendrecv returned %d", rc);
     int c = -1;
     MPI_Get_count(&st, MPI_DOUBLE, &c);
-    EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 3 && c == 16, "status source %d tag %d count %d", st.MPI_SOURCE,
-           st.MPI_TAG, c);
+    EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 3 && c == 16, "status source %d tag %d count %d",
+           st.MPI_SOURCE, st.MPI_TAG, c);
     for (int i = 0; i < 16; i++)
         EXPECT(dr[i] == left * 100.0 + i + 0.5, "double %d is %g", i, dr[i]);
 
@@ -57,8 +58,8 @@ int main(int argc, char **argv)
     rc = MPI_Waitall(2, req, sts);
     EXPECT(rc == MPI_SUCCESS, "Waitall returned %d", rc);
     MPI_Get_count(&sts[0], MPI_INT, &c);
-    EXPECT(sts[0].MPI_SOURCE == left && sts[0].MPI_TAG == 4 && c == N, "big: source %d tag %d count %d",
-           sts[0].MPI_SOURCE, sts[0].MPI_TAG, c);
+    EXPECT(sts[0].MPI_SOURCE == left && sts[0].MPI_TAG == 4 && c == N,
+           "big: source %d tag %d count %d", sts[0].MPI_SOURCE, sts[0].MPI_TAG, c);
     for (int i = 0; i < N; i++)
         if (bigr[i] != left * 1000003 + i) {
             EXPECT(0, "big element %d is %d", i, bigr[i]);
@@ -83,8 +84,8 @@ int main(int argc, char **argv)
             best = (r * 7) % size;
             best_rank = r;
         }
-    EXPECT(out.v == best + 0.25 && out.r == best_rank, "MAXLOC (%g, %d), expected (%g, %d)", out.v, out.r,
-           best + 0.25, best_rank);
+    EXPECT(out.v == best + 0.25 && out.r == best_rank, "MAXLOC (%g, %d), expected (%g, %d)", out.v,
+           out.r, best + 0.25, best_rank);
 
     /* an error class through the ABI */
     rc = MPI_Send(d, 1, MPI_DOUBLE, size, 0, MPI_COMM_WORLD);

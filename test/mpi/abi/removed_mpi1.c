@@ -32,7 +32,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    struct { int a; double b; } pair[2];
+    struct {
+        int a;
+        double b;
+    } pair[2];
     MPI_Aint base, b_addr;
     CHECK_SUCCESS(MPI_Address(&pair[0], &base));
     CHECK_SUCCESS(MPI_Address(&pair[0].b, &b_addr));

@@ -19,8 +19,8 @@
 
 #include "mtest.h"
 
-static int ba_next = 0;     /* number of the next case */
-static int ba_only = -1;    /* run only this case */
+static int ba_next = 0;  /* number of the next case */
+static int ba_only = -1; /* run only this case */
 static int ba_count_only = 0;
 
 static inline void ba_init(int *argc, char ***argv)
@@ -65,12 +65,12 @@ static inline void ba_report(int line, const char *expr, int rc, int expected_cl
                    expected_class, text ? text : "");
 }
 
-#define EXPECT(expected_class, text, expr)                                    \
-    do {                                                                      \
-        if (ba_selected()) {                                                  \
-            int ba_rc_ = (expr);                                              \
-            ba_report(__LINE__, #expr, ba_rc_, (expected_class), (text));     \
-        }                                                                     \
+#define EXPECT(expected_class, text, expr)                                \
+    do {                                                                  \
+        if (ba_selected()) {                                              \
+            int ba_rc_ = (expr);                                          \
+            ba_report(__LINE__, #expr, ba_rc_, (expected_class), (text)); \
+        }                                                                 \
     } while (0)
 #define EXPECT_OK(expr) EXPECT(MPI_SUCCESS, NULL, expr)
 

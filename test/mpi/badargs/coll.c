@@ -7,10 +7,10 @@
 #include "badargs.h"
 
 /* The int form and the _c form of one call. */
-#define EXPECT2(cls, text, fn, ...)                 \
-    do {                                            \
-        EXPECT(cls, text, fn(__VA_ARGS__));         \
-        EXPECT(cls, text, fn##_c(__VA_ARGS__));     \
+#define EXPECT2(cls, text, fn, ...)             \
+    do {                                        \
+        EXPECT(cls, text, fn(__VA_ARGS__));     \
+        EXPECT(cls, text, fn##_c(__VA_ARGS__)); \
     } while (0)
 #define EXPECT2_OK(fn, ...) EXPECT2(MPI_SUCCESS, NULL, fn, __VA_ARGS__)
 
@@ -28,7 +28,8 @@ int main(int argc, char **argv)
     const MPI_Comm W = MPI_COMM_WORLD;
     const int root = 0, is_root = rank == root;
     int a[64], b[64];
-    for (int i = 0; i < 64; ++i) a[i] = b[i] = i;
+    for (int i = 0; i < 64; ++i)
+        a[i] = b[i] = i;
     void *const IP = MPI_IN_PLACE;
     /* On the root: a in-place error at the root; elsewhere one at non-roots. */
     const char *root_or_not = is_root ? "recvbuf" : "sendbuf";
@@ -63,8 +64,8 @@ int main(int argc, char **argv)
 
     /* MPI_Reduce */
     EXPECT2(MPI_ERR_BUFFER, "sendbuf", MPI_Reduce, NULL, b, 4, MPI_INT, MPI_SUM, root, W);
-    EXPECT2(MPI_ERR_BUFFER, root_or_not, MPI_Reduce, is_root ? a : IP, is_root ? IP : b, 4,
-            MPI_INT, MPI_SUM, root, W);
+    EXPECT2(MPI_ERR_BUFFER, root_or_not, MPI_Reduce, is_root ? a : IP, is_root ? IP : b, 4, MPI_INT,
+            MPI_SUM, root, W);
     EXPECT2(MPI_ERR_BUFFER, root_or_not, MPI_Reduce, is_root ? a : NULL, is_root ? NULL : b, 4,
             MPI_INT, MPI_SUM, root, W);
     EXPECT2(MPI_ERR_COUNT, "count", MPI_Reduce, a, b, -2, MPI_INT, MPI_SUM, root, W);
@@ -84,8 +85,8 @@ int main(int argc, char **argv)
     EXPECT2(MPI_ERR_BUFFER, "sendbuf", MPI_Gather, NULL, 1, MPI_INT, b, 1, MPI_INT, root, W);
     EXPECT2(MPI_ERR_BUFFER, root_or_not, MPI_Gather, is_root ? a : NULL, 1, MPI_INT,
             is_root ? NULL : b, 1, MPI_INT, root, W);
-    EXPECT2(MPI_ERR_BUFFER, root_or_not, MPI_Gather, is_root ? a : IP, 1, MPI_INT,
-            is_root ? IP : b, 1, MPI_INT, root, W);
+    EXPECT2(MPI_ERR_BUFFER, root_or_not, MPI_Gather, is_root ? a : IP, 1, MPI_INT, is_root ? IP : b,
+            1, MPI_INT, root, W);
     EXPECT2(MPI_ERR_COUNT, "sendcount", MPI_Gather, a, -1, MPI_INT, b, 1, MPI_INT, root, W);
     EXPECT2(MPI_ERR_TYPE, "sendtype", MPI_Gather, a, 1, MPI_DATATYPE_NULL, b, 1, MPI_INT, root, W);
     EXPECT2(MPI_ERR_ROOT, "root", MPI_Gather, a, 1, MPI_INT, b, 1, MPI_INT, -3, W);
@@ -120,7 +121,8 @@ int main(int argc, char **argv)
     const MPI_Count huge = (MPI_Count)1 << 62;
     EXPECT(MPI_ERR_COUNT, "buffer", MPI_Bcast_c(a, huge, MPI_DOUBLE, root, W));
     EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Allreduce_c(a, b, huge, MPI_DOUBLE, MPI_SUM, W));
-    EXPECT(MPI_ERR_COUNT, "sendbuf", MPI_Gather_c(a, huge, MPI_DOUBLE, b, huge, MPI_DOUBLE, root, W));
+    EXPECT(MPI_ERR_COUNT, "sendbuf",
+           MPI_Gather_c(a, huge, MPI_DOUBLE, b, huge, MPI_DOUBLE, root, W));
     EXPECT(MPI_ERR_COUNT, "recvbuf", MPI_Alltoall_c(IP, 0, MPI_INT, b, huge, MPI_DOUBLE, W));
     EXPECT(MPI_ERR_COUNT, "inbuf", MPI_Reduce_local_c(a, b, huge, MPI_DOUBLE, MPI_SUM));
     /* One block fits (2^62 bytes), the blocks of all processes do not. */
@@ -152,8 +154,9 @@ int main(int argc, char **argv)
     EXPECT2_OK(MPI_Reduce, is_root ? IP : a, is_root ? b : NULL, 4, MPI_INT, MPI_SUM, root, W);
     /* Non-roots: recvbuf, recvcount and recvtype are not significant; at
      * the root, MPI_IN_PLACE makes sendcount and sendtype insignificant. */
-    EXPECT2_OK(MPI_Gather, is_root ? IP : a, is_root ? -7 : 1, is_root ? MPI_DATATYPE_NULL : MPI_INT,
-               is_root ? b : IP, is_root ? 1 : -1, is_root ? MPI_INT : MPI_DATATYPE_NULL, root, W);
+    EXPECT2_OK(MPI_Gather, is_root ? IP : a, is_root ? -7 : 1,
+               is_root ? MPI_DATATYPE_NULL : MPI_INT, is_root ? b : IP, is_root ? 1 : -1,
+               is_root ? MPI_INT : MPI_DATATYPE_NULL, root, W);
     EXPECT2_OK(MPI_Scatter, is_root ? a : NULL, is_root ? 1 : -1, is_root ? MPI_INT : uncommitted,
                is_root ? IP : b, 1, MPI_INT, root, W);
     EXPECT2_OK(MPI_Allgather, IP, -5, MPI_DATATYPE_NULL, b, 1, MPI_INT, W);
@@ -167,11 +170,9 @@ int main(int argc, char **argv)
     MPI_Type_create_hindexed(1, &one, &addr, MPI_INT, &absolute);
     MPI_Type_commit(&absolute);
     a[3] = is_root ? 1234 : -1;
-    EXPECT(MPI_SUCCESS, NULL,
-           VALUE(MPI_Bcast(MPI_BOTTOM, 1, absolute, root, W), a[3], 1234));
+    EXPECT(MPI_SUCCESS, NULL, VALUE(MPI_Bcast(MPI_BOTTOM, 1, absolute, root, W), a[3], 1234));
     a[3] = is_root ? 4321 : -1;
-    EXPECT(MPI_SUCCESS, NULL,
-           VALUE(MPI_Bcast_c(MPI_BOTTOM, 1, absolute, root, W), a[3], 4321));
+    EXPECT(MPI_SUCCESS, NULL, VALUE(MPI_Bcast_c(MPI_BOTTOM, 1, absolute, root, W), a[3], 4321));
     MPI_Type_free(&absolute);
 
     MPI_Type_free(&uncommitted);

@@ -54,7 +54,8 @@ int main(int argc, char **argv)
     {
         /* More ranks than the group has: one of them repeats or is invalid. */
         int many[64];
-        for (int i = 0; i <= size && i < 64; ++i) many[i] = i % size;
+        for (int i = 0; i <= size && i < 64; ++i)
+            many[i] = i % size;
         EXPECT(MPI_ERR_RANK, "ranks", MPI_Group_incl(world_group, size + 1, many, &g));
     }
     EXPECT(MPI_ERR_ARG, "n", MPI_Group_incl(world_group, -1, bad_ranks, &g));
@@ -66,8 +67,8 @@ int main(int argc, char **argv)
     g = MPI_GROUP_NULL;
     EXPECT(MPI_ERR_GROUP, "group", MPI_Group_free(&g));
     int out[2];
-    EXPECT(MPI_ERR_RANK, "ranks1", MPI_Group_translate_ranks(world_group, 2, bad_ranks,
-                                                             world_group, out));
+    EXPECT(MPI_ERR_RANK, "ranks1",
+           MPI_Group_translate_ranks(world_group, 2, bad_ranks, world_group, out));
     EXPECT(MPI_ERR_GROUP, "group2", MPI_Group_union(world_group, MPI_GROUP_NULL, &g));
     EXPECT(MPI_ERR_ARG, "newgroup", MPI_Group_intersection(world_group, world_group, NULL));
 

@@ -1,8 +1,8 @@
 /* Bad arguments to datatype constructors, queries and packing: negative
  * counts and block lengths, NULL arrays and outputs, NULL, freed and
  * predefined-where-not-allowed handles, sizes and bounds that overflow. */
-#include "badargs.h"
 #include <stdint.h>
+#include "badargs.h"
 
 int main(int argc, char **argv)
 {
@@ -73,23 +73,24 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_ARG, "lb", MPI_Type_get_extent(MPI_INT, NULL, &extent));
     EXPECT(MPI_ERR_ARG, "true_extent", MPI_Type_get_true_extent(MPI_INT, &lb, NULL));
     EXPECT(MPI_ERR_ARG, "type_name", MPI_Type_set_name(MPI_INT, NULL));
-    EXPECT(MPI_ERR_TYPE, "datatype", MPI_Type_get_name(freed, (char[MPI_MAX_OBJECT_NAME]){0}, &size));
+    EXPECT(MPI_ERR_TYPE, "datatype",
+           MPI_Type_get_name(freed, (char[MPI_MAX_OBJECT_NAME]){0}, &size));
 
     /* Packing */
     char packbuf[64];
     int in[4] = {1, 2, 3, 4}, position = 0;
-    EXPECT(MPI_ERR_TRUNCATE, "outsize", MPI_Pack(in, 4, MPI_INT, packbuf, 8, &position,
-                                                 MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_TRUNCATE, "outsize",
+           MPI_Pack(in, 4, MPI_INT, packbuf, 8, &position, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_ARG, "position", MPI_Pack(in, 1, MPI_INT, packbuf, 64, NULL, MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_COUNT, "incount", MPI_Pack(in, -1, MPI_INT, packbuf, 64, &position,
-                                              MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_BUFFER, "inbuf", MPI_Pack(NULL, 1, MPI_INT, packbuf, 64, &position,
-                                             MPI_COMM_WORLD));
-    EXPECT(MPI_ERR_BUFFER, "outbuf", MPI_Pack(in, 1, MPI_INT, MPI_IN_PLACE, 64, &position,
-                                              MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_COUNT, "incount",
+           MPI_Pack(in, -1, MPI_INT, packbuf, 64, &position, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "inbuf",
+           MPI_Pack(NULL, 1, MPI_INT, packbuf, 64, &position, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, "outbuf",
+           MPI_Pack(in, 1, MPI_INT, MPI_IN_PLACE, 64, &position, MPI_COMM_WORLD));
     position = 60;
-    EXPECT(MPI_ERR_TRUNCATE, "insize", MPI_Unpack(packbuf, 64, &position, in, 2, MPI_INT,
-                                                  MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_TRUNCATE, "insize",
+           MPI_Unpack(packbuf, 64, &position, in, 2, MPI_INT, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_COMM, "comm", MPI_Pack_size(1, MPI_INT, MPI_COMM_NULL, &size));
     EXPECT(MPI_ERR_ARG, "address", MPI_Get_address(in, NULL));
 

@@ -4,10 +4,10 @@
  * handles. Every case is local: nothing is sent, no peer waits. */
 #include "badargs.h"
 
-#define EXPECT2(cls, text, fn, ...)                 \
-    do {                                            \
-        EXPECT(cls, text, fn(__VA_ARGS__));         \
-        EXPECT(cls, text, fn##_c(__VA_ARGS__));     \
+#define EXPECT2(cls, text, fn, ...)             \
+    do {                                        \
+        EXPECT(cls, text, fn(__VA_ARGS__));     \
+        EXPECT(cls, text, fn##_c(__VA_ARGS__)); \
     } while (0)
 
 int main(int argc, char **argv)
@@ -100,14 +100,13 @@ int main(int argc, char **argv)
     /* Sendrecv */
     EXPECT2(MPI_ERR_RANK, "dest", MPI_Sendrecv, a, 1, MPI_INT, size, 0, a, 1, MPI_INT, peer, 0, W,
             &st);
-    EXPECT2(MPI_ERR_RANK, "source", MPI_Sendrecv, a, 1, MPI_INT, peer, 0, a, 1, MPI_INT, size, 0,
-            W, &st);
+    EXPECT2(MPI_ERR_RANK, "source", MPI_Sendrecv, a, 1, MPI_INT, peer, 0, a, 1, MPI_INT, size, 0, W,
+            &st);
     EXPECT2(MPI_ERR_TAG, "sendtag", MPI_Sendrecv, a, 1, MPI_INT, peer, MPI_ANY_TAG, a, 1, MPI_INT,
             peer, 0, W, &st);
-    EXPECT2(MPI_ERR_BUFFER, "recvbuf", MPI_Sendrecv, a, 1, MPI_INT, peer, 0, NULL, 1, MPI_INT,
-            peer, 0, W, &st);
-    EXPECT2(MPI_ERR_COUNT, "count", MPI_Sendrecv_replace, a, -1, MPI_INT, peer, 0, peer, 0, W,
-            &st);
+    EXPECT2(MPI_ERR_BUFFER, "recvbuf", MPI_Sendrecv, a, 1, MPI_INT, peer, 0, NULL, 1, MPI_INT, peer,
+            0, W, &st);
+    EXPECT2(MPI_ERR_COUNT, "count", MPI_Sendrecv_replace, a, -1, MPI_INT, peer, 0, peer, 0, W, &st);
     EXPECT2(MPI_ERR_TAG, "recvtag", MPI_Isendrecv_replace, a, 1, MPI_INT, peer, 0, peer, -6, W,
             &req);
 

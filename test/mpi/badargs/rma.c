@@ -28,7 +28,8 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_COMM, "comm", MPI_Win_create(mem, 64, 4, MPI_INFO_NULL, MPI_COMM_NULL, &w2));
     EXPECT(MPI_ERR_SIZE, "size", MPI_Win_allocate(-8, 4, MPI_INFO_NULL, W, &base, &w2));
     EXPECT(MPI_ERR_ARG, "baseptr", MPI_Win_allocate(64, 4, MPI_INFO_NULL, W, NULL, &w2));
-    EXPECT(MPI_ERR_DISP, "disp_unit", MPI_Win_allocate_shared(64, -4, MPI_INFO_NULL, W, &base, &w2));
+    EXPECT(MPI_ERR_DISP, "disp_unit",
+           MPI_Win_allocate_shared(64, -4, MPI_INFO_NULL, W, &base, &w2));
 
     EXPECT(MPI_ERR_WIN, "win", MPI_Win_fence(0, MPI_WIN_NULL));
     EXPECT(MPI_ERR_WIN, "win", MPI_Win_fence(0, freed_copy));
@@ -49,17 +50,20 @@ int main(int argc, char **argv)
     EXPECT(MPI_ERR_COUNT, "origin_count", MPI_Put(a, -1, MPI_INT, peer, 0, 1, MPI_INT, win));
     EXPECT(MPI_ERR_COUNT, "target_count", MPI_Get(r, 1, MPI_INT, peer, 0, -1, MPI_INT, win));
     EXPECT(MPI_ERR_BUFFER, "origin_addr", MPI_Put(NULL, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
-    EXPECT(MPI_ERR_TYPE, "origin_datatype", MPI_Put(a, 1, MPI_DATATYPE_NULL, peer, 0, 1, MPI_INT,
-                                                    win));
-    EXPECT(MPI_ERR_TYPE, "target_datatype", MPI_Get(r, 1, MPI_INT, peer, 0, 1, (MPI_Datatype)0x4cabcdef,
-                                                    win));
-    EXPECT(MPI_ERR_BUFFER, "origin_addr", MPI_Put(MPI_IN_PLACE, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
+    EXPECT(MPI_ERR_TYPE, "origin_datatype",
+           MPI_Put(a, 1, MPI_DATATYPE_NULL, peer, 0, 1, MPI_INT, win));
+    EXPECT(MPI_ERR_TYPE, "target_datatype",
+           MPI_Get(r, 1, MPI_INT, peer, 0, 1, (MPI_Datatype)0x4cabcdef, win));
+    EXPECT(MPI_ERR_BUFFER, "origin_addr",
+           MPI_Put(MPI_IN_PLACE, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
     EXPECT(MPI_ERR_BUFFER, "result_addr",
            MPI_Fetch_and_op(a, MPI_IN_PLACE, MPI_INT, peer, 0, MPI_SUM, win));
     EXPECT(MPI_ERR_RMA_RANGE, "target", MPI_Put(a, 4, MPI_INT, peer, 14, 4, MPI_INT, win));
     EXPECT(MPI_ERR_OP, "op", MPI_Accumulate(a, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_OP_NULL, win));
-    EXPECT(MPI_ERR_OP, "op", MPI_Accumulate(a, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win));
-    EXPECT(MPI_ERR_BUFFER, "result_addr", MPI_Fetch_and_op(a, NULL, MPI_INT, peer, 0, MPI_SUM, win));
+    EXPECT(MPI_ERR_OP, "op",
+           MPI_Accumulate(a, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win));
+    EXPECT(MPI_ERR_BUFFER, "result_addr",
+           MPI_Fetch_and_op(a, NULL, MPI_INT, peer, 0, MPI_SUM, win));
     EXPECT(MPI_ERR_ARG, "request", MPI_Rput(a, 1, MPI_INT, peer, 0, 1, MPI_INT, win, NULL));
     EXPECT(MPI_ERR_COUNT, "origin_addr",
            MPI_Put_c(a, (MPI_Count)1 << 62, MPI_DOUBLE, peer, 0, 1, MPI_INT, win));

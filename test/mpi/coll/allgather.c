@@ -27,8 +27,8 @@ int main(int argc, char **argv)
         /* in place */
         for (int i = 0; i < n * size; i++)
             recv[i] = i / (n ? n : 1) == rank ? mtest_pattern(rank, 2, i % n) : -1;
-        CHECK_SUCCESS(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, MPI_INT,
-                                    MPI_COMM_WORLD));
+        CHECK_SUCCESS(
+            MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, MPI_INT, MPI_COMM_WORLD));
         bad = 0;
         for (int r = 0; r < size; r++)
             for (int i = 0; i < n; i++)
@@ -53,8 +53,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++)
             for (int i = 0; i < n; i++)
                 recv[r * n + i] = mtest_pattern(rank, r + 50, i);
-        CHECK_SUCCESS(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, MPI_INT,
-                                   MPI_COMM_WORLD));
+        CHECK_SUCCESS(
+            MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, n, MPI_INT, MPI_COMM_WORLD));
         bad = 0;
         for (int r = 0; r < size; r++)
             for (int i = 0; i < n; i++)

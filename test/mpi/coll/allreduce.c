@@ -26,8 +26,8 @@ int main(int argc, char **argv)
     struct {
         MPI_Op op;
         const char *name;
-    } ops[] = {{MPI_SUM, "sum"},   {MPI_MAX, "max"},   {MPI_MIN, "min"},   {MPI_PROD, "prod"},
-               {MPI_LAND, "land"}, {MPI_LOR, "lor"},   {MPI_LXOR, "lxor"}, {MPI_BAND, "band"},
+    } ops[] = {{MPI_SUM, "sum"},   {MPI_MAX, "max"},  {MPI_MIN, "min"},   {MPI_PROD, "prod"},
+               {MPI_LAND, "land"}, {MPI_LOR, "lor"},  {MPI_LXOR, "lxor"}, {MPI_BAND, "band"},
                {MPI_BOR, "bor"},   {MPI_BXOR, "bxor"}};
     for (unsigned k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         enum { N = 17 };
@@ -90,7 +90,10 @@ int main(int argc, char **argv)
     CHECK(bad == 0, "in-place: %d wrong", bad);
 
     /* MINLOC on MPI_DOUBLE_INT: minimum at the middle rank; ties go to the lower index */
-    struct { double v; int i; } din[3], dres[3];
+    struct {
+        double v;
+        int i;
+    } din[3], dres[3];
     for (int k = 0; k < 3; k++) {
         din[k].v = (rank == size / 2) ? -1.0 : (k == 2 ? -1.0 : rank + 1.0);
         din[k].i = rank;

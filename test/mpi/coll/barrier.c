@@ -1,9 +1,9 @@
 /* MPI_Barrier: nobody leaves before everybody has arrived. Rank r arrives
  * r*20 ms late; every exit time must follow every arrival time (one node,
  * one clock). Also: many barriers in a row, on subcommunicators. */
-#include "mtest.h"
 #include <sys/time.h>
 #include <unistd.h>
+#include "mtest.h"
 
 static double now(void)
 {

@@ -14,8 +14,8 @@ enum { BLOCKING, NONBLOCKING, PERSISTENT, NMODES };
 static const char *mode_name[] = {"blocking", "nonblocking", "persistent"};
 static int rank, size;
 static MPI_Op affine_op;
-static MPI_Datatype pair_type;    /* two ints (a, b): the map x -> a x + b */
-static MPI_Datatype holey_type;   /* 2 ints, stride 2: int, hole, int */
+static MPI_Datatype pair_type;  /* two ints (a, b): the map x -> a x + b */
+static MPI_Datatype holey_type; /* 2 ints, stride 2: int, hole, int */
 #define MOD 10007
 #define HOLE (-777)
 
@@ -102,11 +102,13 @@ static void test_bcast(int mode)
                 CHECK_SUCCESS(MPI_Ibcast(buf, n, MPI_INT, root, MPI_COMM_WORLD, &req));
                 complete(&req, c);
             } else {
-                CHECK_SUCCESS(MPI_Bcast_init(buf, n, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+                CHECK_SUCCESS(
+                    MPI_Bcast_init(buf, n, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
                 run_persistent(&req, 1);
             }
             for (int i = 0; i < n; i++)
-                CHECK(buf[i] == sum_value(root, i), "%s bcast n=%d root=%d buf[%d]=%d", mode_name[mode], n, root, i, buf[i]);
+                CHECK(buf[i] == sum_value(root, i), "%s bcast n=%d root=%d buf[%d]=%d",
+                      mode_name[mode], n, root, i, buf[i]);
             /* derived: n/2 holey elements, holes must not change */
             int m = n / 2 > 0 ? n / 2 : 1;
             for (int i = 0; i < 2 * n && i < 4 * m; i++)
@@ -120,7 +122,8 @@ static void test_bcast(int mode)
                 }
                 for (int i = 0; i < 4 * m; i++) {
                     int want = (i % 2) ? HOLE : sum_value(root, i);
-                    CHECK(buf[i] == want, "%s bcast holey m=%d root=%d buf[%d]=%d want %d", mode_name[mode], m, root, i, buf[i], want);
+                    CHECK(buf[i] == want, "%s bcast holey m=%d root=%d buf[%d]=%d want %d",
+                          mode_name[mode], m, root, i, buf[i], want);
                 }
             }
             free(buf);
@@ -145,27 +148,49 @@ static void check_affine(const int *got, int n, int lo, int hi, const char *what
         int want[2];
         affine_fold(lo, hi, i, want);
         CHECK(got[2 * i] == want[0] && got[2 * i + 1] == want[1],
-              "%s (%d) [%d]=(%d,%d) want (%d,%d)", what, extra, i, got[2 * i], got[2 * i + 1], want[0], want[1]);
+              "%s (%d) [%d]=(%d,%d) want (%d,%d)", what, extra, i, got[2 * i], got[2 * i + 1],
+              want[0], want[1]);
     }
 }
 
-static void fill_sum(int *buf, int n) { for (int i = 0; i < n; i++) buf[i] = sum_value(rank, i); }
-static void fill_affine(int *buf, int n) { for (int i = 0; i < n; i++) affine_value(rank, i, buf + 2 * i); }
+static void fill_sum(int *buf, int n)
+{
+    for (int i = 0; i < n; i++)
+        buf[i] = sum_value(rank, i);
+}
+static void fill_affine(int *buf, int n)
+{
+    for (int i = 0; i < n; i++)
+        affine_value(rank, i, buf + 2 * i);
+}
 
 /* An in-place call is started once only (it consumes its input). */
-static void do_reduce(int kind, const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, int mode, int k, int inplace)
+static void do_reduce(int kind, const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root,
+                      int mode, int k, int inplace)
 {
     MPI_Request req;
     MPI_Comm w = MPI_COMM_WORLD;
     int twice = !inplace;
     if (kind == 0) {
-        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Reduce(s, r, n, t, op, root, w));
-        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ireduce(s, r, n, t, op, root, w, &req)); complete(&req, k); }
-        else { CHECK_SUCCESS(MPI_Reduce_init(s, r, n, t, op, root, w, MPI_INFO_NULL, &req)); run_persistent(&req, twice); }
+        if (mode == BLOCKING)
+            CHECK_SUCCESS(MPI_Reduce(s, r, n, t, op, root, w));
+        else if (mode == NONBLOCKING) {
+            CHECK_SUCCESS(MPI_Ireduce(s, r, n, t, op, root, w, &req));
+            complete(&req, k);
+        } else {
+            CHECK_SUCCESS(MPI_Reduce_init(s, r, n, t, op, root, w, MPI_INFO_NULL, &req));
+            run_persistent(&req, twice);
+        }
     } else {
-        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Allreduce(s, r, n, t, op, w));
-        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iallreduce(s, r, n, t, op, w, &req)); complete(&req, k); }
-        else { CHECK_SUCCESS(MPI_Allreduce_init(s, r, n, t, op, w, MPI_INFO_NULL, &req)); run_persistent(&req, twice); }
+        if (mode == BLOCKING)
+            CHECK_SUCCESS(MPI_Allreduce(s, r, n, t, op, w));
+        else if (mode == NONBLOCKING) {
+            CHECK_SUCCESS(MPI_Iallreduce(s, r, n, t, op, w, &req));
+            complete(&req, k);
+        } else {
+            CHECK_SUCCESS(MPI_Allreduce_init(s, r, n, t, op, w, MPI_INFO_NULL, &req));
+            run_persistent(&req, twice);
+        }
     }
 }
 
@@ -180,20 +205,24 @@ static void test_reduce_family(int kind, int mode)
             /* MPI_SUM on ints */
             fill_sum(in, n);
             do_reduce(kind, in, out, n, MPI_INT, MPI_SUM, root, mode, c, 0);
-            if (me_root) check_sum(out, n, 0, size, name, n);
+            if (me_root)
+                check_sum(out, n, 0, size, name, n);
             /* in place */
             fill_sum(out, n);
             const void *src = (kind == 1 || rank == root) ? MPI_IN_PLACE : out;
             do_reduce(kind, src, out, n, MPI_INT, MPI_SUM, root, mode, c + 1, 1);
-            if (me_root) check_sum(out, n, 0, size, "in-place", n);
+            if (me_root)
+                check_sum(out, n, 0, size, "in-place", n);
             /* non-commutative user op */
             fill_affine(in, n);
             do_reduce(kind, in, out, n, pair_type, affine_op, root, mode, c, 0);
-            if (me_root) check_affine(out, n, 0, size, name, n);
+            if (me_root)
+                check_affine(out, n, 0, size, name, n);
             fill_affine(out, n);
             src = (kind == 1 || rank == root) ? MPI_IN_PLACE : out;
             do_reduce(kind, src, out, n, pair_type, affine_op, root, mode, c + 1, 1);
-            if (me_root) check_affine(out, n, 0, size, "in-place affine", n);
+            if (me_root)
+                check_affine(out, n, 0, size, "in-place affine", n);
             /* derived type with holes, MPI_SUM */
             for (int i = 0; i < 2 * n; i++) {
                 in[i] = (i % 2) ? HOLE : sum_value(rank, i / 2);
@@ -204,12 +233,17 @@ static void test_reduce_family(int kind, int mode)
                 if (me_root) {
                     for (int i = 0; i < 2 * n; i++) {
                         long want = HOLE;
-                        if (i % 2 == 0) { want = 0; for (int r = 0; r < size; r++) want += sum_value(r, i / 2); }
+                        if (i % 2 == 0) {
+                            want = 0;
+                            for (int r = 0; r < size; r++)
+                                want += sum_value(r, i / 2);
+                        }
                         CHECK(out[i] == want, "%s holey [%d]=%d want %ld", name, i, out[i], want);
                     }
                 }
             }
-            if (kind == 1) break;
+            if (kind == 1)
+                break;
         }
         free(in);
         free(out);
@@ -225,52 +259,103 @@ static void test_gather(int mode)
         for (int root = 0; root < size; root += (size > 2 ? size - 2 : 1)) {
             for (int v = 0; v < 2; v++) {
                 for (int inplace = 0; inplace < 2; inplace++) {
-                    int *mine = malloc(sizeof(int) * n), *all = malloc(sizeof(int) * n * size * 2 + 4);
+                    int *mine = malloc(sizeof(int) * n),
+                        *all = malloc(sizeof(int) * n * size * 2 + 4);
                     int *rc = malloc(sizeof(int) * size), *disp = malloc(sizeof(int) * size);
-                    for (int r = 0; r < size; r++) { rc[r] = n; disp[r] = (size - 1 - r) * n; }
-                    for (int i = 0; i < n; i++) mine[i] = sum_value(rank, i);
-                    for (int i = 0; i < n * size; i++) all[i] = -1;
+                    for (int r = 0; r < size; r++) {
+                        rc[r] = n;
+                        disp[r] = (size - 1 - r) * n;
+                    }
+                    for (int i = 0; i < n; i++)
+                        mine[i] = sum_value(rank, i);
+                    for (int i = 0; i < n * size; i++)
+                        all[i] = -1;
                     if (inplace && rank == root) {
                         int at = v ? disp[root] : root * n;
-                        for (int i = 0; i < n; i++) all[at + i] = mine[i];
+                        for (int i = 0; i < n; i++)
+                            all[at + i] = mine[i];
                     }
                     const void *s = (inplace && rank == root) ? MPI_IN_PLACE : mine;
                     MPI_Request req;
                     MPI_Comm w = MPI_COMM_WORLD;
                     if (!v) {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Gather(s, n, MPI_INT, all, n, MPI_INT, root, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Igather(s, n, MPI_INT, all, n, MPI_INT, root, w, &req)); complete(&req, c); }
-                        else { CHECK_SUCCESS(MPI_Gather_init(s, n, MPI_INT, all, n, MPI_INT, root, w, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(MPI_Gather(s, n, MPI_INT, all, n, MPI_INT, root, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(
+                                MPI_Igather(s, n, MPI_INT, all, n, MPI_INT, root, w, &req));
+                            complete(&req, c);
+                        } else {
+                            CHECK_SUCCESS(MPI_Gather_init(s, n, MPI_INT, all, n, MPI_INT, root, w,
+                                                          MPI_INFO_NULL, &req));
+                            run_persistent(&req, 1);
+                        }
                     } else {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Gatherv(s, n, MPI_INT, all, rc, disp, MPI_INT, root, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Igatherv(s, n, MPI_INT, all, rc, disp, MPI_INT, root, w, &req)); complete(&req, c); }
-                        else { CHECK_SUCCESS(MPI_Gatherv_init(s, n, MPI_INT, all, rc, disp, MPI_INT, root, w, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(
+                                MPI_Gatherv(s, n, MPI_INT, all, rc, disp, MPI_INT, root, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(
+                                MPI_Igatherv(s, n, MPI_INT, all, rc, disp, MPI_INT, root, w, &req));
+                            complete(&req, c);
+                        } else {
+                            CHECK_SUCCESS(MPI_Gatherv_init(s, n, MPI_INT, all, rc, disp, MPI_INT,
+                                                           root, w, MPI_INFO_NULL, &req));
+                            run_persistent(&req, 1);
+                        }
                     }
                     if (rank == root)
                         for (int r = 0; r < size; r++)
                             for (int i = 0; i < n; i++) {
                                 int at = (v ? disp[r] : r * n) + i;
-                                CHECK(all[at] == sum_value(r, i), "%s gather%s n=%d root=%d inplace=%d from %d [%d]=%d", mode_name[mode], v ? "v" : "", n, root, inplace, r, i, all[at]);
+                                CHECK(all[at] == sum_value(r, i),
+                                      "%s gather%s n=%d root=%d inplace=%d from %d [%d]=%d",
+                                      mode_name[mode], v ? "v" : "", n, root, inplace, r, i,
+                                      all[at]);
                             }
                     /* scatter back */
-                    for (int i = 0; i < n; i++) mine[i] = -1;
+                    for (int i = 0; i < n; i++)
+                        mine[i] = -1;
                     if (rank == root)
                         for (int r = 0; r < size; r++)
-                            for (int i = 0; i < n; i++) all[(v ? disp[r] : r * n) + i] = sum_value(r, i) + 7;
+                            for (int i = 0; i < n; i++)
+                                all[(v ? disp[r] : r * n) + i] = sum_value(r, i) + 7;
                     void *rb = (inplace && rank == root) ? MPI_IN_PLACE : mine;
                     if (!v) {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Scatter(all, n, MPI_INT, rb, n, MPI_INT, root, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iscatter(all, n, MPI_INT, rb, n, MPI_INT, root, w, &req)); complete(&req, c + 1); }
-                        else { CHECK_SUCCESS(MPI_Scatter_init(all, n, MPI_INT, rb, n, MPI_INT, root, w, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(MPI_Scatter(all, n, MPI_INT, rb, n, MPI_INT, root, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(
+                                MPI_Iscatter(all, n, MPI_INT, rb, n, MPI_INT, root, w, &req));
+                            complete(&req, c + 1);
+                        } else {
+                            CHECK_SUCCESS(MPI_Scatter_init(all, n, MPI_INT, rb, n, MPI_INT, root, w,
+                                                           MPI_INFO_NULL, &req));
+                            run_persistent(&req, 1);
+                        }
                     } else {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Scatterv(all, rc, disp, MPI_INT, rb, n, MPI_INT, root, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iscatterv(all, rc, disp, MPI_INT, rb, n, MPI_INT, root, w, &req)); complete(&req, c + 1); }
-                        else { CHECK_SUCCESS(MPI_Scatterv_init(all, rc, disp, MPI_INT, rb, n, MPI_INT, root, w, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(
+                                MPI_Scatterv(all, rc, disp, MPI_INT, rb, n, MPI_INT, root, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(MPI_Iscatterv(all, rc, disp, MPI_INT, rb, n, MPI_INT,
+                                                        root, w, &req));
+                            complete(&req, c + 1);
+                        } else {
+                            CHECK_SUCCESS(MPI_Scatterv_init(all, rc, disp, MPI_INT, rb, n, MPI_INT,
+                                                            root, w, MPI_INFO_NULL, &req));
+                            run_persistent(&req, 1);
+                        }
                     }
                     if (!(inplace && rank == root))
                         for (int i = 0; i < n; i++)
-                            CHECK(mine[i] == sum_value(rank, i) + 7, "%s scatter%s n=%d root=%d [%d]=%d", mode_name[mode], v ? "v" : "", n, root, i, mine[i]);
-                    free(mine); free(all); free(rc); free(disp);
+                            CHECK(mine[i] == sum_value(rank, i) + 7,
+                                  "%s scatter%s n=%d root=%d [%d]=%d", mode_name[mode],
+                                  v ? "v" : "", n, root, i, mine[i]);
+                    free(mine);
+                    free(all);
+                    free(rc);
+                    free(disp);
                 }
             }
         }
@@ -281,7 +366,8 @@ static void test_gather(int mode)
     CHECK_SUCCESS(MPI_Gather(mine, 1, holey_type, all, 2, MPI_INT, 0, MPI_COMM_WORLD));
     if (rank == 0)
         for (int r = 0; r < size; r++)
-            CHECK(all[2 * r] == sum_value(r, 0) && all[2 * r + 1] == sum_value(r, 1), "holey gather from %d", r);
+            CHECK(all[2 * r] == sum_value(r, 0) && all[2 * r + 1] == sum_value(r, 1),
+                  "holey gather from %d", r);
     free(all);
 }
 
@@ -296,30 +382,60 @@ static void test_allgather(int mode)
                 int *mine = malloc(sizeof(int) * n), *all = malloc(sizeof(int) * (n + 1) * size);
                 int *rc = malloc(sizeof(int) * size), *disp = malloc(sizeof(int) * size);
                 int off = 0;
-                for (int r = 0; r < size; r++) { rc[r] = v ? n + (r % 2) : n; disp[r] = off; off += rc[r]; }
+                for (int r = 0; r < size; r++) {
+                    rc[r] = v ? n + (r % 2) : n;
+                    disp[r] = off;
+                    off += rc[r];
+                }
                 int mycount = rc[rank];
                 int *src = malloc(sizeof(int) * (n + 1));
-                for (int i = 0; i < mycount; i++) src[i] = sum_value(rank, i);
-                for (int i = 0; i < off; i++) all[i] = -1;
-                if (inplace) for (int i = 0; i < mycount; i++) all[(v ? disp[rank] : rank * n) + i] = src[i];
+                for (int i = 0; i < mycount; i++)
+                    src[i] = sum_value(rank, i);
+                for (int i = 0; i < off; i++)
+                    all[i] = -1;
+                if (inplace)
+                    for (int i = 0; i < mycount; i++)
+                        all[(v ? disp[rank] : rank * n) + i] = src[i];
                 const void *s = inplace ? MPI_IN_PLACE : src;
                 MPI_Request req;
                 MPI_Comm w = MPI_COMM_WORLD;
                 if (!v) {
-                    if (mode == BLOCKING) CHECK_SUCCESS(MPI_Allgather(s, n, MPI_INT, all, n, MPI_INT, w));
-                    else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iallgather(s, n, MPI_INT, all, n, MPI_INT, w, &req)); complete(&req, c); }
-                    else { CHECK_SUCCESS(MPI_Allgather_init(s, n, MPI_INT, all, n, MPI_INT, w, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+                    if (mode == BLOCKING)
+                        CHECK_SUCCESS(MPI_Allgather(s, n, MPI_INT, all, n, MPI_INT, w));
+                    else if (mode == NONBLOCKING) {
+                        CHECK_SUCCESS(MPI_Iallgather(s, n, MPI_INT, all, n, MPI_INT, w, &req));
+                        complete(&req, c);
+                    } else {
+                        CHECK_SUCCESS(MPI_Allgather_init(s, n, MPI_INT, all, n, MPI_INT, w,
+                                                         MPI_INFO_NULL, &req));
+                        run_persistent(&req, 1);
+                    }
                 } else {
-                    if (mode == BLOCKING) CHECK_SUCCESS(MPI_Allgatherv(s, mycount, MPI_INT, all, rc, disp, MPI_INT, w));
-                    else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iallgatherv(s, mycount, MPI_INT, all, rc, disp, MPI_INT, w, &req)); complete(&req, c); }
-                    else { CHECK_SUCCESS(MPI_Allgatherv_init(s, mycount, MPI_INT, all, rc, disp, MPI_INT, w, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+                    if (mode == BLOCKING)
+                        CHECK_SUCCESS(
+                            MPI_Allgatherv(s, mycount, MPI_INT, all, rc, disp, MPI_INT, w));
+                    else if (mode == NONBLOCKING) {
+                        CHECK_SUCCESS(
+                            MPI_Iallgatherv(s, mycount, MPI_INT, all, rc, disp, MPI_INT, w, &req));
+                        complete(&req, c);
+                    } else {
+                        CHECK_SUCCESS(MPI_Allgatherv_init(s, mycount, MPI_INT, all, rc, disp,
+                                                          MPI_INT, w, MPI_INFO_NULL, &req));
+                        run_persistent(&req, 1);
+                    }
                 }
                 for (int r = 0; r < size; r++)
                     for (int i = 0; i < rc[r]; i++) {
                         int at = (v ? disp[r] : r * n) + i;
-                        CHECK(all[at] == sum_value(r, i), "%s allgather%s n=%d inplace=%d from %d [%d]=%d", mode_name[mode], v ? "v" : "", n, inplace, r, i, all[at]);
+                        CHECK(all[at] == sum_value(r, i),
+                              "%s allgather%s n=%d inplace=%d from %d [%d]=%d", mode_name[mode],
+                              v ? "v" : "", n, inplace, r, i, all[at]);
                     }
-                free(mine); free(all); free(rc); free(disp); free(src);
+                free(mine);
+                free(all);
+                free(rc);
+                free(disp);
+                free(src);
             }
     }
     /* holey send type into plain ints */
@@ -327,7 +443,8 @@ static void test_allgather(int mode)
     int *all = malloc(sizeof(int) * 2 * size);
     CHECK_SUCCESS(MPI_Allgather(mine, 1, holey_type, all, 2, MPI_INT, MPI_COMM_WORLD));
     for (int r = 0; r < size; r++)
-        CHECK(all[2 * r] == sum_value(r, 0) && all[2 * r + 1] == sum_value(r, 1), "holey allgather from %d", r);
+        CHECK(all[2 * r] == sum_value(r, 0) && all[2 * r + 1] == sum_value(r, 1),
+              "holey allgather from %d", r);
     free(all);
 }
 
@@ -339,7 +456,7 @@ static void test_alltoall(int mode)
     const int sizes[] = {1, 4, 3000};
     for (int c = 0; c < 3; c++) {
         int n = sizes[c];
-        for (int kind = 0; kind < 3; kind++)   /* alltoall, alltoallv, alltoallw */
+        for (int kind = 0; kind < 3; kind++) /* alltoall, alltoallv, alltoallw */
             for (int inplace = 0; inplace < 2; inplace++) {
                 int *sc = malloc(sizeof(int) * size), *sd = malloc(sizeof(int) * size);
                 int *rcn = malloc(sizeof(int) * size), *rd = malloc(sizeof(int) * size);
@@ -347,51 +464,104 @@ static void test_alltoall(int mode)
                 /* v: block to r has n + (rank + r) % 3 ints, blocks reversed in the buffer */
                 int soff = 0, roff = 0;
                 for (int r = 0; r < size; r++) {
-                    int cnt_s = kind ? n + (rank + r) % 3 : n, cnt_r = kind ? n + (r + rank) % 3 : n;
-                    sc[r] = cnt_s; rcn[r] = cnt_r;
+                    int cnt_s = kind ? n + (rank + r) % 3 : n,
+                        cnt_r = kind ? n + (r + rank) % 3 : n;
+                    sc[r] = cnt_s;
+                    rcn[r] = cnt_r;
                     ty[r] = MPI_INT;
                 }
-                for (int r = size - 1; r >= 0; r--) { sd[r] = soff; soff += sc[r]; rd[r] = roff; roff += rcn[r]; }
-                if (!kind) for (int r = 0; r < size; r++) { sd[r] = r * n; rd[r] = r * n; }
+                for (int r = size - 1; r >= 0; r--) {
+                    sd[r] = soff;
+                    soff += sc[r];
+                    rd[r] = roff;
+                    roff += rcn[r];
+                }
+                if (!kind)
+                    for (int r = 0; r < size; r++) {
+                        sd[r] = r * n;
+                        rd[r] = r * n;
+                    }
                 int *sb = malloc(sizeof(int) * (soff + 1)), *rb = malloc(sizeof(int) * (roff + 1));
                 int *sdb = malloc(sizeof(int) * size), *rdb = malloc(sizeof(int) * size);
-                for (int r = 0; r < size; r++) { sdb[r] = sd[r] * (int)sizeof(int); rdb[r] = rd[r] * (int)sizeof(int); }
+                for (int r = 0; r < size; r++) {
+                    sdb[r] = sd[r] * (int)sizeof(int);
+                    rdb[r] = rd[r] * (int)sizeof(int);
+                }
                 int *fill = inplace ? rb : sb;
                 for (int r = 0; r < size; r++)
-                    for (int i = 0; i < sc[r]; i++) fill[(inplace ? rd[r] : sd[r]) + i] = a2a_value(rank, r, i);
-                if (!inplace) for (int i = 0; i < roff; i++) rb[i] = -1;
+                    for (int i = 0; i < sc[r]; i++)
+                        fill[(inplace ? rd[r] : sd[r]) + i] = a2a_value(rank, r, i);
+                if (!inplace)
+                    for (int i = 0; i < roff; i++)
+                        rb[i] = -1;
                 const void *s = inplace ? MPI_IN_PLACE : sb;
                 MPI_Request req;
                 MPI_Comm w = MPI_COMM_WORLD;
                 if (kind == 0) {
-                    if (mode == BLOCKING) CHECK_SUCCESS(MPI_Alltoall(s, n, MPI_INT, rb, n, MPI_INT, w));
-                    else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ialltoall(s, n, MPI_INT, rb, n, MPI_INT, w, &req)); complete(&req, c); }
-                    else { CHECK_SUCCESS(MPI_Alltoall_init(s, n, MPI_INT, rb, n, MPI_INT, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                    if (mode == BLOCKING)
+                        CHECK_SUCCESS(MPI_Alltoall(s, n, MPI_INT, rb, n, MPI_INT, w));
+                    else if (mode == NONBLOCKING) {
+                        CHECK_SUCCESS(MPI_Ialltoall(s, n, MPI_INT, rb, n, MPI_INT, w, &req));
+                        complete(&req, c);
+                    } else {
+                        CHECK_SUCCESS(MPI_Alltoall_init(s, n, MPI_INT, rb, n, MPI_INT, w,
+                                                        MPI_INFO_NULL, &req));
+                        run_persistent(&req, !inplace);
+                    }
                 } else if (kind == 1) {
-                    if (mode == BLOCKING) CHECK_SUCCESS(MPI_Alltoallv(s, sc, sd, MPI_INT, rb, rcn, rd, MPI_INT, w));
-                    else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ialltoallv(s, sc, sd, MPI_INT, rb, rcn, rd, MPI_INT, w, &req)); complete(&req, c); }
-                    else { CHECK_SUCCESS(MPI_Alltoallv_init(s, sc, sd, MPI_INT, rb, rcn, rd, MPI_INT, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                    if (mode == BLOCKING)
+                        CHECK_SUCCESS(MPI_Alltoallv(s, sc, sd, MPI_INT, rb, rcn, rd, MPI_INT, w));
+                    else if (mode == NONBLOCKING) {
+                        CHECK_SUCCESS(
+                            MPI_Ialltoallv(s, sc, sd, MPI_INT, rb, rcn, rd, MPI_INT, w, &req));
+                        complete(&req, c);
+                    } else {
+                        CHECK_SUCCESS(MPI_Alltoallv_init(s, sc, sd, MPI_INT, rb, rcn, rd, MPI_INT,
+                                                         w, MPI_INFO_NULL, &req));
+                        run_persistent(&req, !inplace);
+                    }
                 } else {
-                    if (mode == BLOCKING) CHECK_SUCCESS(MPI_Alltoallw(s, sc, sdb, ty, rb, rcn, rdb, ty, w));
-                    else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ialltoallw(s, sc, sdb, ty, rb, rcn, rdb, ty, w, &req)); complete(&req, c); }
-                    else { CHECK_SUCCESS(MPI_Alltoallw_init(s, sc, sdb, ty, rb, rcn, rdb, ty, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                    if (mode == BLOCKING)
+                        CHECK_SUCCESS(MPI_Alltoallw(s, sc, sdb, ty, rb, rcn, rdb, ty, w));
+                    else if (mode == NONBLOCKING) {
+                        CHECK_SUCCESS(MPI_Ialltoallw(s, sc, sdb, ty, rb, rcn, rdb, ty, w, &req));
+                        complete(&req, c);
+                    } else {
+                        CHECK_SUCCESS(MPI_Alltoallw_init(s, sc, sdb, ty, rb, rcn, rdb, ty, w,
+                                                         MPI_INFO_NULL, &req));
+                        run_persistent(&req, !inplace);
+                    }
                 }
                 for (int r = 0; r < size; r++)
                     for (int i = 0; i < rcn[r]; i++)
-                        CHECK(rb[rd[r] + i] == a2a_value(r, rank, i), "%s alltoall kind=%d n=%d inplace=%d from %d [%d]=%d", mode_name[mode], kind, n, inplace, r, i, rb[rd[r] + i]);
-                free(sc); free(sd); free(rcn); free(rd); free(ty); free(sb); free(rb); free(sdb); free(rdb);
+                        CHECK(rb[rd[r] + i] == a2a_value(r, rank, i),
+                              "%s alltoall kind=%d n=%d inplace=%d from %d [%d]=%d",
+                              mode_name[mode], kind, n, inplace, r, i, rb[rd[r] + i]);
+                free(sc);
+                free(sd);
+                free(rcn);
+                free(rd);
+                free(ty);
+                free(sb);
+                free(rb);
+                free(sdb);
+                free(rdb);
             }
     }
     /* holey send type, plain receive */
     int *sb = malloc(sizeof(int) * 4 * size), *rb = malloc(sizeof(int) * 2 * size);
     for (int r = 0; r < size; r++) {
-        sb[4 * r] = a2a_value(rank, r, 0); sb[4 * r + 1] = HOLE;
-        sb[4 * r + 2] = a2a_value(rank, r, 1); sb[4 * r + 3] = HOLE;
+        sb[4 * r] = a2a_value(rank, r, 0);
+        sb[4 * r + 1] = HOLE;
+        sb[4 * r + 2] = a2a_value(rank, r, 1);
+        sb[4 * r + 3] = HOLE;
     }
     CHECK_SUCCESS(MPI_Alltoall(sb, 1, holey_type, rb, 2, MPI_INT, MPI_COMM_WORLD));
     for (int r = 0; r < size; r++)
-        CHECK(rb[2 * r] == a2a_value(r, rank, 0) && rb[2 * r + 1] == a2a_value(r, rank, 1), "holey alltoall from %d", r);
-    free(sb); free(rb);
+        CHECK(rb[2 * r] == a2a_value(r, rank, 0) && rb[2 * r + 1] == a2a_value(r, rank, 1),
+              "holey alltoall from %d", r);
+    free(sb);
+    free(rb);
 }
 
 /* ---- reduce_scatter(_block) ---- */
@@ -404,38 +574,68 @@ static void test_reduce_scatter(int mode)
             for (int op = 0; op < 2; op++)
                 for (int inplace = 0; inplace < 2; inplace++) {
                     int *rc = malloc(sizeof(int) * size), total = 0;
-                    for (int r = 0; r < size; r++) { rc[r] = block ? n : n + r % 2; total += rc[r]; }
+                    for (int r = 0; r < size; r++) {
+                        rc[r] = block ? n : n + r % 2;
+                        total += rc[r];
+                    }
                     int elem = op ? 2 : 1;
                     MPI_Datatype t = op ? pair_type : MPI_INT;
                     MPI_Op o = op ? affine_op : MPI_SUM;
-                    int *in = malloc(sizeof(int) * elem * total), *out = malloc(sizeof(int) * elem * total);
-                    if (op) fill_affine(inplace ? out : in, total); else fill_sum(inplace ? out : in, total);
+                    int *in = malloc(sizeof(int) * elem * total),
+                        *out = malloc(sizeof(int) * elem * total);
+                    if (op)
+                        fill_affine(inplace ? out : in, total);
+                    else
+                        fill_sum(inplace ? out : in, total);
                     const void *s = inplace ? MPI_IN_PLACE : in;
                     MPI_Request req;
                     MPI_Comm w = MPI_COMM_WORLD;
                     if (block) {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Reduce_scatter_block(s, out, n, t, o, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ireduce_scatter_block(s, out, n, t, o, w, &req)); complete(&req, c); }
-                        else { CHECK_SUCCESS(MPI_Reduce_scatter_block_init(s, out, n, t, o, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(MPI_Reduce_scatter_block(s, out, n, t, o, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(MPI_Ireduce_scatter_block(s, out, n, t, o, w, &req));
+                            complete(&req, c);
+                        } else {
+                            CHECK_SUCCESS(MPI_Reduce_scatter_block_init(s, out, n, t, o, w,
+                                                                        MPI_INFO_NULL, &req));
+                            run_persistent(&req, !inplace);
+                        }
                     } else {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Reduce_scatter(s, out, rc, t, o, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ireduce_scatter(s, out, rc, t, o, w, &req)); complete(&req, c); }
-                        else { CHECK_SUCCESS(MPI_Reduce_scatter_init(s, out, rc, t, o, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(MPI_Reduce_scatter(s, out, rc, t, o, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(MPI_Ireduce_scatter(s, out, rc, t, o, w, &req));
+                            complete(&req, c);
+                        } else {
+                            CHECK_SUCCESS(
+                                MPI_Reduce_scatter_init(s, out, rc, t, o, w, MPI_INFO_NULL, &req));
+                            run_persistent(&req, !inplace);
+                        }
                     }
                     int first = 0;
-                    for (int r = 0; r < rank; r++) first += rc[r];
+                    for (int r = 0; r < rank; r++)
+                        first += rc[r];
                     for (int i = 0; i < rc[rank]; i++) {
                         if (op) {
                             int want[2];
                             affine_fold(0, size, first + i, want);
-                            CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1], "%s reduce_scatter%s affine n=%d inplace=%d [%d]", mode_name[mode], block ? "_block" : "", n, inplace, i);
+                            CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1],
+                                  "%s reduce_scatter%s affine n=%d inplace=%d [%d]",
+                                  mode_name[mode], block ? "_block" : "", n, inplace, i);
                         } else {
                             long want = 0;
-                            for (int r = 0; r < size; r++) want += sum_value(r, first + i);
-                            CHECK(out[i] == want, "%s reduce_scatter%s n=%d inplace=%d [%d]=%d want %ld", mode_name[mode], block ? "_block" : "", n, inplace, i, out[i], want);
+                            for (int r = 0; r < size; r++)
+                                want += sum_value(r, first + i);
+                            CHECK(out[i] == want,
+                                  "%s reduce_scatter%s n=%d inplace=%d [%d]=%d want %ld",
+                                  mode_name[mode], block ? "_block" : "", n, inplace, i, out[i],
+                                  want);
                         }
                     }
-                    free(rc); free(in); free(out);
+                    free(rc);
+                    free(in);
+                    free(out);
                 }
     }
 }
@@ -453,24 +653,46 @@ static void test_scan(int mode)
                     MPI_Datatype t = op ? pair_type : MPI_INT;
                     MPI_Op o = op ? affine_op : MPI_SUM;
                     int *in = malloc(sizeof(int) * elem * n), *out = malloc(sizeof(int) * elem * n);
-                    if (op) fill_affine(inplace ? out : in, n); else fill_sum(inplace ? out : in, n);
+                    if (op)
+                        fill_affine(inplace ? out : in, n);
+                    else
+                        fill_sum(inplace ? out : in, n);
                     const void *s = inplace ? MPI_IN_PLACE : in;
                     MPI_Request req;
                     MPI_Comm w = MPI_COMM_WORLD;
                     if (ex) {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Exscan(s, out, n, t, o, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iexscan(s, out, n, t, o, w, &req)); complete(&req, c); }
-                        else { CHECK_SUCCESS(MPI_Exscan_init(s, out, n, t, o, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(MPI_Exscan(s, out, n, t, o, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(MPI_Iexscan(s, out, n, t, o, w, &req));
+                            complete(&req, c);
+                        } else {
+                            CHECK_SUCCESS(MPI_Exscan_init(s, out, n, t, o, w, MPI_INFO_NULL, &req));
+                            run_persistent(&req, !inplace);
+                        }
                     } else {
-                        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Scan(s, out, n, t, o, w));
-                        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Iscan(s, out, n, t, o, w, &req)); complete(&req, c); }
-                        else { CHECK_SUCCESS(MPI_Scan_init(s, out, n, t, o, w, MPI_INFO_NULL, &req)); run_persistent(&req, !inplace); }
+                        if (mode == BLOCKING)
+                            CHECK_SUCCESS(MPI_Scan(s, out, n, t, o, w));
+                        else if (mode == NONBLOCKING) {
+                            CHECK_SUCCESS(MPI_Iscan(s, out, n, t, o, w, &req));
+                            complete(&req, c);
+                        } else {
+                            CHECK_SUCCESS(MPI_Scan_init(s, out, n, t, o, w, MPI_INFO_NULL, &req));
+                            run_persistent(&req, !inplace);
+                        }
                     }
                     int hi = ex ? rank : rank + 1;
-                    if (ex && rank == 0) { free(in); free(out); continue; }
-                    if (op) check_affine(out, n, 0, hi, ex ? "exscan affine" : "scan affine", n);
-                    else check_sum(out, n, 0, hi, ex ? "exscan" : "scan", n);
-                    free(in); free(out);
+                    if (ex && rank == 0) {
+                        free(in);
+                        free(out);
+                        continue;
+                    }
+                    if (op)
+                        check_affine(out, n, 0, hi, ex ? "exscan affine" : "scan affine", n);
+                    else
+                        check_sum(out, n, 0, hi, ex ? "exscan" : "scan", n);
+                    free(in);
+                    free(out);
                 }
     }
 }
@@ -487,11 +709,18 @@ static void test_barrier(int mode)
             while (MPI_Wtime() - t0 < 0.2)
                 ;
         }
-        if (mode == BLOCKING) CHECK_SUCCESS(MPI_Barrier(MPI_COMM_WORLD));
-        else if (mode == NONBLOCKING) { CHECK_SUCCESS(MPI_Ibarrier(MPI_COMM_WORLD, &req)); complete(&req, k); }
-        else { CHECK_SUCCESS(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req)); run_persistent(&req, 1); }
+        if (mode == BLOCKING)
+            CHECK_SUCCESS(MPI_Barrier(MPI_COMM_WORLD));
+        else if (mode == NONBLOCKING) {
+            CHECK_SUCCESS(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+            complete(&req, k);
+        } else {
+            CHECK_SUCCESS(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+            run_persistent(&req, 1);
+        }
         double waited = MPI_Wtime() - t0;
-        CHECK(waited >= 0.1, "%s barrier round %d left after %.3f s, before rank 0 entered", mode_name[mode], k, waited);
+        CHECK(waited >= 0.1, "%s barrier round %d left after %.3f s, before rank 0 entered",
+              mode_name[mode], k, waited);
     }
 }
 
@@ -510,23 +739,36 @@ int main(int argc, char **argv)
     MPI_Type_commit(&holey_type);
     MPI_Op_create(affine, 0, &affine_op);
 
-    const char *all[] = {"bcast", "reduce", "allreduce", "gather", "allgather", "alltoall", "reduce_scatter", "scan", "barrier"};
+    const char *all[] = {"bcast",    "reduce",         "allreduce", "gather", "allgather",
+                         "alltoall", "reduce_scatter", "scan",      "barrier"};
     int nall = sizeof all / sizeof all[0];
     const char **which = argc > 1 ? (const char **)argv + 1 : all;
     int nwhich = argc > 1 ? argc - 1 : nall;
     for (int w = 0; w < nwhich; w++)
         for (int mode = 0; mode < NMODES; mode++) {
             const char *c = which[w];
-            if (!strcmp(c, "bcast")) test_bcast(mode);
-            else if (!strcmp(c, "reduce")) test_reduce_family(0, mode);
-            else if (!strcmp(c, "allreduce")) test_reduce_family(1, mode);
-            else if (!strcmp(c, "gather") || !strcmp(c, "scatter")) test_gather(mode);
-            else if (!strcmp(c, "allgather")) test_allgather(mode);
-            else if (!strcmp(c, "alltoall")) test_alltoall(mode);
-            else if (!strcmp(c, "reduce_scatter")) test_reduce_scatter(mode);
-            else if (!strcmp(c, "scan")) test_scan(mode);
-            else if (!strcmp(c, "barrier")) test_barrier(mode);
-            else { CHECK(0, "unknown collective %s", c); break; }
+            if (!strcmp(c, "bcast"))
+                test_bcast(mode);
+            else if (!strcmp(c, "reduce"))
+                test_reduce_family(0, mode);
+            else if (!strcmp(c, "allreduce"))
+                test_reduce_family(1, mode);
+            else if (!strcmp(c, "gather") || !strcmp(c, "scatter"))
+                test_gather(mode);
+            else if (!strcmp(c, "allgather"))
+                test_allgather(mode);
+            else if (!strcmp(c, "alltoall"))
+                test_alltoall(mode);
+            else if (!strcmp(c, "reduce_scatter"))
+                test_reduce_scatter(mode);
+            else if (!strcmp(c, "scan"))
+                test_scan(mode);
+            else if (!strcmp(c, "barrier"))
+                test_barrier(mode);
+            else {
+                CHECK(0, "unknown collective %s", c);
+                break;
+            }
         }
     MPI_Op_free(&affine_op);
     MPI_Type_free(&pair_type);

@@ -29,8 +29,9 @@ int main(int argc, char **argv)
         if (rank % 2 == 0) {
             int pin[2] = {in[0], in[2]};
             CHECK_SUCCESS(MPI_Allreduce(pin, out, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-            CHECK(out[0] == want0 && out[1] == want1, "iter %d: allreduce (direct) %d %d, want %d %d",
-                  iter, out[0], out[1], want0, want1);
+            CHECK(out[0] == want0 && out[1] == want1,
+                  "iter %d: allreduce (direct) %d %d, want %d %d", iter, out[0], out[1], want0,
+                  want1);
         } else {
             CHECK_SUCCESS(MPI_Allreduce(in, out, 1, strided, MPI_SUM, MPI_COMM_WORLD));
             CHECK(out[0] == want0 && out[2] == want1 && out[1] == -7 && out[3] == -7,
@@ -39,14 +40,16 @@ int main(int argc, char **argv)
         }
 
         /* alltoall, two paths: block j of rank r holds 1000 r + 10 j + iter */
-        for (int j = 0; j < size; j++) a2a[j] = a2a_in[j] = 1000 * rank + 10 * j + iter;
+        for (int j = 0; j < size; j++)
+            a2a[j] = a2a_in[j] = 1000 * rank + 10 * j + iter;
         if (rank % 2 == 0)
             CHECK_SUCCESS(MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, a2a, 1, MPI_INT, MPI_COMM_WORLD));
         else
             CHECK_SUCCESS(MPI_Alltoall(a2a_in, 1, MPI_INT, a2a, 1, MPI_INT, MPI_COMM_WORLD));
         for (int j = 0; j < size; j++)
-            CHECK(a2a[j] == 1000 * j + 10 * rank + iter, "iter %d: alltoall block %d is %d, want %d",
-                  iter, j, a2a[j], 1000 * j + 10 * rank + iter);
+            CHECK(a2a[j] == 1000 * j + 10 * rank + iter,
+                  "iter %d: alltoall block %d is %d, want %d", iter, j, a2a[j],
+                  1000 * j + 10 * rank + iter);
 
         /* a nonblocking collective in between (the other tag sequence) */
         MPI_Request req;

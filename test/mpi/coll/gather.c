@@ -31,13 +31,14 @@ int main(int argc, char **argv)
             }
             /* Gather in place */
             for (int i = 0; i < n * size; i++)
-                recv[i] = rank == root ? (i / n == root ? mtest_pattern(root, root, i % n) : -1) : -1;
+                recv[i] =
+                    rank == root ? (i / n == root ? mtest_pattern(root, root, i % n) : -1) : -1;
             if (rank == root)
-                CHECK_SUCCESS(MPI_Gather(MPI_IN_PLACE, n, MPI_INT, recv, n, MPI_INT, root,
-                                         MPI_COMM_WORLD));
+                CHECK_SUCCESS(
+                    MPI_Gather(MPI_IN_PLACE, n, MPI_INT, recv, n, MPI_INT, root, MPI_COMM_WORLD));
             else
-                CHECK_SUCCESS(MPI_Gather(send, n, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root,
-                                         MPI_COMM_WORLD));
+                CHECK_SUCCESS(
+                    MPI_Gather(send, n, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, MPI_COMM_WORLD));
             if (rank == root) {
                 int bad = 0;
                 for (int r = 0; r < size; r++)
@@ -62,8 +63,8 @@ int main(int argc, char **argv)
             CHECK(bad == 0, "scatter root %d n %d: %d wrong", root, n, bad);
             /* Scatter in place: the root's block stays where it is */
             if (rank == root) {
-                CHECK_SUCCESS(MPI_Scatter(send, n, MPI_INT, MPI_IN_PLACE, n, MPI_INT, root,
-                                          MPI_COMM_WORLD));
+                CHECK_SUCCESS(
+                    MPI_Scatter(send, n, MPI_INT, MPI_IN_PLACE, n, MPI_INT, root, MPI_COMM_WORLD));
                 bad = 0;
                 for (int i = 0; i < n * size; i++)
                     if (send[i] != mtest_pattern(i / n, root + 100, i % n))

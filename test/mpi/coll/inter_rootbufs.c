@@ -29,7 +29,8 @@ int main(int argc, char **argv)
                 if (me_root)
                     CHECK_SUCCESS(MPI_Reduce(NULL, sum, 2, MPI_INT, MPI_SUM, MPI_ROOT, inter));
                 else /* op and datatype are not significant here (MPI_SUM on MPI_BYTE) */
-                    CHECK_SUCCESS(MPI_Reduce(NULL, NULL, 0, MPI_BYTE, MPI_SUM, MPI_PROC_NULL, inter));
+                    CHECK_SUCCESS(
+                        MPI_Reduce(NULL, NULL, 0, MPI_BYTE, MPI_SUM, MPI_PROC_NULL, inter));
                 CHECK_SUCCESS(MPI_Gather(NULL, 0, MPI_INT, me_root ? all : NULL, 2, MPI_INT,
                                          me_root ? MPI_ROOT : MPI_PROC_NULL, inter));
                 if (me_root) {

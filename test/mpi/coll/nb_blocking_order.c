@@ -18,7 +18,8 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
             int flag = 1;
             CHECK_SUCCESS(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
-            if (size > 1) CHECK(!flag, "the reduction finished before the others joined");
+            if (size > 1)
+                CHECK(!flag, "the reduction finished before the others joined");
             CHECK_SUCCESS(MPI_Barrier(MPI_COMM_WORLD));
         } else {
             CHECK_SUCCESS(MPI_Barrier(MPI_COMM_WORLD));

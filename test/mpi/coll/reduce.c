@@ -86,8 +86,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < N; i++)
             irecv[i] = rank * i;
         const void *sb = rank == root ? MPI_IN_PLACE : (void *)irecv;
-        CHECK_SUCCESS(MPI_Reduce(sb, rank == root ? irecv : NULL, N, MPI_INT, MPI_SUM, root,
-                                 MPI_COMM_WORLD));
+        CHECK_SUCCESS(
+            MPI_Reduce(sb, rank == root ? irecv : NULL, N, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
         if (rank == root) {
             int bad = 0;
             for (int i = 0; i < N; i++)
@@ -97,7 +97,9 @@ int main(int argc, char **argv)
         }
 
         /* MAXLOC on (value, index) pairs: value peaks at rank size-1-(i%size) */
-        struct { int v, i; } pin[8], pout[8];
+        struct {
+            int v, i;
+        } pin[8], pout[8];
         for (int i = 0; i < 8; i++) {
             pin[i].v = (rank == size - 1 - i % size) ? 100 : rank;
             pin[i].i = rank;
@@ -105,8 +107,8 @@ int main(int argc, char **argv)
         CHECK_SUCCESS(MPI_Reduce(pin, pout, 8, MPI_2INT, MPI_MAXLOC, root, MPI_COMM_WORLD));
         if (rank == root)
             for (int i = 0; i < 8; i++)
-                CHECK(pout[i].v == 100 && pout[i].i == size - 1 - i % size,
-                      "maxloc[%d] = (%d,%d)", i, pout[i].v, pout[i].i);
+                CHECK(pout[i].v == 100 && pout[i].i == size - 1 - i % size, "maxloc[%d] = (%d,%d)",
+                      i, pout[i].v, pout[i].i);
 
         /* Non-commutative user op: operand order */
         int trip[3 * 5], tout[3 * 5];
@@ -124,9 +126,10 @@ int main(int argc, char **argv)
         /* ... and in place */
         if (rank == root) {
             memcpy(tout, trip, sizeof trip);
-            CHECK_SUCCESS(MPI_Reduce(MPI_IN_PLACE, tout, 15, MPI_INT, noncomm, root, MPI_COMM_WORLD));
-            CHECK(tout[0] == 0 && tout[1] == size - 1 && tout[2] == 0, "in-place ordered [%d,%d] %d",
-                  tout[0], tout[1], tout[2]);
+            CHECK_SUCCESS(
+                MPI_Reduce(MPI_IN_PLACE, tout, 15, MPI_INT, noncomm, root, MPI_COMM_WORLD));
+            CHECK(tout[0] == 0 && tout[1] == size - 1 && tout[2] == 0,
+                  "in-place ordered [%d,%d] %d", tout[0], tout[1], tout[2]);
         } else {
             CHECK_SUCCESS(MPI_Reduce(trip, NULL, 15, MPI_INT, noncomm, root, MPI_COMM_WORLD));
         }

@@ -11,7 +11,9 @@ static int deletes = 0;
 
 static int count_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
-    (void)comm; (void)keyval; (void)value;
+    (void)comm;
+    (void)keyval;
+    (void)value;
     CHECK(extra == &deletes, "extra_state not passed");
     deletes++;
     return MPI_SUCCESS;
@@ -53,7 +55,8 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_Attr_get(copy, kdup, &got, &flag));
     mine = *got;
     MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, copy);
-    for (int r = 0; r < size; ++r) CHECK_INT(all[r], 10 * r + 3);
+    for (int r = 0; r < size; ++r)
+        CHECK_INT(all[r], 10 * r + 3);
     free(all);
 
     /* delete runs the delete callback; freeing the communicators too */
@@ -76,7 +79,8 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &copy);
     void *v = NULL;
     MPI_Comm_get_attr(copy, kc, &v, &flag);
-    CHECK(flag && (MPI_Aint)v == rank + 77, "MPI_COMM_DUP_FN: flag %d value %ld", flag, (long)(MPI_Aint)v);
+    CHECK(flag && (MPI_Aint)v == rank + 77, "MPI_COMM_DUP_FN: flag %d value %ld", flag,
+          (long)(MPI_Aint)v);
     MPI_Comm_get_attr(copy, kn, &v, &flag);
     CHECK_INT(flag, 0);
     MPI_Comm_free(&copy);
@@ -95,7 +99,7 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_WIN_DUP_FN(MPI_WIN_NULL, 0, NULL, (void *)0x9abc, &out, &flag));
     CHECK(flag == 1 && out == (void *)0x9abc, "MPI_WIN_DUP_FN");
     CHECK(MPI_WIN_NULL_COPY_FN == NULL && MPI_WIN_NULL_DELETE_FN == NULL &&
-          MPI_TYPE_NULL_COPY_FN == NULL && MPI_TYPE_NULL_DELETE_FN == NULL,
+              MPI_TYPE_NULL_COPY_FN == NULL && MPI_TYPE_NULL_DELETE_FN == NULL,
           "the NULL callbacks are null pointers");
 
     /* errors */

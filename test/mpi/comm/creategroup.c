@@ -53,9 +53,9 @@ int main(int argc, char **argv)
         int orange[1][3] = {{1 - parity, size - 1, 2}};
         MPI_Group_range_incl(world, 1, orange, &other);
         MPI_Comm comm;
-        CHECK_ERR_CLASS(MPI_Comm_create_from_group(other, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                                   &comm),
-                        MPI_ERR_GROUP);
+        CHECK_ERR_CLASS(
+            MPI_Comm_create_from_group(other, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &comm),
+            MPI_ERR_GROUP);
         MPI_Group_free(&other);
     }
 

@@ -10,9 +10,9 @@
  *   bootstrap contexts collide now and then (64 of them).
  * Every result must have the right members in the right order and be
  * isolated from the others (an allreduce and a ring exchange on each). */
+#include <pthread.h>
 #include <stdio.h>
 #include "mtest.h"
-#include <pthread.h>
 
 enum { kThreads = 3, kRounds = 40 };
 static MPI_Comm parents[kThreads];
@@ -22,8 +22,10 @@ static int rank, size;
 /* Position of this process in thread t's group order. */
 static int position(int t)
 {
-    if (t == 0) return rank;
-    if (t == 1) return size - 1 - rank;
+    if (t == 0)
+        return rank;
+    if (t == 1)
+        return size - 1 - rank;
     return (rank + 1) % size;
 }
 
@@ -32,8 +34,8 @@ static void check_comm(MPI_Comm c, int t, const char *what, int round)
     int r = -1, s = -1;
     MPI_Comm_rank(c, &r);
     MPI_Comm_size(c, &s);
-    CHECK(r == position(t) && s == size, "%s thread %d round %d: rank %d size %d, want %d %d",
-          what, t, round, r, s, position(t), size);
+    CHECK(r == position(t) && s == size, "%s thread %d round %d: rank %d size %d, want %d %d", what,
+          t, round, r, s, position(t), size);
     int v = 100 * t + r, sum = -1;
     CHECK_SUCCESS(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
     CHECK(sum == 100 * t * size + size * (size - 1) / 2, "%s thread %d round %d: allreduce %d",
@@ -41,8 +43,8 @@ static void check_comm(MPI_Comm c, int t, const char *what, int round)
     int next = (r + 1) % s, prev = (r + s - 1) % s, got = -1, mine = 1000 * t + r;
     CHECK_SUCCESS(MPI_Sendrecv(&mine, 1, MPI_INT, next, round, &got, 1, MPI_INT, prev, round, c,
                                MPI_STATUS_IGNORE));
-    CHECK(got == 1000 * t + prev, "%s thread %d round %d: ring got %d want %d", what, t, round,
-          got, 1000 * t + prev);
+    CHECK(got == 1000 * t + prev, "%s thread %d round %d: ring got %d want %d", what, t, round, got,
+          1000 * t + prev);
 }
 
 static void *worker(void *arg)
@@ -64,7 +66,8 @@ static void *worker(void *arg)
         }
         char tag[64];
         snprintf(tag, sizeof tag, "org.stmpi.test.thread%d.round%d", t, i);
-        CHECK_SUCCESS(MPI_Comm_create_from_group(groups[t], tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+        CHECK_SUCCESS(
+            MPI_Comm_create_from_group(groups[t], tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
         if (c != MPI_COMM_NULL) {
             check_comm(c, t, "create_from_group", i);
             MPI_Comm_free(&c);
@@ -77,7 +80,8 @@ static void *worker(void *arg)
 static void without_threads(MPI_Group world_group)
 {
     int half_size = (size - rank % 2 + 1) / 2, *members = malloc(sizeof(int) * size);
-    for (int k = 0; k < half_size; k++) members[k] = rank % 2 + 2 * k;
+    for (int k = 0; k < half_size; k++)
+        members[k] = rank % 2 + 2 * k;
     MPI_Group half;
     MPI_Group_incl(world_group, half_size, members, &half);
     for (int i = 0; i < kRounds; i++) {
@@ -86,10 +90,12 @@ static void without_threads(MPI_Group world_group)
         int r = -1, s = -1, sum = -1;
         MPI_Comm_rank(c, &r);
         MPI_Comm_size(c, &s);
-        CHECK(r == rank / 2 && s == half_size, "disjoint create_group round %d: rank %d size %d", i, r, s);
+        CHECK(r == rank / 2 && s == half_size, "disjoint create_group round %d: rank %d size %d", i,
+              r, s);
         CHECK_SUCCESS(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, c));
         int want = 0;
-        for (int k = 0; k < half_size; k++) want += members[k];
+        for (int k = 0; k < half_size; k++)
+            want += members[k];
         CHECK(sum == want, "disjoint create_group round %d: allreduce %d want %d", i, sum, want);
         MPI_Comm_free(&c);
     }

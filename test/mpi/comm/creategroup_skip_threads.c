@@ -9,9 +9,9 @@
  * member's arrival). Also MPI_Comm_dup of per-thread parents, with one
  * thread per process starting late. Each result is checked: size, members
  * and an allreduce over it. */
-#include "mtest.h"
 #include <pthread.h>
 #include <unistd.h>
+#include "mtest.h"
 
 enum { kThreads = 4, kRounds = 25 };
 static MPI_Group world_group;

@@ -7,9 +7,9 @@
  * waits for its round (a deadlock before the local pool of context ids).
  * Also: many MPI_COMM_SELF duplicates at once (more than the local pool's
  * 64 ids), each usable and isolated. */
-#include "mtest.h"
 #include <pthread.h>
 #include <unistd.h>
+#include "mtest.h"
 
 enum { kThreads = 2, kRounds = 5, kSelfDups = 150 };
 static MPI_Comm parents[kThreads];

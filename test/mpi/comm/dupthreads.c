@@ -2,8 +2,8 @@
  * process duplicate their own parent communicators at the same time, in a
  * different order on every process. Every duplicate must work and be
  * isolated from the others. */
-#include "mtest.h"
 #include <pthread.h>
+#include "mtest.h"
 
 enum { kThreads = 3, kRounds = 40 };
 static MPI_Comm parents[kThreads];

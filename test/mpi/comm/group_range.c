@@ -21,7 +21,8 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_Group_range_excl(world, n, ranges, &g));
     int kept[64], nkept = 0;
     for (int r = 0; r < size; ++r)
-        if (r % 2 == 1 && !(n == 2 && r == size - 1)) kept[nkept++] = r;
+        if (r % 2 == 1 && !(n == 2 && r == size - 1))
+            kept[nkept++] = r;
     int gsize = -1;
     MPI_Group_size(g, &gsize);
     CHECK_INT(gsize, nkept);
@@ -41,11 +42,13 @@ int main(int argc, char **argv)
         CHECK_INT(rank, kept[sr]);
         MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, sub);
         int expect = 0;
-        for (int i = 0; i < nkept; ++i) expect += kept[i];
+        for (int i = 0; i < nkept; ++i)
+            expect += kept[i];
         CHECK_INT(sum, expect);
         MPI_Comm_free(&sub);
     } else {
-        for (int i = 0; i < nkept; ++i) CHECK(kept[i] != rank, "rank %d left out", rank);
+        for (int i = 0; i < nkept; ++i)
+            CHECK(kept[i] != rank, "rank %d left out", rank);
     }
     MPI_Group_free(&g);
 

@@ -23,7 +23,8 @@ static int rank, size;
 static void check_private(MPI_Comm *comms, int n, const char *what)
 {
     int partner = rank ^ 1;
-    if (partner >= size) return;
+    if (partner >= size)
+        return;
     /* Even ranks send on comms 0..n-1, odd ranks receive in reverse order
      * with MPI_ANY_TAG: a shared context would hand over the wrong value. */
     if (rank % 2 == 0) {
@@ -76,7 +77,8 @@ static void test_overlap_with_pt2pt(void)
         while (!flag && MPI_Wtime() - t0 < 60)
             CHECK_SUCCESS(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
         CHECK(flag, "MPI_Comm_idup did not complete under MPI_Test within 60 s");
-        if (!flag) MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (!flag)
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     int result = -1;
     MPI_Comm_compare(MPI_COMM_WORLD, dup, &result);
@@ -92,9 +94,12 @@ static void test_many_in_flight(void)
     CHECK_SUCCESS(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
     CHECK_SUCCESS(MPI_Comm_dup(MPI_COMM_WORLD, &parent));
     int n = 0;
-    for (int i = 0; i < NDUP / 2; i++, n++) CHECK_SUCCESS(MPI_Comm_idup(MPI_COMM_WORLD, &comms[n], &reqs[n]));
-    CHECK_SUCCESS(MPI_Comm_idup(half, &comms[n], &reqs[n])); n++;
-    CHECK_SUCCESS(MPI_Comm_idup(parent, &comms[n], &reqs[n])); n++;
+    for (int i = 0; i < NDUP / 2; i++, n++)
+        CHECK_SUCCESS(MPI_Comm_idup(MPI_COMM_WORLD, &comms[n], &reqs[n]));
+    CHECK_SUCCESS(MPI_Comm_idup(half, &comms[n], &reqs[n]));
+    n++;
+    CHECK_SUCCESS(MPI_Comm_idup(parent, &comms[n], &reqs[n]));
+    n++;
     /* The parent may go before the request completes. */
     CHECK_SUCCESS(MPI_Comm_free(&parent));
     /* A blocking construction while idups are in flight on the same parent. */
@@ -104,7 +109,8 @@ static void test_many_in_flight(void)
         CHECK_SUCCESS(MPI_Comm_idup(MPI_COMM_WORLD, &comms[n], &reqs[n]));
         n++;
     }
-    for (int i = n - 1; i >= 0; i--) CHECK_SUCCESS(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
+    for (int i = n - 1; i >= 0; i--)
+        CHECK_SUCCESS(MPI_Wait(&reqs[i], MPI_STATUS_IGNORE));
     comms[n] = blocking;
     /* World-sized communicators only for the pairwise check (half is not). */
     MPI_Comm world_sized[NDUP + 2];
@@ -112,19 +118,23 @@ static void test_many_in_flight(void)
     for (int i = 0; i <= n; i++) {
         int s = 0;
         MPI_Comm_size(comms[i], &s);
-        if (s == size) world_sized[w++] = comms[i];
+        if (s == size)
+            world_sized[w++] = comms[i];
         check_allreduce(comms[i], "idup in flight with others");
     }
     CHECK_INT(w, size == 1 ? n + 1 : n); /* all but half (unless size 1) */
     check_private(world_sized, w, "idups in flight");
-    for (int i = 0; i <= n; i++) MPI_Comm_free(&comms[i]);
+    for (int i = 0; i <= n; i++)
+        MPI_Comm_free(&comms[i]);
     MPI_Comm_free(&half);
 }
 
 static int copies;
 static int copy_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
 {
-    (void)c; (void)k; (void)extra;
+    (void)c;
+    (void)k;
+    (void)extra;
     copies++;
     *(void **)out = in;
     *flag = 1;
@@ -155,7 +165,8 @@ static void test_info_attributes(void)
     int *v = NULL;
     flag = 0;
     MPI_Comm_get_attr(dup, key, &v, &flag);
-    CHECK(flag && v == &attr_value && copies == 1, "idup: attribute not copied (flag %d copies %d)", flag, copies);
+    CHECK(flag && v == &attr_value && copies == 1, "idup: attribute not copied (flag %d copies %d)",
+          flag, copies);
     check_allreduce(dup, "idup_with_info");
     MPI_Comm_free(&dup);
     MPI_Comm_free(&base);
@@ -168,7 +179,8 @@ static void test_errors(void)
     MPI_Request req;
     CHECK_ERR_CLASS(MPI_Comm_idup(MPI_COMM_NULL, &dup, &req), MPI_ERR_COMM);
     CHECK_ERR_CLASS(MPI_Comm_idup(MPI_COMM_WORLD, &dup, NULL), MPI_ERR_ARG);
-    CHECK_ERR_CLASS(MPI_Comm_idup_with_info(MPI_COMM_WORLD, (MPI_Info)0x1c000077, &dup, &req), MPI_ERR_INFO);
+    CHECK_ERR_CLASS(MPI_Comm_idup_with_info(MPI_COMM_WORLD, (MPI_Info)0x1c000077, &dup, &req),
+                    MPI_ERR_INFO);
 }
 
 int main(int argc, char **argv)
@@ -176,7 +188,8 @@ int main(int argc, char **argv)
     mtest_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int rep = 0; rep < 3; rep++) test_overlap_with_pt2pt();
+    for (int rep = 0; rep < 3; rep++)
+        test_overlap_with_pt2pt();
     test_many_in_flight();
     test_info_attributes();
     test_errors();

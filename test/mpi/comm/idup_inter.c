@@ -50,8 +50,9 @@ static void check_dup(MPI_Comm dup, const char *what)
             int v = -1;
             MPI_Status st;
             CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, r, MPI_ANY_TAG, dup, &st));
-            CHECK(v == 200 + r && st.MPI_TAG == 2, "%s: got %d tag %d on the duplicate, want %d tag 2",
-                  what, v, st.MPI_TAG, 200 + r);
+            CHECK(v == 200 + r && st.MPI_TAG == 2,
+                  "%s: got %d tag %d on the duplicate, want %d tag 2", what, v, st.MPI_TAG,
+                  200 + r);
             CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, r, MPI_ANY_TAG, inter, &st));
             CHECK(v == 100 + r && st.MPI_TAG == 1, "%s: got %d tag %d on the parent, want %d tag 1",
                   what, v, st.MPI_TAG, 100 + r);
@@ -62,7 +63,8 @@ static void check_dup(MPI_Comm dup, const char *what)
      * side's world ranks. */
     int sum = -1, want = 0;
     for (int w = 0; w < wsize; w++)
-        if ((w % 2 == 0) != low) want += w;
+        if ((w % 2 == 0) != low)
+            want += w;
     CHECK_SUCCESS(MPI_Allreduce(&wrank, &sum, 1, MPI_INT, MPI_SUM, dup));
     CHECK(sum == want, "%s: allreduce gave %d, want %d", what, sum, want);
 
@@ -92,7 +94,8 @@ static void test_overlap(void)
     MPI_Comm_remote_size(inter, &rsize);
     if (low) {
         CHECK_SUCCESS(MPI_Comm_idup(inter, &dup, &req));
-        if (r < rsize) CHECK_SUCCESS(MPI_Ssend(&v, 1, MPI_INT, r, 5, inter));
+        if (r < rsize)
+            CHECK_SUCCESS(MPI_Ssend(&v, 1, MPI_INT, r, 5, inter));
     } else {
         int got = -1;
         if (r < rsize) {
@@ -119,7 +122,8 @@ static void test_two_in_flight(void)
     MPI_Info_free(&info);
     for (int i = 1; i >= 0; i--) {
         int done = 0;
-        while (!done) CHECK_SUCCESS(MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE));
+        while (!done)
+            CHECK_SUCCESS(MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE));
     }
     check_dup(dups[0], "first of two");
     check_dup(dups[1], "second of two");

@@ -27,7 +27,8 @@ int main(int argc, char **argv)
     /* The local group in reverse order, without its last member (when it
      * has more than one). */
     int n = lsize > 1 ? lsize - 1 : 1, ranks[64];
-    for (int i = 0; i < n; i++) ranks[i] = lsize - 1 - i;
+    for (int i = 0; i < n; i++)
+        ranks[i] = lsize - 1 - i;
     MPI_Group sub;
     MPI_Group_incl(lgroup, n, ranks, &sub);
     int rn = rsize > 1 ? rsize - 1 : 1; /* what the other side keeps */
@@ -44,9 +45,11 @@ int main(int argc, char **argv)
         MPI_Comm_size(created, &s);
         MPI_Comm_rank(created, &r);
         MPI_Comm_remote_size(created, &rs);
-        CHECK(flag, "rank %d: MPI_Comm_create on an intercommunicator gave an intracommunicator", rank);
+        CHECK(flag, "rank %d: MPI_Comm_create on an intercommunicator gave an intracommunicator",
+              rank);
         CHECK(s == n && rs == rn && r == lsize - 1 - lrank,
-              "rank %d: size %d remote %d rank %d, want %d %d %d", rank, s, rs, r, n, rn, lsize - 1 - lrank);
+              "rank %d: size %d remote %d rank %d, want %d %d %d", rank, s, rs, r, n, rn,
+              lsize - 1 - lrank);
         /* Every member sends its world rank to remote rank 0, which checks
          * the remote group's order (the reverse of the other side's). */
         MPI_Request sreq;
@@ -57,8 +60,8 @@ int main(int argc, char **argv)
                 int got = -1;
                 CHECK_SUCCESS(MPI_Recv(&got, 1, MPI_INT, k, 3, created, MPI_STATUS_IGNORE));
                 /* Remote rank k is the other side's local rank rsize-1-k. */
-                CHECK(got == other_base + (rsize - 1 - k), "remote rank %d is world %d, want %d",
-                      k, got, other_base + (rsize - 1 - k));
+                CHECK(got == other_base + (rsize - 1 - k), "remote rank %d is world %d, want %d", k,
+                      got, other_base + (rsize - 1 - k));
             }
         }
         CHECK_SUCCESS(MPI_Wait(&sreq, MPI_STATUS_IGNORE));

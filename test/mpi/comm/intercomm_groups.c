@@ -43,10 +43,10 @@ int main(int argc, char **argv)
     MPI_Comm_free(&merged);
     CHECK_SUCCESS(MPI_Comm_free(&inter));
     /* bad leaders */
-    CHECK_ERR_CLASS(MPI_Intercomm_create_from_groups(low ? lowg : highg, 99, low ? highg : lowg, 0,
-                                                     "bad", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                                     &inter),
-                    MPI_ERR_RANK);
+    CHECK_ERR_CLASS(
+        MPI_Intercomm_create_from_groups(low ? lowg : highg, 99, low ? highg : lowg, 0, "bad",
+                                         MPI_INFO_NULL, MPI_ERRORS_RETURN, &inter),
+        MPI_ERR_RANK);
     MPI_Comm dup;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     CHECK_SUCCESS(MPI_Comm_disconnect(&dup));

@@ -74,7 +74,8 @@ int main(int argc, char **argv)
     CHECK_INT(wkey, MPI_KEYVAL_INVALID);
     flag = 0;
     CHECK_SUCCESS(MPI_Win_get_attr(win, wkey_copy, &value, &flag));
-    CHECK(flag && value == (void *)22, "window get after free_keyval: flag %d value %p", flag, value);
+    CHECK(flag && value == (void *)22, "window get after free_keyval: flag %d value %p", flag,
+          value);
     int again = wkey_copy;
     CHECK_SUCCESS(MPI_Win_free_keyval(&again)); /* still alive: no effect */
     rc = MPI_Win_set_attr(win, wkey_copy, (void *)23);

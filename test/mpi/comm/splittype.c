@@ -16,8 +16,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
     MPI_Comm node;
-    CHECK_SUCCESS(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -rank, MPI_INFO_NULL,
-                                      &node));
+    CHECK_SUCCESS(
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -rank, MPI_INFO_NULL, &node));
     int nsize = -1, nrank = -1;
     MPI_Comm_size(node, &nsize);
     MPI_Comm_rank(node, &nrank);
@@ -27,8 +27,8 @@ int main(int argc, char **argv)
     {
         MPI_Win win;
         int *base;
-        CHECK_SUCCESS(MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &base,
-                                              &win));
+        CHECK_SUCCESS(
+            MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &base, &win));
         MPI_Win_free(&win);
     }
     MPI_Comm_free(&node);
@@ -114,8 +114,8 @@ int main(int argc, char **argv)
         MPI_Info used;
         MPI_Comm_get_info(hw, &used);
         MPI_Info_get(used, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, named, &flag2);
-        CHECK(flag && flag2 && strcmp(value, named) == 0, "info argument says \"%s\", comm says \"%s\"",
-              flag ? value : "", flag2 ? named : "");
+        CHECK(flag && flag2 && strcmp(value, named) == 0,
+              "info argument says \"%s\", comm says \"%s\"", flag ? value : "", flag2 ? named : "");
         MPI_Info_free(&used);
         MPI_Comm_free(&hw);
     }

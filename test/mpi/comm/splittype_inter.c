@@ -34,7 +34,8 @@ int main(int argc, char **argv)
         CHECK_SUCCESS(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, shared));
         int expected = 0;
         for (int r = 0; r < size; r++)
-            if (r % 2 != color) expected += r;
+            if (r % 2 != color)
+                expected += r;
         CHECK_INT(sum, expected);
         MPI_Comm_free(&shared);
     }

@@ -24,7 +24,8 @@ typedef struct {
 /* Coordinate of `rank` in dimension d of the row-major process grid. */
 static int grid_coord(int rank, int ndims, const int psizes[], int d)
 {
-    for (int e = ndims - 1; e > d; --e) rank /= psizes[e];
+    for (int e = ndims - 1; e > d; --e)
+        rank /= psizes[e];
     return rank % psizes[d];
 }
 
@@ -41,8 +42,7 @@ static int owner(const Case *c, int d, int i)
         int k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
         return (i / k) % p;
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -52,17 +52,26 @@ static int owner(const Case *c, int d, int i)
 static int owned(const Case *c, int rank, int out[])
 {
     int total = 1, n = 0, idx[MAXDIMS];
-    for (int d = 0; d < c->ndims; ++d) total *= c->gsizes[d];
+    for (int d = 0; d < c->ndims; ++d)
+        total *= c->gsizes[d];
     for (int lin = 0; lin < total; ++lin) {
         int rest = lin, mine = 1;
         if (c->order == MPI_ORDER_C) {
-            for (int d = c->ndims - 1; d >= 0; --d) { idx[d] = rest % c->gsizes[d]; rest /= c->gsizes[d]; }
+            for (int d = c->ndims - 1; d >= 0; --d) {
+                idx[d] = rest % c->gsizes[d];
+                rest /= c->gsizes[d];
+            }
         } else {
-            for (int d = 0; d < c->ndims; ++d) { idx[d] = rest % c->gsizes[d]; rest /= c->gsizes[d]; }
+            for (int d = 0; d < c->ndims; ++d) {
+                idx[d] = rest % c->gsizes[d];
+                rest /= c->gsizes[d];
+            }
         }
         for (int d = 0; d < c->ndims; ++d)
-            if (owner(c, d, idx[d]) != grid_coord(rank, c->ndims, c->psizes, d)) mine = 0;
-        if (mine) out[n++] = lin;
+            if (owner(c, d, idx[d]) != grid_coord(rank, c->ndims, c->psizes, d))
+                mine = 0;
+        if (mine)
+            out[n++] = lin;
     }
     return n;
 }
@@ -71,12 +80,13 @@ static int make_type(const Case *c, int size, int rank, int large, MPI_Datatype 
 {
     if (large) {
         MPI_Count g[MAXDIMS];
-        for (int d = 0; d < c->ndims; ++d) g[d] = c->gsizes[d];
+        for (int d = 0; d < c->ndims; ++d)
+            g[d] = c->gsizes[d];
         return MPI_Type_create_darray_c(size, rank, c->ndims, g, c->distribs, c->dargs, c->psizes,
                                         c->order, MPI_DOUBLE, t);
     }
-    return MPI_Type_create_darray(size, rank, c->ndims, c->gsizes, c->distribs, c->dargs,
-                                  c->psizes, c->order, MPI_DOUBLE, t);
+    return MPI_Type_create_darray(size, rank, c->ndims, c->gsizes, c->distribs, c->dargs, c->psizes,
+                                  c->order, MPI_DOUBLE, t);
 }
 
 static void run_case(Case c, int large)
@@ -85,16 +95,20 @@ static void run_case(Case c, int large)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int prod = 1;
-    for (int d = 0; d < c.ndims; ++d) prod *= c.psizes[d];
+    for (int d = 0; d < c.ndims; ++d)
+        prod *= c.psizes[d];
     if (prod != size) { /* spread the processes over the distributed dimensions */
         int dims[MAXDIMS] = {0, 0, 0};
         for (int d = 0; d < c.ndims; ++d)
-            if (c.distribs[d] == MPI_DISTRIBUTE_NONE) dims[d] = 1;
+            if (c.distribs[d] == MPI_DISTRIBUTE_NONE)
+                dims[d] = 1;
         MPI_Dims_create(size, c.ndims, dims);
-        for (int d = 0; d < c.ndims; ++d) c.psizes[d] = dims[d];
+        for (int d = 0; d < c.ndims; ++d)
+            c.psizes[d] = dims[d];
     }
     int total = 1;
-    for (int d = 0; d < c.ndims; ++d) total *= c.gsizes[d];
+    for (int d = 0; d < c.ndims; ++d)
+        total *= c.gsizes[d];
     double *global = malloc(sizeof(double) * total);
     double *local = malloc(sizeof(double) * total);
     int *expect = malloc(sizeof(int) * total);
@@ -114,7 +128,8 @@ static void run_case(Case c, int large)
     MPI_Request req;
     MPI_Irecv(local, n, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, &req);
     if (rank == 0) {
-        for (int i = 0; i < total; ++i) global[i] = 1000.0 + i;
+        for (int i = 0; i < total; ++i)
+            global[i] = 1000.0 + i;
         for (int r = 0; r < size; ++r) {
             MPI_Datatype theirs;
             CHECK_SUCCESS(make_type(&c, size, r, large, &theirs));
@@ -133,10 +148,12 @@ static void run_case(Case c, int large)
               local[i], expect[i]);
 
     /* Gather back: contiguous sends, received with each rank's type. */
-    for (int i = 0; i < n; ++i) local[i] = -(double)expect[i] - 1;
+    for (int i = 0; i < n; ++i)
+        local[i] = -(double)expect[i] - 1;
     MPI_Isend(local, n, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, &req);
     if (rank == 0) {
-        for (int i = 0; i < total; ++i) global[i] = 0;
+        for (int i = 0; i < total; ++i)
+            global[i] = 0;
         for (int r = 0; r < size; ++r) {
             MPI_Datatype theirs;
             make_type(&c, size, r, large, &theirs);
@@ -245,14 +262,15 @@ int main(int argc, char **argv)
         {1, {17}, {B}, {D}, {0}, MPI_ORDER_C},
         {1, {17}, {C}, {D}, {0}, MPI_ORDER_C},
         {1, {23}, {C}, {3}, {0}, MPI_ORDER_FORTRAN},
-        {1, {23}, {B}, {12}, {0}, MPI_ORDER_C},         /* block(12): with 3 processes the last owns nothing */
+        {1, {23}, {B}, {12}, {0}, MPI_ORDER_C}, /* block(12): with 3 processes the last owns nothing
+                                                 */
         {2, {7, 9}, {B, C}, {D, 2}, {0}, MPI_ORDER_C},
         {2, {7, 9}, {B, C}, {D, 2}, {0}, MPI_ORDER_FORTRAN},
         {2, {6, 11}, {N, C}, {D, 4}, {1, 0}, MPI_ORDER_C},
         {2, {6, 11}, {C, N}, {D, D}, {0, 1}, MPI_ORDER_FORTRAN},
         {3, {5, 4, 7}, {C, B, C}, {2, D, 3}, {0}, MPI_ORDER_C},
         {3, {5, 4, 7}, {B, N, C}, {D, D, 1}, {0, 1, 0}, MPI_ORDER_FORTRAN},
-        {2, {1, 1}, {B, B}, {D, D}, {0}, MPI_ORDER_C},   /* more processes than elements */
+        {2, {1, 1}, {B, B}, {D, D}, {0}, MPI_ORDER_C}, /* more processes than elements */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         run_case(cases[i], 0);

@@ -15,11 +15,22 @@
 /* Big-endian bytes of the low `n` bytes of v. */
 static void be(uint64_t v, int n, unsigned char *out)
 {
-    for (int i = 0; i < n; ++i) out[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
+    for (int i = 0; i < n; ++i)
+        out[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
 }
 
-static uint64_t float_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static uint64_t double_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static uint64_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static uint64_t double_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
 
 /* Packs `count` values at `in` as `type`, compares with `expect` (ext_each
  * bytes per value), unpacks and compares with the input (native_each bytes). */
@@ -47,8 +58,7 @@ static void check_type(MPI_Datatype type, const char *name, const void *in, int 
     pos = 0;
     CHECK_SUCCESS(MPI_Unpack_external("external32", buf, sizeof buf, &pos, back, count, type));
     CHECK(pos == (MPI_Aint)count * ext_each, "%s: position %ld after unpacking", name, (long)pos);
-    CHECK(memcmp(back, in, (size_t)(count * native_each)) == 0, "%s: unpacked values differ",
-          name);
+    CHECK(memcmp(back, in, (size_t)(count * native_each)) == 0, "%s: unpacked values differ", name);
     /* the _c forms give the same bytes */
     unsigned char buf_c[256];
     MPI_Count cpos = 0;
@@ -57,17 +67,19 @@ static void check_type(MPI_Datatype type, const char *name, const void *in, int 
           "%s: MPI_Pack_external_c differs", name);
     memset(back, 0, sizeof back);
     cpos = 0;
-    CHECK_SUCCESS(MPI_Unpack_external_c("external32", buf_c, sizeof buf_c, &cpos, back, count, type));
+    CHECK_SUCCESS(
+        MPI_Unpack_external_c("external32", buf_c, sizeof buf_c, &cpos, back, count, type));
     CHECK(memcmp(back, in, (size_t)(count * native_each)) == 0, "%s: _c unpacked values differ",
           name);
 }
 
-#define INTS(T, MPIT, N)                                                                   \
-    do {                                                                                   \
-        T v[3] = {(T)1, (T)-2, (T)0x5a};                                                   \
-        unsigned char e[3 * (N)];                                                          \
-        for (int i = 0; i < 3; ++i) be((uint64_t)(int64_t)v[i], (N), e + i * (N));         \
-        check_type(MPIT, #MPIT, v, 3, e, (N), (int)sizeof(T));                             \
+#define INTS(T, MPIT, N)                                       \
+    do {                                                       \
+        T v[3] = {(T)1, (T)-2, (T)0x5a};                       \
+        unsigned char e[3 * (N)];                              \
+        for (int i = 0; i < 3; ++i)                            \
+            be((uint64_t)(int64_t)v[i], (N), e + i * (N));     \
+        check_type(MPIT, #MPIT, v, 3, e, (N), (int)sizeof(T)); \
     } while (0)
 
 static void check_predefined(void)
@@ -106,13 +118,15 @@ static void check_predefined(void)
     { /* unsigned long: 4 bytes, zero-extended back */
         unsigned long v[3] = {1, 4000000000UL, 0x5a};
         unsigned char e[12];
-        for (int i = 0; i < 3; ++i) be(v[i], 4, e + 4 * i);
+        for (int i = 0; i < 3; ++i)
+            be(v[i], 4, e + 4 * i);
         check_type(MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", v, 3, e, 4, sizeof(long));
     }
     { /* wchar_t: 2 bytes */
         wchar_t v[3] = {L'A', 0x263a, 0x7fff};
         unsigned char e[6];
-        for (int i = 0; i < 3; ++i) be((uint64_t)v[i], 2, e + 2 * i);
+        for (int i = 0; i < 3; ++i)
+            be((uint64_t)v[i], 2, e + 2 * i);
         check_type(MPI_WCHAR, "MPI_WCHAR", v, 3, e, 2, sizeof(wchar_t));
     }
     { /* bool: 1 byte */
@@ -124,7 +138,8 @@ static void check_predefined(void)
     { /* floats: IEEE bits, big-endian */
         float v[3] = {1.5f, -0.25f, 3.0e38f};
         unsigned char e[12];
-        for (int i = 0; i < 3; ++i) be(float_bits(v[i]), 4, e + 4 * i);
+        for (int i = 0; i < 3; ++i)
+            be(float_bits(v[i]), 4, e + 4 * i);
         check_type(MPI_FLOAT, "MPI_FLOAT", v, 3, e, 4, 4);
         check_type(MPI_REAL, "MPI_REAL", v, 3, e, 4, 4);
         check_type(MPI_REAL4, "MPI_REAL4", v, 3, e, 4, 4);
@@ -138,7 +153,8 @@ static void check_predefined(void)
     {
         double v[4] = {1.5, -1e-300, 6.02e23, 0.0};
         unsigned char e[32];
-        for (int i = 0; i < 4; ++i) be(double_bits(v[i]), 8, e + 8 * i);
+        for (int i = 0; i < 4; ++i)
+            be(double_bits(v[i]), 8, e + 8 * i);
         check_type(MPI_DOUBLE, "MPI_DOUBLE", v, 4, e, 8, 8);
         check_type(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", v, 4, e, 8, 8);
         check_type(MPI_REAL8, "MPI_REAL8", v, 4, e, 8, 8);
@@ -158,8 +174,8 @@ static void check_predefined(void)
         MPI_Pack_external_size("external32", 2, MPI_LONG_DOUBLE, &size);
         CHECK_INT((long)size, 32);
         CHECK_SUCCESS(MPI_Pack_external("external32", v, 2, MPI_LONG_DOUBLE, buf, 32, &pos));
-        CHECK(memcmp(buf, e, 32) == 0, "MPI_LONG_DOUBLE: external32 bytes differ (first 0x%02x%02x)",
-              buf[0], buf[1]);
+        CHECK(memcmp(buf, e, 32) == 0,
+              "MPI_LONG_DOUBLE: external32 bytes differ (first 0x%02x%02x)", buf[0], buf[1]);
         pos = 0;
         CHECK_SUCCESS(MPI_Unpack_external("external32", buf, 32, &pos, back, 2, MPI_LONG_DOUBLE));
         CHECK(back[0] == 1.5L && back[1] == -2.0L, "MPI_LONG_DOUBLE: unpacked %Lg %Lg", back[0],
@@ -168,14 +184,19 @@ static void check_predefined(void)
         pos = 0;
         MPI_Pack_external_size("external32", 1, MPI_C_LONG_DOUBLE_COMPLEX, &size);
         CHECK_INT((long)size, 32);
-        CHECK_SUCCESS(MPI_Pack_external("external32", &z, 1, MPI_C_LONG_DOUBLE_COMPLEX, buf, 32, &pos));
+        CHECK_SUCCESS(
+            MPI_Pack_external("external32", &z, 1, MPI_C_LONG_DOUBLE_COMPLEX, buf, 32, &pos));
         CHECK(memcmp(buf, e, 32) == 0, "MPI_C_LONG_DOUBLE_COMPLEX: external32 bytes differ");
         pos = 0;
-        CHECK_SUCCESS(MPI_Unpack_external("external32", buf, 32, &pos, &zb, 1, MPI_C_LONG_DOUBLE_COMPLEX));
+        CHECK_SUCCESS(
+            MPI_Unpack_external("external32", buf, 32, &pos, &zb, 1, MPI_C_LONG_DOUBLE_COMPLEX));
         CHECK(zb == z, "MPI_C_LONG_DOUBLE_COMPLEX: unpacked value differs");
     }
     { /* pairs: value then index, no padding */
-        struct { double v; int i; } di[2] = {{2.5, 7}, {-1.0, -3}};
+        struct {
+            double v;
+            int i;
+        } di[2] = {{2.5, 7}, {-1.0, -3}};
         unsigned char e[24];
         for (int k = 0; k < 2; ++k) {
             be(double_bits(di[k].v), 8, e + 12 * k);
@@ -187,32 +208,46 @@ static void check_predefined(void)
         CHECK_INT((long)size, 24);
         CHECK_SUCCESS(MPI_Pack_external("external32", di, 2, MPI_DOUBLE_INT, buf, 24, &pos));
         CHECK(memcmp(buf, e, 24) == 0, "MPI_DOUBLE_INT: external32 bytes differ");
-        struct { double v; int i; } back[2];
+        struct {
+            double v;
+            int i;
+        } back[2];
         memset(back, 0, sizeof back);
         pos = 0;
         CHECK_SUCCESS(MPI_Unpack_external("external32", buf, 24, &pos, back, 2, MPI_DOUBLE_INT));
         CHECK(back[0].v == 2.5 && back[0].i == 7 && back[1].v == -1.0 && back[1].i == -3,
-              "MPI_DOUBLE_INT: unpacked (%g,%d) (%g,%d)", back[0].v, back[0].i, back[1].v, back[1].i);
-        struct { short v; int i; } si = {-9, 11};
+              "MPI_DOUBLE_INT: unpacked (%g,%d) (%g,%d)", back[0].v, back[0].i, back[1].v,
+              back[1].i);
+        struct {
+            short v;
+            int i;
+        } si = {-9, 11};
         unsigned char es[6];
         be((uint64_t)(int64_t)si.v, 2, es);
         be(11, 4, es + 2);
         pos = 0;
         CHECK_SUCCESS(MPI_Pack_external("external32", &si, 1, MPI_SHORT_INT, buf, 24, &pos));
         CHECK(pos == 6 && memcmp(buf, es, 6) == 0, "MPI_SHORT_INT: %ld bytes, differ", (long)pos);
-        struct { long v; int i; } li = {-5, 2};
+        struct {
+            long v;
+            int i;
+        } li = {-5, 2};
         unsigned char el[8] = {0xff, 0xff, 0xff, 0xfb, 0, 0, 0, 2};
         pos = 0;
         CHECK_SUCCESS(MPI_Pack_external("external32", &li, 1, MPI_LONG_INT, buf, 24, &pos));
         CHECK(pos == 8 && memcmp(buf, el, 8) == 0, "MPI_LONG_INT: %ld bytes, differ", (long)pos);
-        const struct { MPI_Datatype t; int size; } sizes[] = {
-            {MPI_FLOAT_INT, 8}, {MPI_LONG_DOUBLE_INT, 20}, {MPI_2INT, 8},
-            {MPI_2INTEGER, 8}, {MPI_2REAL, 8}, {MPI_2DOUBLE_PRECISION, 16},
-            {MPI_REAL16, 16}, {MPI_COMPLEX32, 32}, {MPI_LB, 0}, {MPI_UB, 0}};
+        const struct {
+            MPI_Datatype t;
+            int size;
+        } sizes[] = {{MPI_FLOAT_INT, 8}, {MPI_LONG_DOUBLE_INT, 20},
+                     {MPI_2INT, 8},      {MPI_2INTEGER, 8},
+                     {MPI_2REAL, 8},     {MPI_2DOUBLE_PRECISION, 16},
+                     {MPI_REAL16, 16},   {MPI_COMPLEX32, 32},
+                     {MPI_LB, 0},        {MPI_UB, 0}};
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
             MPI_Pack_external_size("external32", 1, sizes[k].t, &size);
-            CHECK(size == sizes[k].size, "pair/other type %zu: size %ld, expected %d", k, (long)size,
-                  sizes[k].size);
+            CHECK(size == sizes[k].size, "pair/other type %zu: size %ld, expected %d", k,
+                  (long)size, sizes[k].size);
         }
     }
 }
@@ -246,7 +281,8 @@ static void rec_bytes(const Rec *r, unsigned char *out)
     be((uint64_t)(int64_t)r->i, 4, out);
     be(double_bits(r->d), 8, out + 4);
     out[12] = (unsigned char)r->c;
-    for (int k = 0; k < 3; ++k) be((uint64_t)(int64_t)r->s[2 * k], 2, out + 13 + 2 * k);
+    for (int k = 0; k < 3; ++k)
+        be((uint64_t)(int64_t)r->s[2 * k], 2, out + 13 + 2 * k);
 }
 
 static void fill_rec(Rec *r, int seed)
@@ -254,7 +290,8 @@ static void fill_rec(Rec *r, int seed)
     r->i = -seed * 1000 - 1;
     r->d = seed + 0.125;
     r->c = (char)('a' + seed % 26);
-    for (int k = 0; k < 6; ++k) r->s[k] = (short)(k % 2 ? -1 : seed * 10 + k);
+    for (int k = 0; k < 6; ++k)
+        r->s[k] = (short)(k % 2 ? -1 : seed * 10 + k);
 }
 
 static void check_derived(void)
@@ -265,7 +302,8 @@ static void check_derived(void)
     MPI_Datatype t = rec_type();
     enum { N = 5 };
     Rec recs[N];
-    for (int k = 0; k < N; ++k) fill_rec(&recs[k], rank * N + k);
+    for (int k = 0; k < N; ++k)
+        fill_rec(&recs[k], rank * N + k);
     MPI_Aint bytes = 0;
     CHECK_SUCCESS(MPI_Pack_external_size("external32", N, t, &bytes));
     CHECK_INT((long)bytes, 19 * N);
@@ -273,17 +311,20 @@ static void check_derived(void)
     MPI_Aint pos = 0;
     CHECK_SUCCESS(MPI_Pack_external("external32", recs, N, t, buf, sizeof buf, &pos));
     CHECK_INT((long)pos, 19 * N);
-    for (int k = 0; k < N; ++k) rec_bytes(&recs[k], expect + 19 * k);
+    for (int k = 0; k < N; ++k)
+        rec_bytes(&recs[k], expect + 19 * k);
     CHECK(memcmp(buf, expect, sizeof buf) == 0, "struct: external32 bytes differ");
 
     /* To the next rank as bytes; it checks the bytes, then unpacks them. */
     const int next = (rank + 1) % size, prev = (rank + size - 1) % size;
     unsigned char in[19 * N];
-    MPI_Sendrecv(buf, (int)pos, MPI_BYTE, next, 3, in, sizeof in, MPI_BYTE, prev, 3,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(buf, (int)pos, MPI_BYTE, next, 3, in, sizeof in, MPI_BYTE, prev, 3, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
     Rec theirs[N];
-    for (int k = 0; k < N; ++k) fill_rec(&theirs[k], prev * N + k);
-    for (int k = 0; k < N; ++k) rec_bytes(&theirs[k], expect + 19 * k);
+    for (int k = 0; k < N; ++k)
+        fill_rec(&theirs[k], prev * N + k);
+    for (int k = 0; k < N; ++k)
+        rec_bytes(&theirs[k], expect + 19 * k);
     for (int b = 0; b < 19 * N; ++b)
         CHECK(in[b] == expect[b], "from rank %d: byte %d is 0x%02x, expected 0x%02x", prev, b,
               in[b], expect[b]);
@@ -303,19 +344,22 @@ static void check_derived(void)
     pos = 0;
     CHECK_SUCCESS(MPI_Pack_external("external32", recs, 2, t, buf, sizeof buf, &pos));
     CHECK_SUCCESS(MPI_Pack_external("external32", recs + 2, N - 2, t, buf, sizeof buf, &pos));
-    for (int k = 0; k < N; ++k) rec_bytes(&recs[k], expect + 19 * k);
+    for (int k = 0; k < N; ++k)
+        rec_bytes(&recs[k], expect + 19 * k);
     CHECK(pos == 19 * N && memcmp(buf, expect, sizeof buf) == 0, "packing in two calls differs");
     MPI_Type_free(&t);
 
     /* A subarray (2x2 at (1,1) of a 4x4 array of int) packs its 4 elements. */
     int grid[16], sizes[2] = {4, 4}, subs[2] = {2, 2}, starts[2] = {1, 1};
-    for (int k = 0; k < 16; ++k) grid[k] = (rank + 1) * 100 + k;
+    for (int k = 0; k < 16; ++k)
+        grid[k] = (rank + 1) * 100 + k;
     MPI_Datatype sub;
     MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub);
     MPI_Type_commit(&sub);
     unsigned char sbuf[16], sexp[16];
     const int picked[4] = {5, 6, 9, 10};
-    for (int k = 0; k < 4; ++k) be((uint64_t)(int64_t)grid[picked[k]], 4, sexp + 4 * k);
+    for (int k = 0; k < 4; ++k)
+        be((uint64_t)(int64_t)grid[picked[k]], 4, sexp + 4 * k);
     pos = 0;
     CHECK_SUCCESS(MPI_Pack_external("external32", grid, 1, sub, sbuf, sizeof sbuf, &pos));
     CHECK(pos == 16 && memcmp(sbuf, sexp, 16) == 0, "subarray: %ld bytes, differ", (long)pos);
@@ -325,7 +369,8 @@ static void check_derived(void)
     const int M = 300000;
     int *big = malloc(sizeof(int) * 2 * M), *back = calloc(2 * (size_t)M, sizeof(int));
     unsigned char *ext = malloc(4 * (size_t)M);
-    for (int k = 0; k < 2 * M; ++k) big[k] = k * 7 - rank;
+    for (int k = 0; k < 2 * M; ++k)
+        big[k] = k * 7 - rank;
     MPI_Datatype strided;
     MPI_Type_vector(M, 1, 2, MPI_INT, &strided);
     MPI_Type_commit(&strided);
@@ -335,12 +380,18 @@ static void check_derived(void)
     for (int k = 0; k < M && bad < 5; ++k) {
         unsigned char e[4];
         be((uint64_t)(int64_t)big[2 * k], 4, e);
-        if (memcmp(ext + 4 * k, e, 4) != 0) { ++bad; CHECK(0, "strided element %d differs", k); }
+        if (memcmp(ext + 4 * k, e, 4) != 0) {
+            ++bad;
+            CHECK(0, "strided element %d differs", k);
+        }
     }
     pos = 0;
     CHECK_SUCCESS(MPI_Unpack_external("external32", ext, 4 * (MPI_Aint)M, &pos, back, 1, strided));
     for (int k = 0; k < 2 * M && bad < 10; ++k)
-        if (back[k] != (k % 2 ? 0 : big[k])) { ++bad; CHECK(0, "unpacked strided %d is %d", k, back[k]); }
+        if (back[k] != (k % 2 ? 0 : big[k])) {
+            ++bad;
+            CHECK(0, "unpacked strided %d is %d", k, back[k]);
+        }
     MPI_Type_free(&strided);
     free(big);
     free(back);

@@ -11,9 +11,11 @@ static int index_of(int ndims, const int sizes[], const int idx[], int order)
 {
     int at = 0;
     if (order == MPI_ORDER_C) {
-        for (int d = 0; d < ndims; ++d) at = at * sizes[d] + idx[d];
+        for (int d = 0; d < ndims; ++d)
+            at = at * sizes[d] + idx[d];
     } else {
-        for (int d = ndims - 1; d >= 0; --d) at = at * sizes[d] + idx[d];
+        for (int d = ndims - 1; d >= 0; --d)
+            at = at * sizes[d] + idx[d];
     }
     return at;
 }
@@ -24,13 +26,20 @@ static int select_serial(int ndims, const int sizes[], const int subs[], const i
                          int order, int out[])
 {
     int n = 1, idx[3];
-    for (int d = 0; d < ndims; ++d) n *= subs[d];
+    for (int d = 0; d < ndims; ++d)
+        n *= subs[d];
     for (int k = 0; k < n; ++k) {
         int rest = k;
         if (order == MPI_ORDER_C) {
-            for (int d = ndims - 1; d >= 0; --d) { idx[d] = starts[d] + rest % subs[d]; rest /= subs[d]; }
+            for (int d = ndims - 1; d >= 0; --d) {
+                idx[d] = starts[d] + rest % subs[d];
+                rest /= subs[d];
+            }
         } else {
-            for (int d = 0; d < ndims; ++d) { idx[d] = starts[d] + rest % subs[d]; rest /= subs[d]; }
+            for (int d = 0; d < ndims; ++d) {
+                idx[d] = starts[d] + rest % subs[d];
+                rest /= subs[d];
+            }
         }
         out[k] = index_of(ndims, sizes, idx, order);
     }
@@ -46,14 +55,21 @@ static void run_case(int ndims, const int sizes[], const int subs[], const int s
     MPI_Datatype t;
     if (large) {
         MPI_Count cs[3], cu[3], cst[3];
-        for (int d = 0; d < ndims; ++d) { cs[d] = sizes[d]; cu[d] = subs[d]; cst[d] = starts[d]; }
+        for (int d = 0; d < ndims; ++d) {
+            cs[d] = sizes[d];
+            cu[d] = subs[d];
+            cst[d] = starts[d];
+        }
         CHECK_SUCCESS(MPI_Type_create_subarray_c(ndims, cs, cu, cst, order, MPI_INT, &t));
     } else {
         CHECK_SUCCESS(MPI_Type_create_subarray(ndims, sizes, subs, starts, order, MPI_INT, &t));
     }
     MPI_Type_commit(&t);
     int total = 1, n = 1;
-    for (int d = 0; d < ndims; ++d) { total *= sizes[d]; n *= subs[d]; }
+    for (int d = 0; d < ndims; ++d) {
+        total *= sizes[d];
+        n *= subs[d];
+    }
     MPI_Aint lb = -1, extent = -1;
     MPI_Type_get_extent(t, &lb, &extent);
     CHECK_INT((long)lb, 0);
@@ -63,7 +79,8 @@ static void run_case(int ndims, const int sizes[], const int subs[], const int s
     CHECK_INT(tsize, n * (int)sizeof(int));
 
     int array[MAXN], recv[MAXN], expect_idx[MAXN];
-    for (int i = 0; i < total; ++i) array[i] = rank * 1000 + i;
+    for (int i = 0; i < total; ++i)
+        array[i] = rank * 1000 + i;
     const int from = (rank + size - 1) % size;
     /* Subarray to a contiguous receive: the serial selection, in order. */
     MPI_Sendrecv(array, 1, t, (rank + 1) % size, 1, recv, n, MPI_INT, from, 1, MPI_COMM_WORLD,
@@ -73,15 +90,19 @@ static void run_case(int ndims, const int sizes[], const int subs[], const int s
         CHECK(recv[k] == from * 1000 + expect_idx[k], "ndims %d order %d element %d: %d, want %d",
               ndims, order, k, recv[k], from * 1000 + expect_idx[k]);
     /* Contiguous to a subarray receive: only the subarray's elements change. */
-    for (int i = 0; i < total; ++i) array[i] = -1;
+    for (int i = 0; i < total; ++i)
+        array[i] = -1;
     int packed[MAXN];
-    for (int k = 0; k < n; ++k) packed[k] = rank * 1000 + k;
+    for (int k = 0; k < n; ++k)
+        packed[k] = rank * 1000 + k;
     MPI_Sendrecv(packed, n, MPI_INT, (rank + 1) % size, 2, array, 1, t, from, 2, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     int changed = 0;
-    for (int i = 0; i < total; ++i) changed += array[i] != -1;
+    for (int i = 0; i < total; ++i)
+        changed += array[i] != -1;
     CHECK_INT(changed, n);
-    for (int k = 0; k < n; ++k) CHECK_INT(array[expect_idx[k]], from * 1000 + k);
+    for (int k = 0; k < n; ++k)
+        CHECK_INT(array[expect_idx[k]], from * 1000 + k);
 
     /* Decoding gives back the arguments. */
     MPI_Count ni, na, nc, nd;

@@ -7,12 +7,13 @@
  * window keyval used on a type, a freed keyval, MPI_KEYVAL_INVALID. */
 #include "mtest.h"
 
-static int deletes = 0;          /* delete callback calls */
+static int deletes = 0; /* delete callback calls */
 static void *last_deleted = NULL;
 
 static int count_delete(MPI_Datatype type, int keyval, void *value, void *extra)
 {
-    (void)type; (void)keyval;
+    (void)type;
+    (void)keyval;
     CHECK(extra == &deletes, "extra_state not passed to the delete callback");
     deletes++;
     last_deleted = value;
@@ -22,7 +23,9 @@ static int count_delete(MPI_Datatype type, int keyval, void *value, void *extra)
 /* Copies value + 1000 (pointer-sized integer arithmetic). */
 static int plus_1000(MPI_Datatype type, int keyval, void *extra, void *in, void *out, int *flag)
 {
-    (void)type; (void)keyval; (void)extra;
+    (void)type;
+    (void)keyval;
+    (void)extra;
     *(void **)out = (void *)((MPI_Aint)in + 1000);
     *flag = 1;
     return MPI_SUCCESS;
@@ -30,7 +33,11 @@ static int plus_1000(MPI_Datatype type, int keyval, void *extra, void *in, void 
 
 static int failing_copy(MPI_Datatype type, int keyval, void *extra, void *in, void *out, int *flag)
 {
-    (void)type; (void)keyval; (void)extra; (void)in; (void)out;
+    (void)type;
+    (void)keyval;
+    (void)extra;
+    (void)in;
+    (void)out;
     *flag = 0;
     return MPI_ERR_OTHER;
 }
@@ -53,8 +60,8 @@ int main(int argc, char **argv)
     int kdup, kplus, knull;
     CHECK_SUCCESS(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, count_delete, &kdup, &deletes));
     CHECK_SUCCESS(MPI_Type_create_keyval(plus_1000, count_delete, &kplus, &deletes));
-    CHECK_SUCCESS(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &knull,
-                                         NULL));
+    CHECK_SUCCESS(
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &knull, NULL));
     MPI_Datatype t, t2;
     MPI_Type_contiguous(3, MPI_INT, &t);
 
@@ -87,7 +94,8 @@ int main(int argc, char **argv)
     /* values are per process: every rank sees its own */
     MPI_Aint mine = get(t2, kplus, &flag), *all = malloc(sizeof(MPI_Aint) * size);
     MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD);
-    for (int r = 0; r < size; ++r) CHECK_INT((long)all[r], 100L * (r + 1) + 1005);
+    for (int r = 0; r < size; ++r)
+        CHECK_INT((long)all[r], 100L * (r + 1) + 1005);
     free(all);
 
     /* delete_attr runs the callback once; a second delete is a no-op */

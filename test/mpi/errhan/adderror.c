@@ -20,7 +20,8 @@ int main(int argc, char **argv)
     CHECK_INT(flag, 1);
     int last0 = flag ? *lastused : 0;
     /* MPI 4.1 section 9.5: the value is always >= MPI_ERR_LASTCODE */
-    CHECK(last0 >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d < MPI_ERR_LASTCODE %d", last0, MPI_ERR_LASTCODE);
+    CHECK(last0 >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d < MPI_ERR_LASTCODE %d", last0,
+          MPI_ERR_LASTCODE);
 
     /* New classes: distinct, above the predefined ones, their own class. */
     enum { NCLASS = 3, NCODE = 2 };
@@ -85,8 +86,8 @@ int main(int argc, char **argv)
     CHECK(len > 0 && strstr(text, "test c") == NULL, "MPI_ERR_TAG string \"%s\"", text);
     /* An added code without a string of its own reads as the empty string (MPI 4.1 9.5). */
     CHECK_SUCCESS(MPI_Error_string(other_code, text, &len));
-    CHECK(len == 0 && text[0] == '\0', "string of a new MPI_ERR_OTHER code: \"%s\" len %d",
-          text, len);
+    CHECK(len == 0 && text[0] == '\0', "string of a new MPI_ERR_OTHER code: \"%s\" len %d", text,
+          len);
 
     /* User codes travel through an error handler unchanged. */
     MPI_Errhandler eh;

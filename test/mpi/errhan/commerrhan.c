@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 
     rc = MPI_Send(buf, 1, MPI_INT, 0, -5, dup);
     CHECK_INT(calls, 1);
-    CHECK(last_comm == dup, "handler got comm 0x%x, expected 0x%x", (unsigned)last_comm, (unsigned)dup);
+    CHECK(last_comm == dup, "handler got comm 0x%x, expected 0x%x", (unsigned)last_comm,
+          (unsigned)dup);
     CHECK_ERR_CLASS(last_code, MPI_ERR_TAG);
     CHECK_ERR_STRING_INT(last_code, -5);
     /* The call returns the error code after the handler returns. */

@@ -3,7 +3,10 @@
  * MPI_MAX_ERROR_STRING, and distinct classes have distinct strings. */
 #include "mtest.h"
 
-#define E(name) { name, #name }
+#define E(name)     \
+    {               \
+        name, #name \
+    }
 static const struct {
     int value;
     const char *name;
@@ -99,7 +102,8 @@ int main(int argc, char **argv)
         char *t = text[i];
         memset(t, 'Z', MPI_MAX_ERROR_STRING + 16);
         CHECK_SUCCESS(MPI_Error_class(classes[i].value, &cls));
-        CHECK(cls == classes[i].value, "%s (%d) has class %d", classes[i].name, classes[i].value, cls);
+        CHECK(cls == classes[i].value, "%s (%d) has class %d", classes[i].name, classes[i].value,
+              cls);
         CHECK_SUCCESS(MPI_Error_string(classes[i].value, t, &len));
         CHECK(len > 0 && len < MPI_MAX_ERROR_STRING, "%s: resultlen %d", classes[i].name, len);
         if (len >= 0 && len < MPI_MAX_ERROR_STRING) {
@@ -110,7 +114,8 @@ int main(int argc, char **argv)
         /* nothing written past MPI_MAX_ERROR_STRING */
         for (int k = MPI_MAX_ERROR_STRING; k < MPI_MAX_ERROR_STRING + 16; k++)
             if (t[k] != 'Z') {
-                CHECK(t[k] == 'Z', "%s: byte %d past MPI_MAX_ERROR_STRING written", classes[i].name, k);
+                CHECK(t[k] == 'Z', "%s: byte %d past MPI_MAX_ERROR_STRING written", classes[i].name,
+                      k);
                 break;
             }
         t[MPI_MAX_ERROR_STRING - 1] = '\0';
@@ -119,7 +124,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < NCLASSES; i++)
         for (int j = 0; j < NCLASSES; j++)
             if (j != i && strcmp(text[i], text[j]) == 0) {
-                CHECK(0, "%s shares its string \"%s\" with %s", classes[i].name, text[i], classes[j].name);
+                CHECK(0, "%s shares its string \"%s\" with %s", classes[i].name, text[i],
+                      classes[j].name);
                 break;
             }
     /* the values are distinct and increasing up to MPI_ERR_LASTCODE */

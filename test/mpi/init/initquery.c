@@ -1,7 +1,7 @@
 /* Environment queries around MPI_Init/MPI_Finalize: Initialized, Finalized,
  * version, library version, processor name, Wtime/Wtick, thread queries. */
-#include "mtest.h"
 #include <unistd.h>
+#include "mtest.h"
 
 int main(int argc, char **argv)
 {
@@ -69,7 +69,8 @@ int main(int argc, char **argv)
         MPI_Bcast(root_name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
         MPI_Bcast(root_host, (int)sizeof root_host, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (strcmp(root_host, host) == 0)
-            CHECK(strcmp(root_name, name) == 0, "rank 0 says \"%s\", this rank \"%s\"", root_name, name);
+            CHECK(strcmp(root_name, name) == 0, "rank 0 says \"%s\", this rank \"%s\"", root_name,
+                  name);
     }
 
     /* Wtime: monotonic, advances across a sleep, Wtick positive and sane. */
@@ -86,11 +87,13 @@ int main(int argc, char **argv)
     }
     usleep(20000);
     double after = MPI_Wtime();
-    CHECK(after - first >= 0.019 && after - first < 5.0, "20 ms sleep measured as %g s", after - first);
+    CHECK(after - first >= 0.019 && after - first < 5.0, "20 ms sleep measured as %g s",
+          after - first);
 
     int provided = -1;
     CHECK_SUCCESS(MPI_Query_thread(&provided));
-    CHECK(provided >= MPI_THREAD_SINGLE && provided <= MPI_THREAD_MULTIPLE, "provided %d", provided);
+    CHECK(provided >= MPI_THREAD_SINGLE && provided <= MPI_THREAD_MULTIPLE, "provided %d",
+          provided);
     CHECK(MPI_THREAD_SINGLE < MPI_THREAD_FUNNELED && MPI_THREAD_FUNNELED < MPI_THREAD_SERIALIZED &&
               MPI_THREAD_SERIALIZED < MPI_THREAD_MULTIPLE,
           "thread levels out of order");

@@ -1,11 +1,11 @@
 /* MPI_Init_thread(MPI_THREAD_MULTIPLE): two threads per rank exchange messages
  * with the neighbouring ranks at the same time, each thread on its own tag. */
-#include "mtest.h"
 #include <pthread.h>
+#include "mtest.h"
 
 #define NTHREADS 2
 #define ITERS 200
-#define LEN 1000   /* ints per small message */
+#define LEN 1000    /* ints per small message */
 #define BIGLEN 9000 /* ints per large message (above the eager limit) */
 
 static int rank, size;
@@ -35,7 +35,8 @@ static void *worker(void *p)
         MPI_Request req;
         MPI_Status st;
         /* only the left neighbour sends this tag here: odd iterations use MPI_ANY_SOURCE */
-        int rc = MPI_Irecv(rbuf, len, MPI_INT, (it % 2) ? MPI_ANY_SOURCE : left, tag, MPI_COMM_WORLD, &req);
+        int rc = MPI_Irecv(rbuf, len, MPI_INT, (it % 2) ? MPI_ANY_SOURCE : left, tag,
+                           MPI_COMM_WORLD, &req);
         if (rc == MPI_SUCCESS)
             rc = MPI_Send(sbuf, len, MPI_INT, right, tag, MPI_COMM_WORLD);
         if (rc == MPI_SUCCESS)
@@ -49,8 +50,8 @@ static void *worker(void *p)
         MPI_Get_count(&st, MPI_INT, &count);
         if (st.MPI_SOURCE != left || st.MPI_TAG != tag || count != len) {
             a->errors++;
-            snprintf(a->msg, sizeof a->msg, "thread %d iter %d: source %d tag %d count %d", a->id, it,
-                     st.MPI_SOURCE, st.MPI_TAG, count);
+            snprintf(a->msg, sizeof a->msg, "thread %d iter %d: source %d tag %d count %d", a->id,
+                     it, st.MPI_SOURCE, st.MPI_TAG, count);
         }
         for (int i = 0; i < len; i++) {
             int want = mtest_pattern(left, tag * 1000 + it, i);
@@ -67,8 +68,8 @@ static void *worker(void *p)
                           MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || got != right * 100000 + a->id * 1000 + it) {
             a->errors++;
-            snprintf(a->msg, sizeof a->msg, "thread %d iter %d: sendrecv rc=%d got %d", a->id, it, rc,
-                     got);
+            snprintf(a->msg, sizeof a->msg, "thread %d iter %d: sendrecv rc=%d got %d", a->id, it,
+                     rc, got);
         }
     }
     free(sbuf);

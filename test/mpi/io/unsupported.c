@@ -116,6 +116,7 @@ int main(int argc, char **argv)
     CHECK_ERR_CLASS(MPI_Status_f2c(MPI_F_STATUS_IGNORE, &back), MPI_ERR_ARG);
     CHECK_ERR_CLASS(MPI_Status_f082c(MPI_F08_STATUS_IGNORE, &back), MPI_ERR_ARG);
     CHECK(MPI_F_STATUS_IGNORE != NULL && MPI_F_STATUSES_IGNORE != NULL &&
-          MPI_F_STATUS_IGNORE != MPI_F_STATUSES_IGNORE, "F status IGNORE objects");
+              MPI_F_STATUS_IGNORE != MPI_F_STATUSES_IGNORE,
+          "F status IGNORE objects");
     return mtest_finish();
 }

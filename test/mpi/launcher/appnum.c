@@ -16,7 +16,8 @@ int main(int argc, char **argv)
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     char cwd[4096] = "?";
-    if (getcwd(cwd, sizeof cwd) == NULL) cwd[0] = '?';
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        cwd[0] = '?';
     const char *color = getenv("COLOR");
     printf("rank %d size %d appnum %d arg %s color %s sum %s cwd %s\n", rank, size,
            flag ? *appnum : -1, argc > 1 ? argv[1] : "-", color ? color : "-",

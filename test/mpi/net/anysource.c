@@ -31,7 +31,8 @@ int main(int argc, char **argv)
             CHECK_INT(buf[got - 1], src * 1000 + buf[0]);
             ++next[src];
         }
-        for (int src = 1; src < size; ++src) CHECK_INT(next[src], COUNT);
+        for (int src = 1; src < size; ++src)
+            CHECK_INT(next[src], COUNT);
     } else {
         for (int i = 0; i < COUNT; ++i) {
             const int n = i % 5 == 0 ? BIG : 1 + i;
@@ -42,13 +43,15 @@ int main(int argc, char **argv)
     }
     /* Everyone sends its rank to everyone; wildcard probe then receive. */
     for (int peer = 0; peer < size; ++peer)
-        if (peer != rank) MPI_Send(&rank, 1, MPI_INT, peer, 9, MPI_COMM_WORLD);
+        if (peer != rank)
+            MPI_Send(&rank, 1, MPI_INT, peer, 9, MPI_COMM_WORLD);
     int seen = 0;
     for (int n = 0; n < size - 1; ++n) {
         MPI_Status st;
         int v = -1;
         CHECK_SUCCESS(MPI_Probe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st));
-        CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_SUCCESS(
+            MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK_INT(v, st.MPI_SOURCE);
         seen |= 1 << v;
     }

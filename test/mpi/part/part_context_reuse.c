@@ -15,11 +15,13 @@ static void exchange(MPI_Comm comm, int dest, int source, int count, int parts, 
     }
     MPI_Request sreq, rreq;
     CHECK_SUCCESS(MPI_Psend_init(sbuf, parts, count, MPI_INT, dest, 5, comm, MPI_INFO_NULL, &sreq));
-    CHECK_SUCCESS(MPI_Precv_init(rbuf, parts, count, MPI_INT, source, 5, comm, MPI_INFO_NULL, &rreq));
+    CHECK_SUCCESS(
+        MPI_Precv_init(rbuf, parts, count, MPI_INT, source, 5, comm, MPI_INFO_NULL, &rreq));
     for (int round = 0; round < 2; round++) {
         CHECK_SUCCESS(MPI_Start(&rreq));
         CHECK_SUCCESS(MPI_Start(&sreq));
-        for (int i = 0; i < parts; i++) CHECK_SUCCESS(MPI_Pready(i, sreq));
+        for (int i = 0; i < parts; i++)
+            CHECK_SUCCESS(MPI_Pready(i, sreq));
         CHECK_SUCCESS(MPI_Wait(&rreq, MPI_STATUS_IGNORE));
         CHECK_SUCCESS(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
     }
@@ -41,7 +43,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2 + rank; k++) {
         MPI_Comm self;
         CHECK_SUCCESS(MPI_Comm_dup(MPI_COMM_SELF, &self));
-        for (int count = 0; count < 3; count++) exchange(self, 0, 0, count, 2, 100 * k);
+        for (int count = 0; count < 3; count++)
+            exchange(self, 0, 0, count, 2, 100 * k);
         CHECK_SUCCESS(MPI_Comm_free(&self));
     }
     for (int k = 0; k < 3; k++) {
@@ -49,7 +52,8 @@ int main(int argc, char **argv)
         CHECK_SUCCESS(MPI_Comm_dup(MPI_COMM_WORLD, &world));
         const int dest = (rank + 1) % size, source = (rank + size - 1) % size;
         for (int count = 0; count < 3; count++)
-            for (int parts = 1; parts < 4; parts++) exchange(world, dest, source, count, parts, 1000 * k);
+            for (int parts = 1; parts < 4; parts++)
+                exchange(world, dest, source, count, parts, 1000 * k);
         CHECK_SUCCESS(MPI_Comm_free(&world));
     }
     return mtest_finish();

@@ -128,14 +128,18 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
     CHECK_SUCCESS(MPI_Wait(&rreq, MPI_STATUS_IGNORE));
     MPI_Request bad;
-    CHECK_ERR_CLASS(MPI_Psend_init(sbuf, 0, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   &bad), MPI_ERR_ARG);
-    CHECK_ERR_CLASS(MPI_Precv_init(rbuf, 1, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD,
-                                   MPI_INFO_NULL, &bad), MPI_ERR_RANK);
-    CHECK_ERR_CLASS(MPI_Psend_init(sbuf, 1, 1, MPI_INT, size, 7, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   &bad), MPI_ERR_RANK);
-    CHECK_ERR_CLASS(MPI_Psend_init(sbuf, 1, -1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   &bad), MPI_ERR_COUNT);
+    CHECK_ERR_CLASS(
+        MPI_Psend_init(sbuf, 0, 1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+        MPI_ERR_ARG);
+    CHECK_ERR_CLASS(
+        MPI_Precv_init(rbuf, 1, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+        MPI_ERR_RANK);
+    CHECK_ERR_CLASS(
+        MPI_Psend_init(sbuf, 1, 1, MPI_INT, size, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+        MPI_ERR_RANK);
+    CHECK_ERR_CLASS(
+        MPI_Psend_init(sbuf, 1, -1, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+        MPI_ERR_COUNT);
 
     /* A derived datatype: every other int */
     MPI_Datatype strided;
@@ -150,10 +154,10 @@ int main(int argc, char **argv)
     MPI_Datatype resized;
     MPI_Type_create_resized(strided, 0, 2 * PER_SEND * sizeof(int), &resized);
     MPI_Type_commit(&resized);
-    CHECK_SUCCESS(MPI_Psend_init(wide, SEND_PARTS, 1, resized, peer, 8, MPI_COMM_WORLD,
-                                 MPI_INFO_NULL, &s2));
-    CHECK_SUCCESS(MPI_Precv_init(narrow, 2, total / 2, MPI_INT, peer, 8, MPI_COMM_WORLD,
-                                 MPI_INFO_NULL, &r2));
+    CHECK_SUCCESS(
+        MPI_Psend_init(wide, SEND_PARTS, 1, resized, peer, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &s2));
+    CHECK_SUCCESS(
+        MPI_Precv_init(narrow, 2, total / 2, MPI_INT, peer, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &r2));
     MPI_Start(&r2);
     MPI_Start(&s2);
     MPI_Pready_range(0, SEND_PARTS - 1, s2);

@@ -2,8 +2,8 @@
  * a later message goes to the next receive), cancel of a completed receive
  * (not cancelled), MPI_Request_free of active sends and receives, and
  * MPI_Request_get_status (does not free the request). */
-#include "mtest.h"
 #include <unistd.h>
+#include "mtest.h"
 
 int main(int argc, char **argv)
 {
@@ -78,14 +78,14 @@ int main(int argc, char **argv)
         /* calling it again gives the same answer */
         MPI_Status st2;
         CHECK_SUCCESS(MPI_Request_get_status(req, &flag, &st2));
-        CHECK(flag && st2.MPI_SOURCE == peer && st2.MPI_TAG == 7, "second Request_get_status: %d %d %d", flag,
-              st2.MPI_SOURCE, st2.MPI_TAG);
+        CHECK(flag && st2.MPI_SOURCE == peer && st2.MPI_TAG == 7,
+              "second Request_get_status: %d %d %d", flag, st2.MPI_SOURCE, st2.MPI_TAG);
         CHECK_SUCCESS(MPI_Cancel(&req));
         CHECK_SUCCESS(MPI_Wait(&req, &st));
         CHECK_SUCCESS(MPI_Test_cancelled(&st, &flag));
         CHECK(!flag, "a completed receive reports cancelled");
-        CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 7, "status after Cancel+Wait: source %d tag %d",
-              st.MPI_SOURCE, st.MPI_TAG);
+        CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 7,
+              "status after Cancel+Wait: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
         CHECK_INT(got, peer * 10 + 3);
     }
 
@@ -104,7 +104,8 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Isend(big, n, MPI_INT, peer, 9, MPI_COMM_WORLD, &r2));
             CHECK_SUCCESS(MPI_Request_free(&r1));
             CHECK_SUCCESS(MPI_Request_free(&r2));
-            CHECK(r1 == MPI_REQUEST_NULL && r2 == MPI_REQUEST_NULL, "Request_free did not null the handles");
+            CHECK(r1 == MPI_REQUEST_NULL && r2 == MPI_REQUEST_NULL,
+                  "Request_free did not null the handles");
             /* the receiver tells us when it has everything; only then reuse buffers */
             int done = 0;
             MPI_Recv(&done, 1, MPI_INT, peer, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

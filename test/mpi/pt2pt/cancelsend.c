@@ -31,7 +31,9 @@ int main(int argc, char **argv)
                 double t0 = MPI_Wtime();
                 while (!done && MPI_Wtime() - t0 < 5.0)
                     CHECK_SUCCESS(MPI_Test(&req, &done, &st));
-                CHECK(done, "send of %d ints marked for cancellation did not complete locally within 5 s", len);
+                CHECK(done,
+                      "send of %d ints marked for cancellation did not complete locally within 5 s",
+                      len);
                 if (done)
                     CHECK_SUCCESS(MPI_Test_cancelled(&st, &cancelled));
                 /* tell the receiver: 1 cancelled, 0 delivered, 2 still pending */
@@ -62,7 +64,9 @@ int main(int argc, char **argv)
                 }
                 if (k == 0 && rank == 1)
                     printf("send cancel (%d ints): %s\n", len,
-                           cancelled == 1 ? "cancelled" : cancelled == 0 ? "delivered" : "not complete");
+                           cancelled == 1   ? "cancelled"
+                           : cancelled == 0 ? "delivered"
+                                            : "not complete");
             }
         }
         free(big);

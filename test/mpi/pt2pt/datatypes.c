@@ -2,8 +2,8 @@
  * hvector, sent and received noncontiguous on both sides, a
  * vector received as contiguous ints and the reverse, a partial message
  * (MPI_Get_count MPI_UNDEFINED, MPI_Get_elements exact), gaps untouched. */
-#include "mtest.h"
 #include <stddef.h>
+#include "mtest.h"
 
 static int rank, peer;
 
@@ -25,7 +25,8 @@ static long vec_pos(long k)
     return item * ext + (in / VB) * VS + in % VB;
 }
 
-static void send_or_recv(int sender, void *buf, int count, MPI_Datatype type, int tag, MPI_Status *st)
+static void send_or_recv(int sender, void *buf, int count, MPI_Datatype type, int tag,
+                         MPI_Status *st)
 {
     if (rank == sender)
         CHECK_SUCCESS(MPI_Send(buf, count, type, peer, tag, MPI_COMM_WORLD));
@@ -42,7 +43,8 @@ static void counts(MPI_Status *st, MPI_Datatype type, int count, int elements, c
     CHECK(e == elements, "%s: MPI_Get_elements %d, expected %d", what, e, elements);
     MPI_Count ex = -2;
     CHECK_SUCCESS(MPI_Get_elements_x(st, type, &ex));
-    CHECK(ex == elements, "%s: MPI_Get_elements_x %lld, expected %d", what, (long long)ex, elements);
+    CHECK(ex == elements, "%s: MPI_Get_elements_x %lld, expected %d", what, (long long)ex,
+          elements);
 }
 
 int main(int argc, char **argv)
@@ -90,10 +92,12 @@ int main(int argc, char **argv)
                 long k = 0;
                 for (long i = 0; i < span; i++) {
                     if (k < nints && vec_pos(k) == i) {
-                        CHECK(b[i] == mtest_pattern(src, 1, k), "vector->vector: int %ld (pos %ld) is %d", k, i, b[i]);
+                        CHECK(b[i] == mtest_pattern(src, 1, k),
+                              "vector->vector: int %ld (pos %ld) is %d", k, i, b[i]);
                         k++;
                     } else {
-                        CHECK(b[i] == -9, "vector->vector: gap at %ld overwritten with %d", i, b[i]);
+                        CHECK(b[i] == -9, "vector->vector: gap at %ld overwritten with %d", i,
+                              b[i]);
                     }
                 }
             }
@@ -118,14 +122,16 @@ int main(int argc, char **argv)
                 CHECK_SUCCESS(MPI_Recv(c, nints + 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &st));
                 counts(&st, MPI_INT, nints, nints, "vector->int");
                 for (long k = 0; k < nints; k++)
-                    CHECK(c[k] == mtest_pattern(src, 2, k), "vector->int: element %ld is %d", k, c[k]);
+                    CHECK(c[k] == mtest_pattern(src, 2, k), "vector->int: element %ld is %d", k,
+                          c[k]);
                 CHECK(c[nints] == -9, "vector->int: wrote past the message");
                 CHECK_SUCCESS(MPI_Recv(v, nvec, vec, peer, 3, MPI_COMM_WORLD, &st));
                 counts(&st, vec, nvec, nints, "int->vector");
                 long k = 0;
                 for (long i = 0; i < span; i++) {
                     if (k < nints && vec_pos(k) == i) {
-                        CHECK(v[i] == mtest_pattern(src, 3, k), "int->vector: int %ld is %d", k, v[i]);
+                        CHECK(v[i] == mtest_pattern(src, 3, k), "int->vector: int %ld is %d", k,
+                              v[i]);
                         k++;
                     } else {
                         CHECK(v[i] == -9, "int->vector: gap at %ld overwritten with %d", i, v[i]);
@@ -197,7 +203,8 @@ int main(int argc, char **argv)
                     for (int k = 0; k < 6; k++)
                         want[j * 9 + rpos[k]] = src * 1000 + j * 10 + k + 0.25;
                 for (int i = 0; i < 10 * n; i++)
-                    CHECK(rb[i] == want[i], "indexed: slot %d is %g, expected %g", i, rb[i], want[i]);
+                    CHECK(rb[i] == want[i], "indexed: slot %d is %g, expected %g", i, rb[i],
+                          want[i]);
             }
             free(sb);
             free(rb);
@@ -207,7 +214,8 @@ int main(int argc, char **argv)
         /* 6. struct, resized to the C struct, both sides */
         {
             int bl[3] = {1, 2, 3};
-            MPI_Aint dp[3] = {offsetof(struct rec, a), offsetof(struct rec, b), offsetof(struct rec, c)};
+            MPI_Aint dp[3] = {offsetof(struct rec, a), offsetof(struct rec, b),
+                              offsetof(struct rec, c)};
             MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, t0, t;
             CHECK_SUCCESS(MPI_Type_create_struct(3, bl, dp, types, &t0));
             CHECK_SUCCESS(MPI_Type_create_resized(t0, 0, sizeof(struct rec), &t));
@@ -234,16 +242,18 @@ int main(int argc, char **argv)
                 CHECK_SUCCESS(MPI_Recv(r, n, t, peer, 6, MPI_COMM_WORLD, &st));
                 counts(&st, t, n, 6 * n, "struct");
                 for (int i = 0; i < n; i++)
-                    CHECK(r[i].a == src * 100 + i && r[i].b[0] == i * 0.5 && r[i].b[1] == -i * 0.25 - src &&
-                              r[i].c[0] == (char)('a' + i) && r[i].c[1] == (char)('A' + src) && r[i].c[2] == (char)i,
-                          "struct %d: a=%d b=%g,%g c=%d,%d,%d", i, r[i].a, r[i].b[0], r[i].b[1], r[i].c[0],
-                          r[i].c[1], r[i].c[2]);
+                    CHECK(r[i].a == src * 100 + i && r[i].b[0] == i * 0.5 &&
+                              r[i].b[1] == -i * 0.25 - src && r[i].c[0] == (char)('a' + i) &&
+                              r[i].c[1] == (char)('A' + src) && r[i].c[2] == (char)i,
+                          "struct %d: a=%d b=%g,%g c=%d,%d,%d", i, r[i].a, r[i].b[0], r[i].b[1],
+                          r[i].c[0], r[i].c[1], r[i].c[2]);
                 /* padding after c[] is not written */
                 const unsigned char *raw = (const unsigned char *)r;
                 size_t pad0 = offsetof(struct rec, c) + 3;
                 for (int i = 0; i < n; i++)
                     for (size_t p = pad0; p < sizeof(struct rec); p++)
-                        CHECK(raw[i * sizeof(struct rec) + p] == 0, "struct %d: padding byte %zu written", i, p);
+                        CHECK(raw[i * sizeof(struct rec) + p] == 0,
+                              "struct %d: padding byte %zu written", i, p);
             }
             MPI_Type_free(&t);
         }
@@ -269,8 +279,8 @@ int main(int argc, char **argv)
                         int want = c < 4 ? src * 1000 + (2 + r) * 8 + 3 + c : -9;
                         if (r == 2 && c == 4)
                             continue; /* beyond the type's true extent */
-                        CHECK(h[r * 5 + c] == want, "block->hvector: [%d][%d] is %d, expected %d", r, c,
-                              h[r * 5 + c], want);
+                        CHECK(h[r * 5 + c] == want, "block->hvector: [%d][%d] is %d, expected %d",
+                              r, c, h[r * 5 + c], want);
                     }
             }
             MPI_Type_free(&sub);
@@ -278,12 +288,20 @@ int main(int argc, char **argv)
         }
         /* 9. partial struct: (int, double, int) received as 2 x (int, double) */
         {
-            struct id { int i; double d; } rr[2];
-            struct idi { int i; double d; int j; } ss;
+            struct id {
+                int i;
+                double d;
+            } rr[2];
+            struct idi {
+                int i;
+                double d;
+                int j;
+            } ss;
             MPI_Datatype tid, tid0, tidi;
             int bl[3] = {1, 1, 1};
             MPI_Aint dp2[2] = {offsetof(struct id, i), offsetof(struct id, d)};
-            MPI_Aint dp3[3] = {offsetof(struct idi, i), offsetof(struct idi, d), offsetof(struct idi, j)};
+            MPI_Aint dp3[3] = {offsetof(struct idi, i), offsetof(struct idi, d),
+                               offsetof(struct idi, j)};
             MPI_Datatype ty2[2] = {MPI_INT, MPI_DOUBLE}, ty3[3] = {MPI_INT, MPI_DOUBLE, MPI_INT};
             MPI_Type_create_struct(2, bl, dp2, ty2, &tid0);
             MPI_Type_create_resized(tid0, 0, sizeof(struct id), &tid);
@@ -301,7 +319,8 @@ int main(int argc, char **argv)
                 rr[1].d = -4.0;
                 CHECK_SUCCESS(MPI_Recv(rr, 2, tid, peer, 9, MPI_COMM_WORLD, &st));
                 counts(&st, tid, MPI_UNDEFINED, 3, "partial struct");
-                CHECK(rr[0].i == src + 5 && rr[0].d == src + 0.125 && rr[1].i == src - 9 && rr[1].d == -4.0,
+                CHECK(rr[0].i == src + 5 && rr[0].d == src + 0.125 && rr[1].i == src - 9 &&
+                          rr[1].d == -4.0,
                       "partial struct: (%d, %g), (%d, %g)", rr[0].i, rr[0].d, rr[1].i, rr[1].d);
             }
             MPI_Type_free(&tid);
@@ -315,13 +334,15 @@ int main(int argc, char **argv)
             MPI_Datatype col;
             MPI_Type_vector(3, 2, 7, MPI_INT, &col); /* 2 ints from each row of 3x7 */
             MPI_Type_commit(&col);
-            CHECK_SUCCESS(MPI_Sendrecv_replace(m + 1, 1, col, peer, 10 + dir, peer, 10 + dir, MPI_COMM_WORLD, &st));
+            CHECK_SUCCESS(MPI_Sendrecv_replace(m + 1, 1, col, peer, 10 + dir, peer, 10 + dir,
+                                               MPI_COMM_WORLD, &st));
             counts(&st, col, 1, 6, "Sendrecv_replace(vector)");
             for (int r = 0; r < 3; r++)
                 for (int c = 0; c < 7; c++) {
                     int inside = c == 1 || c == 2;
                     int want = (inside ? peer : rank) * 1000 + r * 7 + c;
-                    CHECK(m[r * 7 + c] == want, "Sendrecv_replace(vector): [%d][%d] is %d, expected %d", r, c,
+                    CHECK(m[r * 7 + c] == want,
+                          "Sendrecv_replace(vector): [%d][%d] is %d, expected %d", r, c,
                           m[r * 7 + c], want);
                 }
             MPI_Type_free(&col);
@@ -341,8 +362,8 @@ int main(int argc, char **argv)
                 CHECK_SUCCESS(MPI_Get_count(&st, z, &c));
                 CHECK_SUCCESS(MPI_Get_elements(&st, z, &e));
                 CHECK(c == 0 && e == 0, "zero-size type: count %d elements %d, expected 0 0", c, e);
-                CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 11, "zero-size: source %d tag %d", st.MPI_SOURCE,
-                      st.MPI_TAG);
+                CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 11, "zero-size: source %d tag %d",
+                      st.MPI_SOURCE, st.MPI_TAG);
                 CHECK_SUCCESS(MPI_Recv(zb, 4, MPI_INT, peer, 12, MPI_COMM_WORLD, &st));
                 CHECK_SUCCESS(MPI_Get_count(&st, MPI_INT, &c));
                 CHECK(c == 0, "zero-size message received as ints: count %d", c);
@@ -372,9 +393,10 @@ int main(int argc, char **argv)
                 CHECK_SUCCESS(MPI_Wait(&r, &st));
                 counts(&st, col, 1, rows, "column");
                 for (int i = 0; i < rows; i++) {
-                    CHECK(mtx[i * cols + 2] == mtest_pattern(src, 8, i * cols + 1), "column: row %d is %d", i,
-                          mtx[i * cols + 2]);
-                    CHECK(mtx[i * cols] == -9 && mtx[i * cols + 1] == -9, "column: row %d other columns written", i);
+                    CHECK(mtx[i * cols + 2] == mtest_pattern(src, 8, i * cols + 1),
+                          "column: row %d is %d", i, mtx[i * cols + 2]);
+                    CHECK(mtx[i * cols] == -9 && mtx[i * cols + 1] == -9,
+                          "column: row %d other columns written", i);
                     if (mtest_errors > 10)
                         break;
                 }

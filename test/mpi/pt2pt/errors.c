@@ -46,7 +46,8 @@ int main(int argc, char **argv)
     int *tag_ub = NULL;
     flag = 0;
     CHECK_SUCCESS(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
-    CHECK(flag && tag_ub != NULL && *tag_ub >= 32767, "MPI_TAG_UB flag %d value %d", flag, tag_ub ? *tag_ub : -1);
+    CHECK(flag && tag_ub != NULL && *tag_ub >= 32767, "MPI_TAG_UB flag %d value %d", flag,
+          tag_ub ? *tag_ub : -1);
     rc = MPI_Send(buf, 1, MPI_INT, peer, -5, MPI_COMM_WORLD);
     CHECK_ERR_CLASS(rc, MPI_ERR_TAG);
     CHECK_ERR_STRING_INT(rc, -5);
@@ -152,7 +153,8 @@ int main(int argc, char **argv)
     int left = (rank + size - 1) % size, out[4], in[4] = {-1, -1, -1, -1};
     for (int i = 0; i < 4; i++)
         out[i] = rank * 10 + i;
-    CHECK_SUCCESS(MPI_Sendrecv(out, 4, MPI_INT, peer, 1, in, 4, MPI_INT, left, 1, MPI_COMM_WORLD, &st));
+    CHECK_SUCCESS(
+        MPI_Sendrecv(out, 4, MPI_INT, peer, 1, in, 4, MPI_INT, left, 1, MPI_COMM_WORLD, &st));
     for (int i = 0; i < 4; i++)
         CHECK_INT(in[i], left * 10 + i);
     return mtest_finish();

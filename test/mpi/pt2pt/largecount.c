@@ -18,24 +18,28 @@ int main(int argc, char **argv)
     const MPI_Count n = 1000, big = 9000;
     int *s = malloc(big * sizeof(int)), *r = malloc((big + 1) * sizeof(int));
 
-#define FILL(tag, len) for (MPI_Count i_ = 0; i_ < (len); i_++) s[i_] = mtest_pattern(rank, tag, (long)i_)
-#define CLEAR(len) for (MPI_Count i_ = 0; i_ <= (len); i_++) r[i_] = -1
+#define FILL(tag, len)                       \
+    for (MPI_Count i_ = 0; i_ < (len); i_++) \
+    s[i_] = mtest_pattern(rank, tag, (long)i_)
+#define CLEAR(len)                            \
+    for (MPI_Count i_ = 0; i_ <= (len); i_++) \
+    r[i_] = -1
 #define VERIFY(tag, len, what) VERIFY2(tag, tag, len, what)
-#define VERIFY2(ptag, mtag, len, what)                                                      \
-    do {                                                                                    \
-        for (MPI_Count i_ = 0; i_ < (len); i_++)                                            \
-            if (r[i_] != mtest_pattern(peer, (ptag), (long)i_)) {                           \
-                CHECK(0, "%s: element %lld is %d", what, (long long)i_, r[i_]);             \
-                break;                                                                      \
-            }                                                                               \
-        CHECK(r[len] == -1, "%s: wrote past the message", what);                            \
-        c = e = -2;                                                                         \
-        CHECK_SUCCESS(MPI_Get_count_c(&st, MPI_INT, &c));                                   \
-        CHECK_SUCCESS(MPI_Get_elements_c(&st, MPI_INT, &e));                                \
+#define VERIFY2(ptag, mtag, len, what)                                                       \
+    do {                                                                                     \
+        for (MPI_Count i_ = 0; i_ < (len); i_++)                                             \
+            if (r[i_] != mtest_pattern(peer, (ptag), (long)i_)) {                            \
+                CHECK(0, "%s: element %lld is %d", what, (long long)i_, r[i_]);              \
+                break;                                                                       \
+            }                                                                                \
+        CHECK(r[len] == -1, "%s: wrote past the message", what);                             \
+        c = e = -2;                                                                          \
+        CHECK_SUCCESS(MPI_Get_count_c(&st, MPI_INT, &c));                                    \
+        CHECK_SUCCESS(MPI_Get_elements_c(&st, MPI_INT, &e));                                 \
         CHECK(c == (len) && e == (len), "%s: count %lld elements %lld, expected %lld", what, \
-              (long long)c, (long long)e, (long long)(len));                                \
-        CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == (mtag), "%s: source %d tag %d", what, \
-              st.MPI_SOURCE, st.MPI_TAG);                                                   \
+              (long long)c, (long long)e, (long long)(len));                                 \
+        CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == (mtag), "%s: source %d tag %d", what,   \
+              st.MPI_SOURCE, st.MPI_TAG);                                                    \
     } while (0)
 
     /* Send_c / Recv_c, both directions, small and large */
@@ -87,7 +91,8 @@ int main(int argc, char **argv)
     {
         FILL(5, big);
         CLEAR(big);
-        CHECK_SUCCESS(MPI_Sendrecv_c(s, big, MPI_INT, peer, 5, r, big + 1, MPI_INT, peer, 5, MPI_COMM_WORLD, &st));
+        CHECK_SUCCESS(MPI_Sendrecv_c(s, big, MPI_INT, peer, 5, r, big + 1, MPI_INT, peer, 5,
+                                     MPI_COMM_WORLD, &st));
         VERIFY(5, big, "Sendrecv_c");
         for (MPI_Count i = 0; i < n; i++)
             r[i] = mtest_pattern(rank, 6, (long)i);

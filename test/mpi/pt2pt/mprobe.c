@@ -15,7 +15,8 @@ static void check(const int *b, int n, int src, int tag, const char *what)
 {
     for (int i = 0; i < n; i++)
         if (b[i] != mtest_pattern(src, tag, i)) {
-            CHECK(0, "%s: element %d is %d, expected %d", what, i, b[i], mtest_pattern(src, tag, i));
+            CHECK(0, "%s: element %d is %d, expected %d", what, i, b[i],
+                  mtest_pattern(src, tag, i));
             return;
         }
 }
@@ -42,7 +43,8 @@ int main(int argc, char **argv)
             MPI_Status sst[3];
             for (int k = 0; k < 3; k++) {
                 fill(s3 + k * (n + 1), n, rank, k + 1);
-                CHECK_SUCCESS(MPI_Isend(s3 + k * (n + 1), n, MPI_INT, 0, k < 2 ? 7 : 8, MPI_COMM_WORLD, &sr[k]));
+                CHECK_SUCCESS(MPI_Isend(s3 + k * (n + 1), n, MPI_INT, 0, k < 2 ? 7 : 8,
+                                        MPI_COMM_WORLD, &sr[k]));
             }
             CHECK_SUCCESS(MPI_Waitall(3, sr, sst));
             free(s3);
@@ -51,11 +53,11 @@ int main(int argc, char **argv)
                 /* Mprobe takes the first tag-7 message out of matching */
                 msg = MPI_MESSAGE_NULL;
                 CHECK_SUCCESS(MPI_Mprobe(src, 7, MPI_COMM_WORLD, &msg, &st));
-                CHECK(msg != MPI_MESSAGE_NULL && msg != MPI_MESSAGE_NO_PROC, "Mprobe gave handle 0x%x",
-                      (unsigned)msg);
+                CHECK(msg != MPI_MESSAGE_NULL && msg != MPI_MESSAGE_NO_PROC,
+                      "Mprobe gave handle 0x%x", (unsigned)msg);
                 MPI_Get_count(&st, MPI_INT, &c);
-                CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 7 && c == n, "Mprobe: source %d tag %d count %d",
-                      st.MPI_SOURCE, st.MPI_TAG, c);
+                CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 7 && c == n,
+                      "Mprobe: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, c);
                 /* a plain probe now sees the second message: check it via Recv */
                 CHECK_SUCCESS(MPI_Probe(src, 7, MPI_COMM_WORLD, &st));
                 MPI_Get_count(&st, MPI_INT, &c);
@@ -68,8 +70,8 @@ int main(int argc, char **argv)
                 CHECK_SUCCESS(MPI_Mrecv(b, n, MPI_INT, &msg, &st));
                 CHECK(msg == MPI_MESSAGE_NULL, "Mrecv left handle 0x%x", (unsigned)msg);
                 MPI_Get_count(&st, MPI_INT, &c);
-                CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 7 && c == n, "Mrecv: source %d tag %d count %d",
-                      st.MPI_SOURCE, st.MPI_TAG, c);
+                CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 7 && c == n,
+                      "Mrecv: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, c);
                 check(b, n, src, 1, "Mrecv");
                 CHECK(b[n] == -1, "Mrecv wrote past the message");
 
@@ -80,8 +82,8 @@ int main(int argc, char **argv)
                     CHECK_SUCCESS(MPI_Improbe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &flag, &msg, &st));
                 int s8 = st.MPI_SOURCE;
                 MPI_Get_count(&st, MPI_INT, &c);
-                CHECK(s8 >= 1 && s8 < size && st.MPI_TAG == 8 && c == n, "Improbe: source %d tag %d count %d",
-                      s8, st.MPI_TAG, c);
+                CHECK(s8 >= 1 && s8 < size && st.MPI_TAG == 8 && c == n,
+                      "Improbe: source %d tag %d count %d", s8, st.MPI_TAG, c);
                 /* no further tag-8 message from that source is visible */
                 if (s8 >= 1 && s8 < size) {
                     CHECK_SUCCESS(MPI_Iprobe(s8, 8, MPI_COMM_WORLD, &flag, &st));
@@ -94,13 +96,14 @@ int main(int argc, char **argv)
                 CHECK(msg == MPI_MESSAGE_NULL, "Imrecv left handle 0x%x", (unsigned)msg);
                 CHECK_SUCCESS(MPI_Wait(&req, &st));
                 MPI_Get_count(&st, MPI_INT, &c);
-                CHECK(st.MPI_SOURCE == s8 && st.MPI_TAG == 8 && c == n, "Imrecv: source %d tag %d count %d",
-                      st.MPI_SOURCE, st.MPI_TAG, c);
+                CHECK(st.MPI_SOURCE == s8 && st.MPI_TAG == 8 && c == n,
+                      "Imrecv: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, c);
                 check(b, n, s8, 3, "Imrecv");
                 CHECK(b[n] == -1, "Imrecv wrote past the message");
             }
             /* Improbe with nothing pending */
-            CHECK_SUCCESS(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
+            CHECK_SUCCESS(
+                MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
             CHECK(!flag, "Improbe found a message from %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
         }
         free(b);
@@ -111,8 +114,8 @@ int main(int argc, char **argv)
     int v = 99;
     CHECK_SUCCESS(MPI_Mprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &msg, &st));
     CHECK(msg == MPI_MESSAGE_NO_PROC, "Mprobe(MPI_PROC_NULL) handle 0x%x", (unsigned)msg);
-    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG, "Mprobe(PROC_NULL): source %d tag %d",
-          st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG,
+          "Mprobe(PROC_NULL): source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
     CHECK_SUCCESS(MPI_Mrecv(&v, 1, MPI_INT, &msg, &st));
     MPI_Get_count(&st, MPI_INT, &c);
     CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && c == 0 && v == 99,
@@ -120,11 +123,13 @@ int main(int argc, char **argv)
     CHECK(msg == MPI_MESSAGE_NULL, "Mrecv(NO_PROC) left handle 0x%x", (unsigned)msg);
     flag = 0;
     CHECK_SUCCESS(MPI_Improbe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
-    CHECK(flag && msg == MPI_MESSAGE_NO_PROC, "Improbe(PROC_NULL): flag %d handle 0x%x", flag, (unsigned)msg);
+    CHECK(flag && msg == MPI_MESSAGE_NO_PROC, "Improbe(PROC_NULL): flag %d handle 0x%x", flag,
+          (unsigned)msg);
     MPI_Request req;
     CHECK_SUCCESS(MPI_Imrecv(&v, 1, MPI_INT, &msg, &req));
     CHECK_SUCCESS(MPI_Wait(&req, &st));
-    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && v == 99, "Imrecv(NO_PROC): source %d value %d", st.MPI_SOURCE, v);
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && v == 99, "Imrecv(NO_PROC): source %d value %d",
+          st.MPI_SOURCE, v);
 
     /* Mrecv on MPI_MESSAGE_NULL is an error */
     msg = MPI_MESSAGE_NULL;

@@ -3,17 +3,14 @@
  * MPI_Imrecv and plain MPI_Recv. Every message (small and large, carrying its
  * id) must be received exactly once, by one thread, with its own contents and
  * with the size the matched probe reported. */
-#include "mtest.h"
 #include <pthread.h>
+#include "mtest.h"
 
 #define NTHREADS 4
 #define PER_THREAD 60
 #define NMSG (NTHREADS * PER_THREAD)
 
-static int len_of(int id)
-{
-    return id % 6 == 5 ? 6000 + id : 1 + id % 50;
-}
+static int len_of(int id) { return id % 6 == 5 ? 6000 + id : 1 + id % 50; }
 
 static int seen[3][NMSG];
 static int mode_now;
@@ -54,13 +51,15 @@ static void take(struct arg *a, int *buf)
     }
     if (c != len_of(id) || (n >= 0 && n != c)) {
         a->errors++;
-        snprintf(a->msg, sizeof a->msg, "thread %d: message %d has count %d (probed %d), expected %d", a->id, id, c,
-                 n, len_of(id));
+        snprintf(a->msg, sizeof a->msg,
+                 "thread %d: message %d has count %d (probed %d), expected %d", a->id, id, c, n,
+                 len_of(id));
     }
     for (int i = 1; i < c && i < len_of(id); i++)
         if (buf[i] != mtest_pattern(1, id, i)) {
             a->errors++;
-            snprintf(a->msg, sizeof a->msg, "thread %d: message %d element %d is %d", a->id, id, i, buf[i]);
+            snprintf(a->msg, sizeof a->msg, "thread %d: message %d element %d is %d", a->id, id, i,
+                     buf[i]);
             break;
         }
     __atomic_fetch_add(&seen[mode_now][id], 1, __ATOMIC_RELAXED);
@@ -110,10 +109,12 @@ int main(int argc, char **argv)
             }
             for (int t = 0; t < NTHREADS; t++) {
                 pthread_join(th[t], NULL);
-                CHECK(args[t].errors == 0, "mode %d: %d errors, last: %s", mode, args[t].errors, args[t].msg);
+                CHECK(args[t].errors == 0, "mode %d: %d errors, last: %s", mode, args[t].errors,
+                      args[t].msg);
             }
             for (int id = 0; id < NMSG; id++)
-                CHECK(seen[mode][id] == 1, "mode %d: message %d received %d times", mode, id, seen[mode][id]);
+                CHECK(seen[mode][id] == 1, "mode %d: message %d received %d times", mode, id,
+                      seen[mode][id]);
         }
     }
     return mtest_finish();

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 
     /* hvector(3, 1, -16) of int: ints at 0, -16, -32; lb -32, extent 36. */
     c = &cases[ncases++];
-    *c = (struct typecase){"hvector stride -16", MPI_DATATYPE_NULL, 2, -32, 36, 6,
+    *c = (struct typecase){"hvector stride -16",    MPI_DATATYPE_NULL, 2, -32, 36, 6,
                            {0, -16, -32, 36, 20, 4}};
     MPI_Type_create_hvector(3, 1, -16, MPI_INT, &c->type);
 
@@ -69,8 +69,8 @@ int main(int argc, char **argv)
      * only); lb -8 from the int, ub 44; the marker (lb 0, ub -10) does not
      * move them. */
     c = &cases[ncases++];
-    *c = (struct typecase){"struct with a negative-extent marker", MPI_DATATYPE_NULL, 2, -8, 52, 4,
-                           {40, -8, 92, 44}};
+    *c = (struct typecase){
+        "struct with a negative-extent marker", MPI_DATATYPE_NULL, 2, -8, 52, 4, {40, -8, 92, 44}};
     {
         int lens[3] = {1, 1, 1};
         MPI_Aint displs[3] = {40, 0, -8};
@@ -95,7 +95,8 @@ int main(int argc, char **argv)
         int size;
         MPI_Type_size(c->type, &size);
         CHECK(size * c->count == c->n * (int)sizeof(int), "%s: size %d", c->name, size);
-        if (size < 2) continue;
+        if (size < 2)
+            continue;
         char arena[ARENA];
         char *buf = arena + ORIGIN;
         int ints[24];
@@ -114,15 +115,17 @@ int main(int argc, char **argv)
         } else if (rank == 1) {
             CHECK_SUCCESS(MPI_Recv(ints, c->n, MPI_INT, 0, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             for (int i = 0; i < c->n; ++i)
-                CHECK(ints[i] == value_at(c->offsets[i]), "%s: int %d is %d, expected %d (offset %d)",
-                      c->name, i, ints[i], value_at(c->offsets[i]), c->offsets[i]);
-            for (int i = 0; i < c->n; ++i) ints[i] = 5000 + i;
+                CHECK(ints[i] == value_at(c->offsets[i]),
+                      "%s: int %d is %d, expected %d (offset %d)", c->name, i, ints[i],
+                      value_at(c->offsets[i]), c->offsets[i]);
+            for (int i = 0; i < c->n; ++i)
+                ints[i] = 5000 + i;
             CHECK_SUCCESS(MPI_Send(ints, c->n, MPI_INT, 0, t, MPI_COMM_WORLD));
         }
         if (rank == 0) {
             memset(arena, 0x55, sizeof arena);
-            CHECK_SUCCESS(MPI_Recv(buf, c->count, c->type, 1, t, MPI_COMM_WORLD,
-                                   MPI_STATUS_IGNORE));
+            CHECK_SUCCESS(
+                MPI_Recv(buf, c->count, c->type, 1, t, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             char expected[ARENA];
             memset(expected, 0x55, sizeof expected);
             for (int i = 0; i < c->n; ++i) {
@@ -133,7 +136,8 @@ int main(int argc, char **argv)
                   c->name);
         }
     }
-    for (int t = 0; t < ncases; ++t) MPI_Type_free(&cases[t].type);
+    for (int t = 0; t < ncases; ++t)
+        MPI_Type_free(&cases[t].type);
     MPI_Type_free(&minus3_9);
     MPI_Type_free(&six_minus9);
     MPI_Type_free(&marker);

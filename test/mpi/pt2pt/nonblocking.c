@@ -12,20 +12,19 @@ static int msg_len(int src, int dst, int k)
     static const int lens[] = {1, 100, 5000, 0, 20000, 17};
     return lens[(src * 5 + dst * 3 + k) % 6];
 }
-static int msg_tag(int src, int k)
-{
-    return 100 + k * 10 + src;
-}
+static int msg_tag(int src, int k) { return 100 + k * 10 + src; }
 
 enum { WAITALL, WAITANY, WAITSOME, TESTALL, TESTANY, TESTSOME, NMETHODS };
-static const char *method_name[] = {"Waitall", "Waitany", "Waitsome", "Testall", "Testany", "Testsome"};
+static const char *method_name[] = {"Waitall", "Waitany", "Waitsome",
+                                    "Testall", "Testany", "Testsome"};
 
 static void check_empty_status(MPI_Status *st, const char *what)
 {
     int c = -1;
     MPI_Get_count(st, MPI_INT, &c);
     CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && c == 0,
-          "%s: status of a null request: source %d tag %d count %d", what, st->MPI_SOURCE, st->MPI_TAG, c);
+          "%s: status of a null request: source %d tag %d count %d", what, st->MPI_SOURCE,
+          st->MPI_TAG, c);
 }
 
 static void run(int method)
@@ -51,7 +50,8 @@ static void run(int method)
                 rbuf[n][i] = -7;
             src_of[n] = p;
             k_of[n] = k;
-            CHECK_SUCCESS(MPI_Irecv(rbuf[n], len + 1, MPI_INT, p, msg_tag(p, k), MPI_COMM_WORLD, &rreq[n]));
+            CHECK_SUCCESS(
+                MPI_Irecv(rbuf[n], len + 1, MPI_INT, p, msg_tag(p, k), MPI_COMM_WORLD, &rreq[n]));
             n++;
             rreq[n] = MPI_REQUEST_NULL; /* a null request in the array */
             src_of[n] = -1;
@@ -67,7 +67,8 @@ static void run(int method)
             sbuf[ns] = malloc((len + 1) * sizeof(int));
             for (int i = 0; i < len; i++)
                 sbuf[ns][i] = mtest_pattern(rank, msg_tag(rank, k) + p, i);
-            CHECK_SUCCESS(MPI_Isend(sbuf[ns], len, MPI_INT, p, msg_tag(rank, k), MPI_COMM_WORLD, &sreq[ns]));
+            CHECK_SUCCESS(
+                MPI_Isend(sbuf[ns], len, MPI_INT, p, msg_tag(rank, k), MPI_COMM_WORLD, &sreq[ns]));
             ns++;
         }
     }
@@ -136,7 +137,8 @@ static void run(int method)
                 continue;
             }
             CHECK(!done[i], "%s: request %d completed twice", name, i);
-            CHECK(rreq[i] == MPI_REQUEST_NULL, "%s: completed request %d not set to MPI_REQUEST_NULL", name, i);
+            CHECK(rreq[i] == MPI_REQUEST_NULL,
+                  "%s: completed request %d not set to MPI_REQUEST_NULL", name, i);
             done[i] = 1;
             remaining--;
             int p = src_of[i], k = k_of[i], len = msg_len(p, rank, k), c = -1;
@@ -171,7 +173,8 @@ static void run(int method)
             break;
         case TESTANY:
             CHECK_SUCCESS(MPI_Testany(n, rreq, &index, &flag, &st));
-            CHECK(index == MPI_UNDEFINED && flag, "Testany on null requests: index %d flag %d", index, flag);
+            CHECK(index == MPI_UNDEFINED && flag, "Testany on null requests: index %d flag %d",
+                  index, flag);
             check_empty_status(&st, "Testany");
             break;
         case WAITSOME:
@@ -204,7 +207,15 @@ static void run(int method)
         free(rbuf[i]);
     for (int i = 0; i < ns; i++)
         free(sbuf[i]);
-    free(rreq); free(sreq); free(rbuf); free(sbuf); free(src_of); free(k_of); free(done); free(sts); free(idx);
+    free(rreq);
+    free(sreq);
+    free(rbuf);
+    free(sbuf);
+    free(src_of);
+    free(k_of);
+    free(done);
+    free(sts);
+    free(idx);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 

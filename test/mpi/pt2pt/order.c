@@ -28,12 +28,13 @@ static void make(int *b, int src, int seq, int phase)
 
 static void verify(const int *b, int n, int src, int phase, int expect_seq, const char *what)
 {
-    CHECK(b[0] == expect_seq, "%s: from %d got message %d, expected %d", what, src, b[0], expect_seq);
+    CHECK(b[0] == expect_seq, "%s: from %d got message %d, expected %d", what, src, b[0],
+          expect_seq);
     int seq = b[0];
     if (seq < 0 || seq >= NMSG)
         return;
-    CHECK(n == len_of(src, seq), "%s: message %d from %d has %d ints, expected %d", what, seq, src, n,
-          len_of(src, seq));
+    CHECK(n == len_of(src, seq), "%s: message %d from %d has %d ints, expected %d", what, seq, src,
+          n, len_of(src, seq));
     for (int i = 1; i < n && i < len_of(src, seq); i++)
         if (b[i] != mtest_pattern(src, seq + 1000 * phase, i)) {
             CHECK(0, "%s: message %d from %d element %d is %d", what, seq, src, i, b[i]);
@@ -52,9 +53,7 @@ static void send_all(int phase, int dst)
         int n = len_of(rank, seq);
         int tag = phase == 0 ? 5 : seq % 7;
         switch (seq % 4) { /* mix of send modes */
-        case 0:
-            CHECK_SUCCESS(MPI_Send(m, n, MPI_INT, dst, tag, MPI_COMM_WORLD));
-            break;
+        case 0: CHECK_SUCCESS(MPI_Send(m, n, MPI_INT, dst, tag, MPI_COMM_WORLD)); break;
         case 1:
             CHECK_SUCCESS(MPI_Isend(m, n, MPI_INT, dst, tag, MPI_COMM_WORLD, &req[nreq++]));
             break;
@@ -93,16 +92,19 @@ int main(int argc, char **argv)
             /* phase 0: one tag, ANY_SOURCE; phase 1: tags vary, ANY_SOURCE + ANY_TAG */
             for (int k = 0; k < total; k++) {
                 int tag = phase == 0 ? 5 : MPI_ANY_TAG;
-                CHECK_SUCCESS(MPI_Recv(rb, 6000, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st));
+                CHECK_SUCCESS(
+                    MPI_Recv(rb, 6000, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st));
                 int src = st.MPI_SOURCE, n = -1;
                 MPI_Get_count(&st, MPI_INT, &n);
                 if (src < 1 || src >= size) {
                     CHECK(0, "source %d", src);
                     break;
                 }
-                verify(rb, n, src, phase, next[src], phase == 0 ? "ANY_SOURCE" : "ANY_SOURCE+ANY_TAG");
+                verify(rb, n, src, phase, next[src],
+                       phase == 0 ? "ANY_SOURCE" : "ANY_SOURCE+ANY_TAG");
                 if (phase == 1)
-                    CHECK(st.MPI_TAG == next[src] % 7, "message %d from %d has tag %d", next[src], src, st.MPI_TAG);
+                    CHECK(st.MPI_TAG == next[src] % 7, "message %d from %d has tag %d", next[src],
+                          src, st.MPI_TAG);
                 next[src]++;
             }
         } else if (phase == 2) {
@@ -121,8 +123,8 @@ int main(int argc, char **argv)
             MPI_Request *req = malloc(total * sizeof(MPI_Request));
             MPI_Status *sts = malloc(total * sizeof(MPI_Status));
             for (int k = 0; k < total; k++)
-                CHECK_SUCCESS(MPI_Irecv(big + (size_t)k * 6000, 6000, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                                        MPI_COMM_WORLD, &req[k]));
+                CHECK_SUCCESS(MPI_Irecv(big + (size_t)k * 6000, 6000, MPI_INT, MPI_ANY_SOURCE,
+                                        MPI_ANY_TAG, MPI_COMM_WORLD, &req[k]));
             CHECK_SUCCESS(MPI_Waitall(total, req, sts));
             for (int k = 0; k < total; k++) {
                 int src = sts[k].MPI_SOURCE, n = -1;

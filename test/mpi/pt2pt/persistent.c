@@ -60,14 +60,17 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Waitall(4, req, sts));
         }
         for (int r = 0; r < 4; r++)
-            CHECK(req[r] != MPI_REQUEST_NULL, "iteration %d: persistent request %d became null", it, r);
+            CHECK(req[r] != MPI_REQUEST_NULL, "iteration %d: persistent request %d became null", it,
+                  r);
         int c0 = -1, c1 = -1;
         MPI_Get_count(&sts[0], MPI_INT, &c0);
         MPI_Get_count(&sts[1], MPI_INT, &c1);
         CHECK(sts[0].MPI_SOURCE == left && sts[0].MPI_TAG == 1 && c0 == SMALL,
-              "iter %d small: source %d tag %d count %d", it, sts[0].MPI_SOURCE, sts[0].MPI_TAG, c0);
+              "iter %d small: source %d tag %d count %d", it, sts[0].MPI_SOURCE, sts[0].MPI_TAG,
+              c0);
         CHECK(sts[1].MPI_SOURCE == left && sts[1].MPI_TAG == 2 && c1 == LARGE,
-              "iter %d large: source %d tag %d count %d", it, sts[1].MPI_SOURCE, sts[1].MPI_TAG, c1);
+              "iter %d large: source %d tag %d count %d", it, sts[1].MPI_SOURCE, sts[1].MPI_TAG,
+              c1);
         for (int i = 0; i < SMALL; i++)
             if (rs[i] != mtest_pattern(left, it, i)) {
                 CHECK(0, "iter %d small element %d is %d", it, i, rs[i]);
@@ -94,9 +97,12 @@ int main(int argc, char **argv)
         for (int it = 0; it < 3; it++) {
             if (rank == 0) {
                 if (it == 0) {
-                    CHECK_SUCCESS(MPI_Ssend_init(ss, SMALL, MPI_INT, 1, 10, MPI_COMM_WORLD, &r3[0]));
-                    CHECK_SUCCESS(MPI_Bsend_init(sl, LARGE, MPI_INT, 1, 11, MPI_COMM_WORLD, &r3[1]));
-                    CHECK_SUCCESS(MPI_Rsend_init(rs, SMALL, MPI_INT, 1, 12, MPI_COMM_WORLD, &r3[2]));
+                    CHECK_SUCCESS(
+                        MPI_Ssend_init(ss, SMALL, MPI_INT, 1, 10, MPI_COMM_WORLD, &r3[0]));
+                    CHECK_SUCCESS(
+                        MPI_Bsend_init(sl, LARGE, MPI_INT, 1, 11, MPI_COMM_WORLD, &r3[1]));
+                    CHECK_SUCCESS(
+                        MPI_Rsend_init(rs, SMALL, MPI_INT, 1, 12, MPI_COMM_WORLD, &r3[2]));
                 }
                 for (int i = 0; i < SMALL; i++) {
                     ss[i] = mtest_pattern(0, 10 + it, i);
@@ -112,22 +118,27 @@ int main(int argc, char **argv)
             } else {
                 MPI_Request rr[3];
                 MPI_Status sts[3];
-                int *a = calloc(SMALL, sizeof(int)), *b = calloc(LARGE, sizeof(int)), *c = calloc(SMALL, sizeof(int));
+                int *a = calloc(SMALL, sizeof(int)), *b = calloc(LARGE, sizeof(int)),
+                    *c = calloc(SMALL, sizeof(int));
                 MPI_Irecv(c, SMALL, MPI_INT, 0, 12, MPI_COMM_WORLD, &rr[2]);
                 MPI_Irecv(a, SMALL, MPI_INT, 0, 10, MPI_COMM_WORLD, &rr[0]);
                 MPI_Irecv(b, LARGE, MPI_INT, 0, 11, MPI_COMM_WORLD, &rr[1]);
                 MPI_Send(&d, 0, MPI_INT, 0, 99, MPI_COMM_WORLD);
                 CHECK_SUCCESS(MPI_Waitall(3, rr, sts));
                 for (int i = 0; i < SMALL; i++) {
-                    CHECK(a[i] == mtest_pattern(0, 10 + it, i), "Ssend_init iter %d element %d: %d", it, i, a[i]);
-                    CHECK(c[i] == mtest_pattern(0, 12 + it, i), "Rsend_init iter %d element %d: %d", it, i, c[i]);
+                    CHECK(a[i] == mtest_pattern(0, 10 + it, i), "Ssend_init iter %d element %d: %d",
+                          it, i, a[i]);
+                    CHECK(c[i] == mtest_pattern(0, 12 + it, i), "Rsend_init iter %d element %d: %d",
+                          it, i, c[i]);
                 }
                 for (int i = 0; i < LARGE; i++)
                     if (b[i] != mtest_pattern(0, 11 + it, i)) {
                         CHECK(0, "Bsend_init iter %d element %d: %d", it, i, b[i]);
                         break;
                     }
-                free(a); free(b); free(c);
+                free(a);
+                free(b);
+                free(c);
             }
         }
         if (rank == 0)
@@ -168,7 +179,8 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Send_init(sl, LARGE, MPI_INT, 1, 30, MPI_COMM_WORLD, &r));
             CHECK_SUCCESS(MPI_Start(&r));
             CHECK_SUCCESS(MPI_Request_free(&r));
-            CHECK(r == MPI_REQUEST_NULL, "Request_free of an active persistent request left the handle");
+            CHECK(r == MPI_REQUEST_NULL,
+                  "Request_free of an active persistent request left the handle");
             int done = 0;
             MPI_Recv(&done, 1, MPI_INT, 1, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
@@ -183,6 +195,9 @@ int main(int argc, char **argv)
             MPI_Send(&done, 1, MPI_INT, 0, 31, MPI_COMM_WORLD);
         }
     }
-    free(ss); free(sl); free(rs); free(rl);
+    free(ss);
+    free(sl);
+    free(rs);
+    free(rl);
     return mtest_finish();
 }

@@ -45,7 +45,8 @@ int main(int argc, char **argv)
         int *got = calloc(size * MSGS, sizeof(int));
         int *next = calloc(size, sizeof(int)); /* next message expected from each source */
         for (int k = 0; k < total; k++) {
-            /* alternate: Probe(ANY, ANY), Iprobe loop (ANY, ANY), Probe(src, ANY), Probe(ANY, tag) */
+            /* alternate: Probe(ANY, ANY), Iprobe loop (ANY, ANY), Probe(src, ANY), Probe(ANY, tag)
+             */
             int mode = k % 4;
             if (mode == 0) {
                 CHECK_SUCCESS(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
@@ -59,15 +60,16 @@ int main(int argc, char **argv)
                 while (next[src] >= MSGS)
                     src = src % (size - 1) + 1;
                 CHECK_SUCCESS(MPI_Probe(src, MPI_ANY_TAG, comm, &st));
-                CHECK(st.MPI_SOURCE == src, "Probe(%d, ANY_TAG) gave source %d", src, st.MPI_SOURCE);
+                CHECK(st.MPI_SOURCE == src, "Probe(%d, ANY_TAG) gave source %d", src,
+                      st.MPI_SOURCE);
             } else {
                 int src = 1 + (k / 4 + 1) % (size - 1);
                 while (next[src] >= MSGS)
                     src = src % (size - 1) + 1;
                 int tag = 10 * next[src] + src;
                 CHECK_SUCCESS(MPI_Probe(MPI_ANY_SOURCE, tag, comm, &st));
-                CHECK(st.MPI_SOURCE == src && st.MPI_TAG == tag, "Probe(ANY, %d) gave source %d tag %d", tag,
-                      st.MPI_SOURCE, st.MPI_TAG);
+                CHECK(st.MPI_SOURCE == src && st.MPI_TAG == tag,
+                      "Probe(ANY, %d) gave source %d tag %d", tag, st.MPI_SOURCE, st.MPI_TAG);
             }
             int src = st.MPI_SOURCE, tag = st.MPI_TAG;
             CHECK(src >= 1 && src < size, "probed source %d", src);
@@ -75,8 +77,8 @@ int main(int argc, char **argv)
                 break;
             int m = (tag - src) / 10;
             /* non-overtaking: the probe sees each source's messages in order */
-            CHECK(m == next[src] && (tag - src) % 10 == 0, "probed tag %d from %d, expected message %d",
-                  tag, src, next[src]);
+            CHECK(m == next[src] && (tag - src) % 10 == 0,
+                  "probed tag %d from %d, expected message %d", tag, src, next[src]);
             int n = -1;
             CHECK_SUCCESS(MPI_Get_count(&st, MPI_INT, &n));
             CHECK(n == msg_len(src, m), "probed count %d, expected %d", n, msg_len(src, m));
@@ -88,13 +90,14 @@ int main(int argc, char **argv)
             int n2 = -1;
             MPI_Get_count(&st2, MPI_INT, &n2);
             CHECK(flag && st2.MPI_SOURCE == src && st2.MPI_TAG == tag && n2 == n,
-                  "second Iprobe: flag %d source %d tag %d count %d", flag, st2.MPI_SOURCE, st2.MPI_TAG, n2);
+                  "second Iprobe: flag %d source %d tag %d count %d", flag, st2.MPI_SOURCE,
+                  st2.MPI_TAG, n2);
             int *b = malloc((n + 1) * sizeof(int));
             CHECK_SUCCESS(MPI_Recv(b, n, MPI_INT, src, tag, comm, &st2));
             int c = -1;
             MPI_Get_count(&st2, MPI_INT, &c);
-            CHECK(c == n && st2.MPI_SOURCE == src && st2.MPI_TAG == tag, "recv: count %d source %d tag %d", c,
-                  st2.MPI_SOURCE, st2.MPI_TAG);
+            CHECK(c == n && st2.MPI_SOURCE == src && st2.MPI_TAG == tag,
+                  "recv: count %d source %d tag %d", c, st2.MPI_SOURCE, st2.MPI_TAG);
             for (int i = 0; i < n; i++)
                 if (b[i] != mtest_pattern(src, m, i)) {
                     CHECK(0, "message %d from %d: element %d is %d", m, src, i, b[i]);
@@ -155,7 +158,8 @@ int main(int argc, char **argv)
             int v = 0;
             CHECK_SUCCESS(MPI_Probe(1, 3, comm, &st));
             CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
-            CHECK(v == 2, "receive on the duplicate got %d (the message sent on MPI_COMM_WORLD?)", v);
+            CHECK(v == 2, "receive on the duplicate got %d (the message sent on MPI_COMM_WORLD?)",
+                  v);
             CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &st));
             CHECK_INT(v, 1);
         }

@@ -78,24 +78,26 @@ int main(int argc, char **argv)
 
     /* Sendrecv with both partners MPI_PROC_NULL */
     poison(&st);
-    CHECK_SUCCESS(MPI_Sendrecv(sbuf, 8, MPI_INT, MPI_PROC_NULL, 4, buf, 8, MPI_INT, MPI_PROC_NULL, 4,
-                               MPI_COMM_WORLD, &st));
+    CHECK_SUCCESS(MPI_Sendrecv(sbuf, 8, MPI_INT, MPI_PROC_NULL, 4, buf, 8, MPI_INT, MPI_PROC_NULL,
+                               4, MPI_COMM_WORLD, &st));
     check_null_status(&st, "Sendrecv");
     poison(&st);
     int rep[8];
     for (int i = 0; i < 8; i++)
         rep[i] = 100 + i;
-    CHECK_SUCCESS(MPI_Sendrecv_replace(rep, 8, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &st));
+    CHECK_SUCCESS(MPI_Sendrecv_replace(rep, 8, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4,
+                                       MPI_COMM_WORLD, &st));
     check_null_status(&st, "Sendrecv_replace");
     for (int i = 0; i < 8; i++)
         CHECK(rep[i] == 100 + i, "Sendrecv_replace changed element %d to %d", i, rep[i]);
     poison(&st);
-    CHECK_SUCCESS(MPI_Isendrecv(sbuf, 8, MPI_INT, MPI_PROC_NULL, 4, buf, 8, MPI_INT, MPI_PROC_NULL, 4,
-                                MPI_COMM_WORLD, &req));
+    CHECK_SUCCESS(MPI_Isendrecv(sbuf, 8, MPI_INT, MPI_PROC_NULL, 4, buf, 8, MPI_INT, MPI_PROC_NULL,
+                                4, MPI_COMM_WORLD, &req));
     CHECK_SUCCESS(MPI_Wait(&req, &st));
     check_null_status(&st, "Isendrecv");
     poison(&st);
-    CHECK_SUCCESS(MPI_Isendrecv_replace(rep, 8, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4, MPI_COMM_WORLD, &req));
+    CHECK_SUCCESS(MPI_Isendrecv_replace(rep, 8, MPI_INT, MPI_PROC_NULL, 4, MPI_PROC_NULL, 4,
+                                        MPI_COMM_WORLD, &req));
     CHECK_SUCCESS(MPI_Wait(&req, &st));
     check_null_status(&st, "Isendrecv_replace");
 

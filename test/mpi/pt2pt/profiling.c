@@ -14,7 +14,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
 {
     recv_calls++;
     return PMPI_Recv(buf, count, datatype, source, tag, comm, status);

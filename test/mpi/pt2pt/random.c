@@ -38,7 +38,9 @@ int main(int argc, char **argv)
         m[i].dst = rnd() % size;
         m[i].tag = rnd() % NTAGS;
         unsigned r = rnd() % 100;
-        m[i].len = r < 70 ? 1 + rnd() % 100 : r < 92 ? 100 + rnd() % 5000 : 5000 + rnd() % (MAXLEN - 5000);
+        m[i].len = r < 70   ? 1 + rnd() % 100
+                   : r < 92 ? 100 + rnd() % 5000
+                            : 5000 + rnd() % (MAXLEN - 5000);
         m[i].received = 0;
     }
 
@@ -59,7 +61,8 @@ int main(int argc, char **argv)
         for (int e = 1; e < m[i].len; e++)
             b[e] = mtest_pattern(rank, i, e);
         sbuf[k] = b;
-        CHECK_SUCCESS(MPI_Isend(b, m[i].len, MPI_INT, m[i].dst, m[i].tag, MPI_COMM_WORLD, &sreq[k]));
+        CHECK_SUCCESS(
+            MPI_Isend(b, m[i].len, MPI_INT, m[i].dst, m[i].tag, MPI_COMM_WORLD, &sreq[k]));
         k++;
     }
 
@@ -93,8 +96,10 @@ int main(int argc, char **argv)
         int id = rb[0], n = -1;
         MPI_Get_count(&st, MPI_INT, &n);
         if (id < 0 || id >= NMSG || m[id].dst != rank || m[id].received) {
-            CHECK(0, "received id %d (source %d tag %d count %d) is not a pending message for this rank", id,
-                  st.MPI_SOURCE, st.MPI_TAG, n);
+            CHECK(
+                0,
+                "received id %d (source %d tag %d count %d) is not a pending message for this rank",
+                id, st.MPI_SOURCE, st.MPI_TAG, n);
             break;
         }
         /* the earliest pending message from that source that this receive matches */
@@ -105,13 +110,15 @@ int main(int argc, char **argv)
                 expect = i;
                 break;
             }
-        CHECK(id == expect, "receive (src %d, tag %d) got message %d from %d, expected %d (overtaken)", src, tag, id,
-              st.MPI_SOURCE, expect);
+        CHECK(id == expect,
+              "receive (src %d, tag %d) got message %d from %d, expected %d (overtaken)", src, tag,
+              id, st.MPI_SOURCE, expect);
         CHECK(st.MPI_SOURCE == m[id].src && st.MPI_TAG == m[id].tag && n == m[id].len,
-              "message %d: source %d tag %d count %d, expected %d %d %d", id, st.MPI_SOURCE, st.MPI_TAG, n,
-              m[id].src, m[id].tag, m[id].len);
-        CHECK((src == MPI_ANY_SOURCE || src == m[id].src) && (tag == MPI_ANY_TAG || tag == m[id].tag),
-              "message %d does not fit the receive (src %d tag %d)", id, src, tag);
+              "message %d: source %d tag %d count %d, expected %d %d %d", id, st.MPI_SOURCE,
+              st.MPI_TAG, n, m[id].src, m[id].tag, m[id].len);
+        CHECK(
+            (src == MPI_ANY_SOURCE || src == m[id].src) && (tag == MPI_ANY_TAG || tag == m[id].tag),
+            "message %d does not fit the receive (src %d tag %d)", id, src, tag);
         for (int e = 1; e < n && e < m[id].len; e++)
             if (rb[e] != mtest_pattern(m[id].src, id, e)) {
                 CHECK(0, "message %d element %d is %d", id, e, rb[e]);
@@ -132,8 +139,8 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
     CHECK(!flag, "unexpected message left: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
     if (rank == 0)
-        printf("seed %u: %d messages; rank 0 receives named/any-src/any-tag/both: %d/%d/%d/%d\n", seed, NMSG,
-               counts[0], counts[1], counts[2], counts[3]);
+        printf("seed %u: %d messages; rank 0 receives named/any-src/any-tag/both: %d/%d/%d/%d\n",
+               seed, NMSG, counts[0], counts[1], counts[2], counts[3]);
     for (int i = 0; i < nsend; i++)
         free(sbuf[i]);
     free(sbuf);

@@ -31,12 +31,13 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st));
             int c = -1;
             MPI_Get_count(&st, MPI_INT, &c);
-            CHECK(st.MPI_SOURCE == me && st.MPI_TAG == tag && c == n, "probe self (n=%d): source %d tag %d count %d",
-                  n, st.MPI_SOURCE, st.MPI_TAG, c);
+            CHECK(st.MPI_SOURCE == me && st.MPI_TAG == tag && c == n,
+                  "probe self (n=%d): source %d tag %d count %d", n, st.MPI_SOURCE, st.MPI_TAG, c);
             CHECK_SUCCESS(MPI_Recv(r, n + 1, MPI_INT, MPI_ANY_SOURCE, tag, comm, &st));
             CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
             MPI_Get_count(&st, MPI_INT, &c);
-            CHECK(st.MPI_SOURCE == me && c == n, "self n=%d: source %d count %d", n, st.MPI_SOURCE, c);
+            CHECK(st.MPI_SOURCE == me && c == n, "self n=%d: source %d count %d", n, st.MPI_SOURCE,
+                  c);
             for (int i = 0; i < n; i++)
                 if (r[i] != mtest_pattern(rank, tag, i)) {
                     CHECK(0, "self n=%d comm %d: element %d is %d", n, ci, i, r[i]);

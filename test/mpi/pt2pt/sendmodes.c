@@ -2,8 +2,8 @@
  * Ssend does not complete before the receive starts; Rsend to a posted
  * receive; Bsend through an attached buffer, detach returning the buffer,
  * and MPI_ERR_BUFFER when no or too little buffer space is attached. */
-#include "mtest.h"
 #include <unistd.h>
+#include "mtest.h"
 
 #define LEN 3000 /* ints, above the eager limit */
 
@@ -19,7 +19,8 @@ static void check(const int *b, int n, int src, int tag, const char *what)
 {
     for (int i = 0; i < n; i++)
         if (b[i] != mtest_pattern(src, tag, i)) {
-            CHECK(0, "%s: element %d is %d, expected %d", what, i, b[i], mtest_pattern(src, tag, i));
+            CHECK(0, "%s: element %d is %d, expected %d", what, i, b[i],
+                  mtest_pattern(src, tag, i));
             return;
         }
 }
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
                 double t0 = MPI_Wtime();
                 CHECK_SUCCESS(MPI_Ssend(s, lens[k], MPI_INT, 1, tag, MPI_COMM_WORLD));
                 double dt = MPI_Wtime() - t0;
-                CHECK(dt > 0.1, "Ssend of %d ints returned after %.3f s, before the receive was posted",
+                CHECK(dt > 0.1,
+                      "Ssend of %d ints returned after %.3f s, before the receive was posted",
                       lens[k], dt);
             } else {
                 usleep(300000);
@@ -131,7 +133,8 @@ int main(int argc, char **argv)
                 fill(msgs + m * LEN, n, 0, 30 + m);
                 if (m == 3) {
                     MPI_Request req;
-                    CHECK_SUCCESS(MPI_Ibsend(msgs + m * LEN, n, MPI_INT, 1, 30 + m, MPI_COMM_WORLD, &req));
+                    CHECK_SUCCESS(
+                        MPI_Ibsend(msgs + m * LEN, n, MPI_INT, 1, 30 + m, MPI_COMM_WORLD, &req));
                     CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
                 } else {
                     CHECK_SUCCESS(MPI_Bsend(msgs + m * LEN, n, MPI_INT, 1, 30 + m, MPI_COMM_WORLD));
@@ -164,7 +167,8 @@ int main(int argc, char **argv)
             recv_check(LEN, 40, "Bsend before detach");
             CHECK_SUCCESS(MPI_Buffer_detach(&detached, &detached_size));
         }
-        CHECK(detached == bbuf && detached_size == bufsize, "detach gave %p/%d", detached, detached_size);
+        CHECK(detached == bbuf && detached_size == bufsize, "detach gave %p/%d", detached,
+              detached_size);
 
         /* --- MPI_ERR_BUFFER: no buffer, and a buffer too small ---------------- */
         if (rank == 0) {
@@ -180,7 +184,8 @@ int main(int argc, char **argv)
             fill(s, 100 / (int)sizeof(int), 0, 51);
             CHECK_SUCCESS(MPI_Bsend(s, 100 / (int)sizeof(int), MPI_INT, 1, 51, MPI_COMM_WORLD));
             CHECK_SUCCESS(MPI_Buffer_detach(&detached, &detached_size));
-            CHECK(detached == sb && detached_size == small, "detach gave %p/%d", detached, detached_size);
+            CHECK(detached == sb && detached_size == small, "detach gave %p/%d", detached,
+                  detached_size);
             free(sb);
             /* detach with nothing attached */
             rc = MPI_Buffer_detach(&detached, &detached_size);

@@ -20,7 +20,8 @@ static void check_status(MPI_Status *st, int src, int tag, int n, const char *wh
     int c = -1;
     MPI_Get_count(st, MPI_INT, &c);
     CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag && c == n,
-          "%s: source %d tag %d count %d, expected %d %d %d", what, st->MPI_SOURCE, st->MPI_TAG, c, src, tag, n);
+          "%s: source %d tag %d count %d, expected %d %d %d", what, st->MPI_SOURCE, st->MPI_TAG, c,
+          src, tag, n);
 }
 
 int main(int argc, char **argv)
@@ -48,7 +49,8 @@ int main(int argc, char **argv)
                 s[i] = mtest_pattern(rank, tag, i);
             for (int i = 0; i <= n; i++)
                 r[i] = -1;
-            CHECK_SUCCESS(MPI_Sendrecv(s, n, MPI_INT, dst, tag, r, n + 1, MPI_INT, src, tag, MPI_COMM_WORLD, &st));
+            CHECK_SUCCESS(MPI_Sendrecv(s, n, MPI_INT, dst, tag, r, n + 1, MPI_INT, src, tag,
+                                       MPI_COMM_WORLD, &st));
             check_status(&st, src, tag, n, "Sendrecv");
             check_data(r, n, src, tag, "Sendrecv");
             CHECK(r[n] == -1, "Sendrecv wrote past the message");
@@ -64,7 +66,8 @@ int main(int argc, char **argv)
             /* Sendrecv_replace: the buffer now holds the neighbour's data */
             for (int i = 0; i < n; i++)
                 r[i] = mtest_pattern(rank, tag + 2, i);
-            CHECK_SUCCESS(MPI_Sendrecv_replace(r, n, MPI_INT, dst, tag + 2, src, tag + 2, MPI_COMM_WORLD, &st));
+            CHECK_SUCCESS(MPI_Sendrecv_replace(r, n, MPI_INT, dst, tag + 2, src, tag + 2,
+                                               MPI_COMM_WORLD, &st));
             check_status(&st, src, tag + 2, n, "Sendrecv_replace");
             check_data(r, n, src, tag + 2, "Sendrecv_replace");
 
@@ -74,8 +77,8 @@ int main(int argc, char **argv)
                 r[i] = -1;
             for (int i = 0; i < n; i++)
                 s[i] = mtest_pattern(rank, tag + 3, i);
-            CHECK_SUCCESS(MPI_Isendrecv(s, n, MPI_INT, dst, tag + 3, r, n + 1, MPI_INT, src, MPI_ANY_TAG,
-                                        MPI_COMM_WORLD, &req));
+            CHECK_SUCCESS(MPI_Isendrecv(s, n, MPI_INT, dst, tag + 3, r, n + 1, MPI_INT, src,
+                                        MPI_ANY_TAG, MPI_COMM_WORLD, &req));
             CHECK_SUCCESS(MPI_Wait(&req, &st));
             CHECK(req == MPI_REQUEST_NULL, "Isendrecv request not freed by Wait");
             check_status(&st, src, tag + 3, n, "Isendrecv");
@@ -84,8 +87,8 @@ int main(int argc, char **argv)
             /* Isendrecv_replace, completed with Test */
             for (int i = 0; i < n; i++)
                 r[i] = mtest_pattern(rank, tag + 4, i);
-            CHECK_SUCCESS(MPI_Isendrecv_replace(r, n, MPI_INT, dst, tag + 4, MPI_ANY_SOURCE, tag + 4,
-                                                MPI_COMM_WORLD, &req));
+            CHECK_SUCCESS(MPI_Isendrecv_replace(r, n, MPI_INT, dst, tag + 4, MPI_ANY_SOURCE,
+                                                tag + 4, MPI_COMM_WORLD, &req));
             int flag = 0;
             while (!flag)
                 CHECK_SUCCESS(MPI_Test(&req, &flag, &st));
@@ -102,7 +105,8 @@ int main(int argc, char **argv)
         int prev = rank > 0 ? rank - 1 : MPI_PROC_NULL;
         for (int i = 0; i < n; i++)
             r[i] = mtest_pattern(rank, tag, i);
-        CHECK_SUCCESS(MPI_Sendrecv_replace(r, n, MPI_INT, next, tag, prev, tag, MPI_COMM_WORLD, &st));
+        CHECK_SUCCESS(
+            MPI_Sendrecv_replace(r, n, MPI_INT, next, tag, prev, tag, MPI_COMM_WORLD, &st));
         if (prev == MPI_PROC_NULL) {
             check_status(&st, MPI_PROC_NULL, MPI_ANY_TAG, 0, "Sendrecv_replace from MPI_PROC_NULL");
             check_data(r, n, rank, tag, "Sendrecv_replace from MPI_PROC_NULL leaves the buffer");
@@ -115,7 +119,8 @@ int main(int argc, char **argv)
             s[i] = mtest_pattern(rank, tag + 1, i);
         for (int i = 0; i < n; i++)
             r[i] = -3;
-        CHECK_SUCCESS(MPI_Isendrecv(s, n, MPI_INT, prev, tag + 1, r, n, MPI_INT, next, tag + 1, MPI_COMM_WORLD, &req));
+        CHECK_SUCCESS(MPI_Isendrecv(s, n, MPI_INT, prev, tag + 1, r, n, MPI_INT, next, tag + 1,
+                                    MPI_COMM_WORLD, &req));
         CHECK_SUCCESS(MPI_Wait(&req, &st));
         if (next == MPI_PROC_NULL) {
             check_status(&st, MPI_PROC_NULL, MPI_ANY_TAG, 0, "Isendrecv from MPI_PROC_NULL");
@@ -131,7 +136,8 @@ int main(int argc, char **argv)
         int n = 3000;
         for (int i = 0; i < n; i++)
             s[i] = mtest_pattern(rank, 5, i);
-        CHECK_SUCCESS(MPI_Sendrecv(s, n, MPI_INT, rank, 5, r, n, MPI_INT, rank, 5, MPI_COMM_WORLD, &st));
+        CHECK_SUCCESS(
+            MPI_Sendrecv(s, n, MPI_INT, rank, 5, r, n, MPI_INT, rank, 5, MPI_COMM_WORLD, &st));
         check_status(&st, rank, 5, n, "Sendrecv to self");
         check_data(r, n, rank, 5, "Sendrecv to self");
         for (int i = 0; i < n; i++)

@@ -2,11 +2,19 @@
  * to 4 MiB, in both directions, with the receive posted before the send
  * (expected) and after it (unexpected), and into larger receive buffers.
  * Every byte is checked. */
-#include "mtest.h"
 #include <unistd.h>
+#include "mtest.h"
 
-static const int sizes[] = {0, 1, 8, 1024, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1,
-                            64 * 1024, 1024 * 1024, 4 * 1024 * 1024};
+static const int sizes[] = {0,
+                            1,
+                            8,
+                            1024,
+                            16 * 1024 - 1,
+                            16 * 1024,
+                            16 * 1024 + 1,
+                            64 * 1024,
+                            1024 * 1024,
+                            4 * 1024 * 1024};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 #define MAXSIZE (4 * 1024 * 1024)
 
@@ -26,7 +34,8 @@ static void check_buf(const unsigned char *buf, int n, int src, int size, int mo
     /* bytes past the message are untouched */
     for (long i = n; i < n + slack; i++)
         if (buf[i] != 0xa5) {
-            CHECK(0, "size %d mode %d: byte %ld past the message changed to %d", size, mode, i, buf[i]);
+            CHECK(0, "size %d mode %d: byte %ld past the message changed to %d", size, mode, i,
+                  buf[i]);
             return;
         }
 }
@@ -58,7 +67,8 @@ int main(int argc, char **argv)
                 if (mode == 1) {
                     MPI_Request req;
                     int dummy = 0;
-                    CHECK_SUCCESS(MPI_Irecv(rbuf, rcount, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req));
+                    CHECK_SUCCESS(
+                        MPI_Irecv(rbuf, rcount, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req));
                     /* tell the peer our receive is posted */
                     CHECK_SUCCESS(MPI_Sendrecv(&dummy, 0, MPI_INT, peer, 999, &dummy, 0, MPI_INT,
                                                peer, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -82,8 +92,8 @@ int main(int argc, char **argv)
                 int count = -1;
                 MPI_Get_count(&st, MPI_BYTE, &count);
                 CHECK(count == n, "size %d mode %d: count %d", n, mode, count);
-                CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == tag, "size %d mode %d: source %d tag %d",
-                      n, mode, st.MPI_SOURCE, st.MPI_TAG);
+                CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == tag,
+                      "size %d mode %d: source %d tag %d", n, mode, st.MPI_SOURCE, st.MPI_TAG);
                 check_buf(rbuf, n, peer, n, mode, slack);
             }
         }

@@ -18,7 +18,7 @@ static void preset(MPI_Status *st, int n)
     }
 }
 
-#define CHECK_KEPT(st, what) \
+#define CHECK_KEPT(st, what)                                                                   \
     CHECK((st).MPI_ERROR == PRESET, "%s: MPI_ERROR is %d, the caller's %d must survive", what, \
           (st).MPI_ERROR, PRESET)
 
@@ -45,7 +45,8 @@ int main(int argc, char **argv)
             CHECK_INT(st.MPI_TAG, 10);
             preset(&st, 1);
             flag = 0;
-            while (!flag) CHECK_SUCCESS(MPI_Iprobe(0, 10, MPI_COMM_WORLD, &flag, &st));
+            while (!flag)
+                CHECK_SUCCESS(MPI_Iprobe(0, 10, MPI_COMM_WORLD, &flag, &st));
             CHECK_KEPT(st, "MPI_Iprobe");
             preset(&st, 1);
             CHECK_SUCCESS(MPI_Recv(&v, 1, MPI_INT, 0, 10, MPI_COMM_WORLD, &st));
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
             CHECK_INT(v, 1);
             preset(&st, 1);
             flag = 0;
-            while (!flag) CHECK_SUCCESS(MPI_Improbe(0, 12, MPI_COMM_WORLD, &flag, &msg, &st));
+            while (!flag)
+                CHECK_SUCCESS(MPI_Improbe(0, 12, MPI_COMM_WORLD, &flag, &msg, &st));
             CHECK_KEPT(st, "MPI_Improbe");
             CHECK_SUCCESS(MPI_Imrecv(&v, 1, MPI_INT, &msg, &req));
             preset(&st, 1);
@@ -74,14 +76,16 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Irecv(&v, 1, MPI_INT, 0, 13, MPI_COMM_WORLD, &req));
             preset(&st, 1);
             flag = 0;
-            while (!flag) CHECK_SUCCESS(MPI_Test(&req, &flag, &st));
+            while (!flag)
+                CHECK_SUCCESS(MPI_Test(&req, &flag, &st));
             CHECK_KEPT(st, "MPI_Test");
             CHECK_INT(v, 3);
 
             CHECK_SUCCESS(MPI_Irecv(&v, 1, MPI_INT, 0, 14, MPI_COMM_WORLD, &req));
             preset(&st, 1);
             flag = 0;
-            while (!flag) CHECK_SUCCESS(MPI_Request_get_status(req, &flag, &st));
+            while (!flag)
+                CHECK_SUCCESS(MPI_Request_get_status(req, &flag, &st));
             CHECK_KEPT(st, "MPI_Request_get_status");
             CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
 
@@ -92,7 +96,8 @@ int main(int argc, char **argv)
             CHECK_KEPT(st, "MPI_Waitany");
             preset(&st, 1);
             flag = 0;
-            while (!flag) CHECK_SUCCESS(MPI_Testany(2, reqs, &index, &flag, &st));
+            while (!flag)
+                CHECK_SUCCESS(MPI_Testany(2, reqs, &index, &flag, &st));
             CHECK_KEPT(st, "MPI_Testany");
 
             /* Successful multiple completions leave the field alone too. */
@@ -100,7 +105,8 @@ int main(int argc, char **argv)
                 CHECK_SUCCESS(MPI_Irecv(&w[i], 1, MPI_INT, 0, 17 + i, MPI_COMM_WORLD, &reqs[i]));
             preset(sts, 3);
             CHECK_SUCCESS(MPI_Waitall(3, reqs, sts));
-            for (int i = 0; i < 3; ++i) CHECK_KEPT(sts[i], "MPI_Waitall (success)");
+            for (int i = 0; i < 3; ++i)
+                CHECK_KEPT(sts[i], "MPI_Waitall (success)");
             CHECK_INT(w[2], 9);
 
             CHECK_SUCCESS(MPI_Irecv(&w[0], 1, MPI_INT, 0, 20, MPI_COMM_WORLD, &reqs[0]));
@@ -113,7 +119,8 @@ int main(int argc, char **argv)
             CHECK_SUCCESS(MPI_Irecv(&w[0], 1, MPI_INT, 0, 21, MPI_COMM_WORLD, &reqs[0]));
             preset(sts, 3);
             flag = 0;
-            while (!flag) CHECK_SUCCESS(MPI_Testall(1, reqs, &flag, sts));
+            while (!flag)
+                CHECK_SUCCESS(MPI_Testall(1, reqs, &flag, sts));
             CHECK_KEPT(sts[0], "MPI_Testall (success)");
         }
 
@@ -139,8 +146,8 @@ int main(int argc, char **argv)
         CHECK_KEPT(st, "MPI_Sendrecv");
         CHECK_INT(in, peer + 100);
         preset(&st, 1);
-        CHECK_SUCCESS(MPI_Sendrecv_replace(&out, 1, MPI_INT, peer, 31, peer, 31, MPI_COMM_WORLD,
-                                           &st));
+        CHECK_SUCCESS(
+            MPI_Sendrecv_replace(&out, 1, MPI_INT, peer, 31, peer, 31, MPI_COMM_WORLD, &st));
         CHECK_KEPT(st, "MPI_Sendrecv_replace");
         CHECK_INT(out, peer + 100);
 

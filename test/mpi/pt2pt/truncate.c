@@ -18,7 +18,8 @@ static void check_guard(const int *b, int cap, const char *what)
 {
     for (int i = cap; i < cap + GUARD; i++)
         if (b[i] != -77) {
-            CHECK(0, "%s: element %d past the %d-element buffer overwritten with %d", what, i, cap, b[i]);
+            CHECK(0, "%s: element %d past the %d-element buffer overwritten with %d", what, i, cap,
+                  b[i]);
             return;
         }
 }
@@ -61,8 +62,8 @@ int main(int argc, char **argv)
             rc = MPI_Recv(r, cap[k], MPI_INT, peer, tag, MPI_COMM_WORLD, &st);
             CHECK_ERR_CLASS(rc, MPI_ERR_TRUNCATE);
             CHECK_ERR_STRING_INT(rc, msg[k] * (int)sizeof(int));
-            CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == tag, "truncated Recv: source %d tag %d", st.MPI_SOURCE,
-                  st.MPI_TAG);
+            CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == tag, "truncated Recv: source %d tag %d",
+                  st.MPI_SOURCE, st.MPI_TAG);
             check_guard(r, cap[k], "Recv");
             /* the next message is received normally */
             for (int i = 0; i < 5 + GUARD; i++)
@@ -114,8 +115,8 @@ int main(int argc, char **argv)
             CHECK(req[0] == MPI_REQUEST_NULL, "Waitall: completed request not freed");
             int c = -1;
             MPI_Get_count(&sts[0], MPI_INT, &c);
-            CHECK(c == 7 && sts[0].MPI_SOURCE == peer && sts[0].MPI_TAG == tag + 3, "good: count %d source %d tag %d",
-                  c, sts[0].MPI_SOURCE, sts[0].MPI_TAG);
+            CHECK(c == 7 && sts[0].MPI_SOURCE == peer && sts[0].MPI_TAG == tag + 3,
+                  "good: count %d source %d tag %d", c, sts[0].MPI_SOURCE, sts[0].MPI_TAG);
             check_ok(good, 7, tag + 3, "Waitall good receive");
             check_guard(good, 7, "Waitall good receive");
             check_guard(r, cap[k], "Waitall truncated receive");
@@ -169,8 +170,10 @@ int main(int argc, char **argv)
             MPI_Request req[1];
             CHECK_SUCCESS(MPI_Irecv(r, cap[k], MPI_INT, peer, tag + 11, MPI_COMM_WORLD, &req[0]));
             rc = MPI_Waitall(1, req, MPI_STATUSES_IGNORE);
-            CHECK(mtest_err_class(rc) == MPI_ERR_IN_STATUS || mtest_err_class(rc) == MPI_ERR_TRUNCATE,
-                  "Waitall(MPI_STATUSES_IGNORE) on a truncated receive returned %d (%s)", rc, mtest_err_text(rc));
+            CHECK(
+                mtest_err_class(rc) == MPI_ERR_IN_STATUS || mtest_err_class(rc) == MPI_ERR_TRUNCATE,
+                "Waitall(MPI_STATUSES_IGNORE) on a truncated receive returned %d (%s)", rc,
+                mtest_err_text(rc));
         }
         /* MPI_Waitany returns the error of the completed request */
         if (rank == 0) {
@@ -227,7 +230,8 @@ int main(int argc, char **argv)
         fill_send(out, 20, 45);
         for (int i = 0; i < 5 + GUARD; i++)
             in[i] = -77;
-        rc = MPI_Sendrecv(out, 20, MPI_INT, peer, 45, in, 5, MPI_INT, peer, 45, MPI_COMM_WORLD, &st);
+        rc =
+            MPI_Sendrecv(out, 20, MPI_INT, peer, 45, in, 5, MPI_INT, peer, 45, MPI_COMM_WORLD, &st);
         CHECK_ERR_CLASS(rc, MPI_ERR_TRUNCATE);
         check_guard(in, 5, "Sendrecv");
     }
@@ -247,13 +251,15 @@ int main(int argc, char **argv)
         for (int j = 0; j < 2; j++)
             for (int b = 0; b < 4; b++)
                 if (b < 3)
-                    CHECK(r[j * 11 + b * 3 + 2] == -77, "vector gap %d overwritten", j * 11 + b * 3 + 2);
+                    CHECK(r[j * 11 + b * 3 + 2] == -77, "vector gap %d overwritten",
+                          j * 11 + b * 3 + 2);
         check_guard(r, 22, "vector receive");
         MPI_Type_free(&vec);
     }
     /* all good afterwards */
     int v = rank + 100, w = -1;
-    CHECK_SUCCESS(MPI_Sendrecv(&v, 1, MPI_INT, peer, 60, &w, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &st));
+    CHECK_SUCCESS(
+        MPI_Sendrecv(&v, 1, MPI_INT, peer, 60, &w, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &st));
     CHECK_INT(w, peer + 100);
     free(s);
     free(r);

@@ -1,13 +1,13 @@
 /* Blocking send/recv of every common predefined datatype in both directions
  * between ranks 0 and 1, with rank-dependent values; checks every element,
  * MPI_Get_count and MPI_Get_elements. */
-#include "mtest.h"
 #include <complex.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <wchar.h>
+#include "mtest.h"
 
 #define N 37
 
@@ -19,7 +19,8 @@ static long long val(int r, int i, int salt)
     return (long long)((r * 53 + i * 7 + salt * 13) % 120) + 1;
 }
 
-static void check_status(MPI_Status *st, MPI_Datatype type, const char *name, int count, int elements)
+static void check_status(MPI_Status *st, MPI_Datatype type, const char *name, int count,
+                         int elements)
 {
     int c = -1, e = -1;
     CHECK(st->MPI_SOURCE == peer && st->MPI_TAG == 17, "%s: source %d tag %d", name, st->MPI_SOURCE,
@@ -42,63 +43,65 @@ static void exchange(void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_S
     }
 }
 
-#define TEST_SCALAR(T, MPIT, SALT)                                                        \
-    do {                                                                                  \
-        T s[N], r[N];                                                                     \
-        MPI_Status st;                                                                    \
-        int tsize = -1;                                                                   \
-        MPI_Type_size(MPIT, &tsize);                                                      \
-        CHECK(tsize == (int)sizeof(T), #MPIT ": MPI_Type_size %d, sizeof %d", tsize,     \
-              (int)sizeof(T));                                                            \
-        for (int i = 0; i < N; i++) {                                                     \
-            s[i] = (T)val(rank, i, SALT);                                                 \
-            r[i] = (T)0;                                                                  \
-        }                                                                                 \
-        exchange(s, r, N, MPIT, &st);                                                     \
-        for (int i = 0; i < N; i++)                                                       \
-            CHECK(r[i] == (T)val(peer, i, SALT), #MPIT ": element %d is %lld, expected %lld", \
-                  i, (long long)r[i], val(peer, i, SALT));                                \
-        check_status(&st, MPIT, #MPIT, N, N);                                             \
+#define TEST_SCALAR(T, MPIT, SALT)                                                               \
+    do {                                                                                         \
+        T s[N], r[N];                                                                            \
+        MPI_Status st;                                                                           \
+        int tsize = -1;                                                                          \
+        MPI_Type_size(MPIT, &tsize);                                                             \
+        CHECK(tsize == (int)sizeof(T), #MPIT ": MPI_Type_size %d, sizeof %d", tsize,             \
+              (int)sizeof(T));                                                                   \
+        for (int i = 0; i < N; i++) {                                                            \
+            s[i] = (T)val(rank, i, SALT);                                                        \
+            r[i] = (T)0;                                                                         \
+        }                                                                                        \
+        exchange(s, r, N, MPIT, &st);                                                            \
+        for (int i = 0; i < N; i++)                                                              \
+            CHECK(r[i] == (T)val(peer, i, SALT), #MPIT ": element %d is %lld, expected %lld", i, \
+                  (long long)r[i], val(peer, i, SALT));                                          \
+        check_status(&st, MPIT, #MPIT, N, N);                                                    \
     } while (0)
 
-#define TEST_PAIR(TA, TB, MPIT, SALT)                                                     \
-    do {                                                                                  \
-        struct { TA a; TB b; } s[N], r[N];                                                \
-        MPI_Status st;                                                                    \
-        for (int i = 0; i < N; i++) {                                                     \
-            memset(&s[i], 0, sizeof s[i]);                                                \
-            s[i].a = (TA)val(rank, i, SALT);                                              \
-            s[i].b = (TB)(val(rank, i, SALT + 1) - 60);                                   \
-            r[i].a = (TA)0;                                                               \
-            r[i].b = (TB)0;                                                               \
-        }                                                                                 \
-        exchange(s, r, N, MPIT, &st);                                                     \
-        for (int i = 0; i < N; i++)                                                       \
+#define TEST_PAIR(TA, TB, MPIT, SALT)                                                              \
+    do {                                                                                           \
+        struct {                                                                                   \
+            TA a;                                                                                  \
+            TB b;                                                                                  \
+        } s[N], r[N];                                                                              \
+        MPI_Status st;                                                                             \
+        for (int i = 0; i < N; i++) {                                                              \
+            memset(&s[i], 0, sizeof s[i]);                                                         \
+            s[i].a = (TA)val(rank, i, SALT);                                                       \
+            s[i].b = (TB)(val(rank, i, SALT + 1) - 60);                                            \
+            r[i].a = (TA)0;                                                                        \
+            r[i].b = (TB)0;                                                                        \
+        }                                                                                          \
+        exchange(s, r, N, MPIT, &st);                                                              \
+        for (int i = 0; i < N; i++)                                                                \
             CHECK(r[i].a == (TA)val(peer, i, SALT) && r[i].b == (TB)(val(peer, i, SALT + 1) - 60), \
-                  #MPIT ": element %d is (%lld,%lld), expected (%lld,%lld)", i,          \
-                  (long long)r[i].a, (long long)r[i].b, val(peer, i, SALT),               \
-                  val(peer, i, SALT + 1) - 60);                                           \
-        MPI_Aint lb, ext;                                                                 \
-        MPI_Type_get_extent(MPIT, &lb, &ext);                                             \
-        CHECK(ext == (MPI_Aint)sizeof(s[0]), #MPIT ": extent %ld, C struct %d", (long)ext, \
-              (int)sizeof(s[0]));                                                         \
-        check_status(&st, MPIT, #MPIT, N, 2 * N);                                         \
+                  #MPIT ": element %d is (%lld,%lld), expected (%lld,%lld)", i, (long long)r[i].a, \
+                  (long long)r[i].b, val(peer, i, SALT), val(peer, i, SALT + 1) - 60);             \
+        MPI_Aint lb, ext;                                                                          \
+        MPI_Type_get_extent(MPIT, &lb, &ext);                                                      \
+        CHECK(ext == (MPI_Aint)sizeof(s[0]), #MPIT ": extent %ld, C struct %d", (long)ext,         \
+              (int)sizeof(s[0]));                                                                  \
+        check_status(&st, MPIT, #MPIT, N, 2 * N);                                                  \
     } while (0)
 
-#define TEST_COMPLEX(T, MPIT, SALT)                                                       \
-    do {                                                                                  \
-        T s[N], r[N];                                                                     \
-        MPI_Status st;                                                                    \
-        for (int i = 0; i < N; i++) {                                                     \
-            s[i] = (T)val(rank, i, SALT) + (T)val(rank, i, SALT + 5) * I;                 \
-            r[i] = 0;                                                                     \
-        }                                                                                 \
-        exchange(s, r, N, MPIT, &st);                                                     \
-        for (int i = 0; i < N; i++)                                                       \
-            CHECK(creal(r[i]) == (double)val(peer, i, SALT) &&                            \
-                      cimag(r[i]) == (double)val(peer, i, SALT + 5),                      \
+#define TEST_COMPLEX(T, MPIT, SALT)                                                             \
+    do {                                                                                        \
+        T s[N], r[N];                                                                           \
+        MPI_Status st;                                                                          \
+        for (int i = 0; i < N; i++) {                                                           \
+            s[i] = (T)val(rank, i, SALT) + (T)val(rank, i, SALT + 5) * I;                       \
+            r[i] = 0;                                                                           \
+        }                                                                                       \
+        exchange(s, r, N, MPIT, &st);                                                           \
+        for (int i = 0; i < N; i++)                                                             \
+            CHECK(creal(r[i]) == (double)val(peer, i, SALT) &&                                  \
+                      cimag(r[i]) == (double)val(peer, i, SALT + 5),                            \
                   #MPIT ": element %d is %g%+gi", i, (double)creal(r[i]), (double)cimag(r[i])); \
-        check_status(&st, MPIT, #MPIT, N, N);                                             \
+        check_status(&st, MPIT, #MPIT, N, N);                                                   \
     } while (0)
 
 int main(int argc, char **argv)
@@ -161,7 +164,8 @@ int main(int argc, char **argv)
             }
             exchange(s, r, N, MPI_C_BOOL, &st);
             for (int i = 0; i < N; i++)
-                CHECK(r[i] == (((i + peer) % 3) == 0), "MPI_C_BOOL: element %d is %d", i, (int)r[i]);
+                CHECK(r[i] == (((i + peer) % 3) == 0), "MPI_C_BOOL: element %d is %d", i,
+                      (int)r[i]);
             check_status(&st, MPI_C_BOOL, "MPI_C_BOOL", N, N);
         }
         /* MPI_PACKED: data packed with MPI_Pack, received as MPI_PACKED */
@@ -174,7 +178,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < 3; i++)
                 dvals[i] = rank + i * 0.25;
             CHECK_SUCCESS(MPI_Pack(ivals, 5, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD));
-            CHECK_SUCCESS(MPI_Pack(dvals, 3, MPI_DOUBLE, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+            CHECK_SUCCESS(
+                MPI_Pack(dvals, 3, MPI_DOUBLE, packed, sizeof packed, &pos, MPI_COMM_WORLD));
             MPI_Status st;
             int packed_len = pos;
             if (rank == 0) {

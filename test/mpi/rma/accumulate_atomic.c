@@ -38,7 +38,8 @@ static void run(MPI_Win win, struct layout *mem, int rank, int size, const char 
   memset(mem, 0, sizeof *mem);
   MPI_Barrier(MPI_COMM_WORLD);
   const MPI_Aint longs = offsetof(struct layout, longs), ints = offsetof(struct layout, ints),
-                 doubles = offsetof(struct layout, doubles), counter = offsetof(struct layout, counter),
+                 doubles = offsetof(struct layout, doubles),
+                 counter = offsetof(struct layout, counter),
                  election = offsetof(struct layout, election), swap = offsetof(struct layout, swap);
   long lone[LEN];
   int ione[LEN];
@@ -51,16 +52,19 @@ static void run(MPI_Win win, struct layout *mem, int rank, int size, const char 
     for (int t = 0; t < size; ++t) {
       CHECK_SUCCESS(MPI_Accumulate(lone, LEN, MPI_LONG, t, longs, LEN, MPI_LONG, MPI_SUM, win));
       CHECK_SUCCESS(MPI_Accumulate(ione, LEN, MPI_INT, t, ints, LEN, MPI_INT, MPI_SUM, win));
-      CHECK_SUCCESS(MPI_Accumulate(done, LEN, MPI_DOUBLE, t, doubles, LEN, MPI_DOUBLE, MPI_SUM, win));
+      CHECK_SUCCESS(
+          MPI_Accumulate(done, LEN, MPI_DOUBLE, t, doubles, LEN, MPI_DOUBLE, MPI_SUM, win));
     }
     long one = 1;
     CHECK_SUCCESS(MPI_Fetch_and_op(&one, &fetched[it], MPI_LONG, 0, counter, MPI_SUM, win));
     long mine = rank * ITERS + it + 1, old = -1;
-    CHECK_SUCCESS(MPI_Get_accumulate(&mine, 1, MPI_LONG, &old, 1, MPI_LONG, 0, swap, 1, MPI_LONG, MPI_REPLACE, win));
+    CHECK_SUCCESS(MPI_Get_accumulate(&mine, 1, MPI_LONG, &old, 1, MPI_LONG, 0, swap, 1, MPI_LONG,
+                                     MPI_REPLACE, win));
     CHECK_SUCCESS(MPI_Win_flush(0, win));
     swapped[it] = old;
     MPI_Request req;
-    CHECK_SUCCESS(MPI_Raccumulate(ione, 1, MPI_INT, (rank + it) % size, ints, 1, MPI_INT, MPI_SUM, win, &req));
+    CHECK_SUCCESS(MPI_Raccumulate(ione, 1, MPI_INT, (rank + it) % size, ints, 1, MPI_INT, MPI_SUM,
+                                  win, &req));
     CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
   }
   CHECK_SUCCESS(MPI_Win_unlock_all(win));
@@ -68,15 +72,18 @@ static void run(MPI_Win win, struct layout *mem, int rank, int size, const char 
 
   const long total = (long)size * ITERS;
   for (int i = 0; i < LEN; ++i) {
-    CHECK(mem->longs[i] == total, "%s: long[%d] = %ld, expected %ld", kind, i, mem->longs[i], total);
-    CHECK(mem->doubles[i] == (double)total, "%s: double[%d] = %g, expected %ld", kind, i, mem->doubles[i], total);
+    CHECK(mem->longs[i] == total, "%s: long[%d] = %ld, expected %ld", kind, i, mem->longs[i],
+          total);
+    CHECK(mem->doubles[i] == (double)total, "%s: double[%d] = %g, expected %ld", kind, i,
+          mem->doubles[i], total);
   }
   /* ints[0] also got one Raccumulate per iteration from each rank whose (rank+it)%size hit us */
   long expect0 = total;
   for (int r = 0; r < size; ++r)
     for (int it = 0; it < ITERS; ++it) expect0 += (r + it) % size == rank;
   CHECK(mem->ints[0] == expect0, "%s: int[0] = %d, expected %ld", kind, mem->ints[0], expect0);
-  for (int i = 1; i < LEN; ++i) CHECK(mem->ints[i] == total, "%s: int[%d] = %d, expected %ld", kind, i, mem->ints[i], total);
+  for (int i = 1; i < LEN; ++i)
+    CHECK(mem->ints[i] == total, "%s: int[%d] = %d, expected %ld", kind, i, mem->ints[i], total);
 
   /* Fetch_and_op tickets: a permutation of 0..total-1. */
   long *all = rank == 0 ? malloc(sizeof(long) * total) : NULL;
@@ -85,7 +92,8 @@ static void run(MPI_Win win, struct layout *mem, int rank, int size, const char 
     qsort(all, total, sizeof(long), cmp_long);
     for (long i = 0; i < total; ++i)
       if (all[i] != i) {
-        CHECK(0, "%s: fetch-and-add tickets are not 0..%ld: position %ld holds %ld", kind, total - 1, i, all[i]);
+        CHECK(0, "%s: fetch-and-add tickets are not 0..%ld: position %ld holds %ld", kind,
+              total - 1, i, all[i]);
         break;
       }
     CHECK(mem->counter == total, "%s: counter %ld", kind, mem->counter);

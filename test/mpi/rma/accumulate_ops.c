@@ -16,8 +16,8 @@
 
 #include "mtest.h"
 
-#define K 5          /* elements per accumulate */
-#define SLOT 512     /* bytes per (type) slot in the window */
+#define K 5      /* elements per accumulate */
+#define SLOT 512 /* bytes per (type) slot in the window */
 
 enum kind { SINT, UINT, REAL, CPLX, BOOL, FLOG, BYTE, PAIR };
 
@@ -25,26 +25,54 @@ struct type_case {
   MPI_Datatype type;
   const char *name;
   enum kind kind;
-  int size;      /* of the value (pairs: of the value part) */
-  int pair_int;  /* pairs: offset of the int index */
+  int size;     /* of the value (pairs: of the value part) */
+  int pair_int; /* pairs: offset of the int index */
 };
 
-#define T(t, k, s) {t, #t, k, s, 0}
+#define T(t, k, s) \
+  { t, #t, k, s, 0 }
 static const struct type_case types[] = {
-    T(MPI_CHAR, SINT, 1), T(MPI_SIGNED_CHAR, SINT, 1), T(MPI_UNSIGNED_CHAR, UINT, 1),
-    T(MPI_SHORT, SINT, 2), T(MPI_UNSIGNED_SHORT, UINT, 2), T(MPI_INT, SINT, 4),
-    T(MPI_UNSIGNED, UINT, 4), T(MPI_LONG, SINT, 8), T(MPI_UNSIGNED_LONG, UINT, 8),
-    T(MPI_LONG_LONG, SINT, 8), T(MPI_UNSIGNED_LONG_LONG, UINT, 8), T(MPI_INT8_T, SINT, 1),
-    T(MPI_INT16_T, SINT, 2), T(MPI_INT32_T, SINT, 4), T(MPI_INT64_T, SINT, 8),
-    T(MPI_UINT8_T, UINT, 1), T(MPI_UINT16_T, UINT, 2), T(MPI_UINT32_T, UINT, 4),
-    T(MPI_UINT64_T, UINT, 8), T(MPI_AINT, SINT, 8), T(MPI_COUNT, SINT, 8), T(MPI_OFFSET, SINT, 8),
-    T(MPI_FLOAT, REAL, 4), T(MPI_DOUBLE, REAL, 8), T(MPI_LONG_DOUBLE, REAL, 16),
-    T(MPI_C_FLOAT_COMPLEX, CPLX, 8), T(MPI_C_DOUBLE_COMPLEX, CPLX, 16), T(MPI_C_BOOL, BOOL, 1),
-    T(MPI_BYTE, BYTE, 1), T(MPI_WCHAR, UINT, 4), T(MPI_CXX_BOOL, BOOL, 1),
+    T(MPI_CHAR, SINT, 1),
+    T(MPI_SIGNED_CHAR, SINT, 1),
+    T(MPI_UNSIGNED_CHAR, UINT, 1),
+    T(MPI_SHORT, SINT, 2),
+    T(MPI_UNSIGNED_SHORT, UINT, 2),
+    T(MPI_INT, SINT, 4),
+    T(MPI_UNSIGNED, UINT, 4),
+    T(MPI_LONG, SINT, 8),
+    T(MPI_UNSIGNED_LONG, UINT, 8),
+    T(MPI_LONG_LONG, SINT, 8),
+    T(MPI_UNSIGNED_LONG_LONG, UINT, 8),
+    T(MPI_INT8_T, SINT, 1),
+    T(MPI_INT16_T, SINT, 2),
+    T(MPI_INT32_T, SINT, 4),
+    T(MPI_INT64_T, SINT, 8),
+    T(MPI_UINT8_T, UINT, 1),
+    T(MPI_UINT16_T, UINT, 2),
+    T(MPI_UINT32_T, UINT, 4),
+    T(MPI_UINT64_T, UINT, 8),
+    T(MPI_AINT, SINT, 8),
+    T(MPI_COUNT, SINT, 8),
+    T(MPI_OFFSET, SINT, 8),
+    T(MPI_FLOAT, REAL, 4),
+    T(MPI_DOUBLE, REAL, 8),
+    T(MPI_LONG_DOUBLE, REAL, 16),
+    T(MPI_C_FLOAT_COMPLEX, CPLX, 8),
+    T(MPI_C_DOUBLE_COMPLEX, CPLX, 16),
+    T(MPI_C_BOOL, BOOL, 1),
+    T(MPI_BYTE, BYTE, 1),
+    T(MPI_WCHAR, UINT, 4),
+    T(MPI_CXX_BOOL, BOOL, 1),
     /* Fortran types (the multi-language types are the same kernels) */
-    T(MPI_INTEGER, SINT, 4), T(MPI_INTEGER8, SINT, 8), T(MPI_REAL, REAL, 4), T(MPI_REAL8, REAL, 8),
-    T(MPI_DOUBLE_PRECISION, REAL, 8), T(MPI_COMPLEX, CPLX, 8), T(MPI_DOUBLE_COMPLEX, CPLX, 16),
-    T(MPI_LOGICAL, FLOG, 4), {MPI_2INTEGER, "MPI_2INTEGER", PAIR, 4, 4},
+    T(MPI_INTEGER, SINT, 4),
+    T(MPI_INTEGER8, SINT, 8),
+    T(MPI_REAL, REAL, 4),
+    T(MPI_REAL8, REAL, 8),
+    T(MPI_DOUBLE_PRECISION, REAL, 8),
+    T(MPI_COMPLEX, CPLX, 8),
+    T(MPI_DOUBLE_COMPLEX, CPLX, 16),
+    T(MPI_LOGICAL, FLOG, 4),
+    {MPI_2INTEGER, "MPI_2INTEGER", PAIR, 4, 4},
     {MPI_2REAL, "MPI_2REAL", PAIR, 4, 4},
     {MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", PAIR, 8, 8},
     {MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", PAIR, 16, 16},
@@ -59,10 +87,10 @@ static const struct type_case types[] = {
 static const struct {
   MPI_Op op;
   const char *name;
-} ops[] = {{MPI_MAX, "MPI_MAX"},   {MPI_MIN, "MPI_MIN"},   {MPI_SUM, "MPI_SUM"},
-           {MPI_PROD, "MPI_PROD"}, {MPI_LAND, "MPI_LAND"}, {MPI_BAND, "MPI_BAND"},
-           {MPI_LOR, "MPI_LOR"},   {MPI_BOR, "MPI_BOR"},   {MPI_LXOR, "MPI_LXOR"},
-           {MPI_BXOR, "MPI_BXOR"}, {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
+} ops[] = {{MPI_MAX, "MPI_MAX"},         {MPI_MIN, "MPI_MIN"},       {MPI_SUM, "MPI_SUM"},
+           {MPI_PROD, "MPI_PROD"},       {MPI_LAND, "MPI_LAND"},     {MPI_BAND, "MPI_BAND"},
+           {MPI_LOR, "MPI_LOR"},         {MPI_BOR, "MPI_BOR"},       {MPI_LXOR, "MPI_LXOR"},
+           {MPI_BXOR, "MPI_BXOR"},       {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
            {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"}};
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
@@ -87,12 +115,8 @@ static void set(const struct type_case *t, MPI_Aint extent, void *buf, int i, in
       if (t->size == 8) *(float _Complex *)p = (float)v + 2.0f * I;
       else *(double _Complex *)p = v + 3.0 * I;
       break;
-    case BOOL:
-      *(bool *)p = v % 2;
-      break;
-    case FLOG:
-      *(int *)p = v % 2;
-      break;
+    case BOOL: *(bool *)p = v % 2; break;
+    case FLOG: *(int *)p = v % 2; break;
     case PAIR:
       if (t->type == MPI_FLOAT_INT) *(float *)p = (float)(v % 4);
       else if (t->type == MPI_DOUBLE_INT) *(double *)p = v % 4;
@@ -116,17 +140,16 @@ static int same(const struct type_case *t, MPI_Aint extent, const void *a, const
     case REAL:
       if (t->size == 16) return *(const long double *)x == *(const long double *)y;
       return memcmp(x, y, t->size) == 0;
-    case BOOL:
-      return (*(const bool *)x != 0) == (*(const bool *)y != 0);
-    case FLOG:
-      return (*(const int *)x != 0) == (*(const int *)y != 0);
+    case BOOL: return (*(const bool *)x != 0) == (*(const bool *)y != 0);
+    case FLOG: return (*(const int *)x != 0) == (*(const int *)y != 0);
     case PAIR:
       if (t->type == MPI_LONG_DOUBLE_INT)
-        return *(const long double *)x == *(const long double *)y && *(const int *)(x + 16) == *(const int *)(y + 16);
+        return *(const long double *)x == *(const long double *)y &&
+               *(const int *)(x + 16) == *(const int *)(y + 16);
       if (t->type == MPI_2DOUBLE_PRECISION) return memcmp(x, y, 16) == 0;
-      return memcmp(x, y, t->size) == 0 && *(const int *)(x + t->pair_int) == *(const int *)(y + t->pair_int);
-    default:
-      return memcmp(x, y, t->size) == 0;
+      return memcmp(x, y, t->size) == 0 &&
+             *(const int *)(x + t->pair_int) == *(const int *)(y + t->pair_int);
+    default: return memcmp(x, y, t->size) == 0;
   }
 }
 
@@ -170,7 +193,8 @@ static void one_case(MPI_Win win, char *mem, int rank, int size, const struct ty
         set(t, extent, any, i, contribution(r, i));
         found = same(t, extent, mem, any, i);
       }
-      CHECK(found, "MPI_REPLACE on %s element %d: the result is none of the contributions", t->name, i);
+      CHECK(found, "MPI_REPLACE on %s element %d: the result is none of the contributions", t->name,
+            i);
     } else {
       CHECK(same(t, extent, mem, expected, i), "%s on %s element %d differs from MPI_Reduce_local",
             ops[o].name, t->name, i);
@@ -188,20 +212,24 @@ static void fetch_case(MPI_Win win, char *mem, int rank, const struct type_case 
   for (int i = 0; i < K; ++i) set(t, extent, mine, i, contribution(1, i));
   memcpy(expected, init, sizeof init);
   if (ops[o].op == MPI_REPLACE) memcpy(expected, mine, sizeof mine);
-  else if (ops[o].op != MPI_NO_OP && MPI_Reduce_local(mine, expected, K, t->type, ops[o].op) != MPI_SUCCESS)
+  else if (ops[o].op != MPI_NO_OP &&
+           MPI_Reduce_local(mine, expected, K, t->type, ops[o].op) != MPI_SUCCESS)
     return;
   if (rank == 0) memcpy(mem, init, sizeof init);
   CHECK_SUCCESS(MPI_Win_fence(0, win));
   if (rank == 0) {
     memset(fetched, 0, sizeof fetched);
-    CHECK_SUCCESS(MPI_Get_accumulate(mine, K, t->type, fetched, K, t->type, 0, 0, K, t->type, ops[o].op, win));
+    CHECK_SUCCESS(MPI_Get_accumulate(mine, K, t->type, fetched, K, t->type, 0, 0, K, t->type,
+                                     ops[o].op, win));
   }
   CHECK_SUCCESS(MPI_Win_fence(0, win));
   if (rank != 0) return;
   for (int i = 0; i < K; ++i) {
-    CHECK(same(t, extent, fetched, init, i), "Get_accumulate %s on %s: fetched element %d is not the old value",
+    CHECK(same(t, extent, fetched, init, i),
+          "Get_accumulate %s on %s: fetched element %d is not the old value", ops[o].name, t->name,
+          i);
+    CHECK(same(t, extent, mem, expected, i), "Get_accumulate %s on %s: element %d is wrong",
           ops[o].name, t->name, i);
-    CHECK(same(t, extent, mem, expected, i), "Get_accumulate %s on %s: element %d is wrong", ops[o].name, t->name, i);
   }
 }
 
@@ -215,7 +243,9 @@ static void run(MPI_Win win, char *mem, int rank, int size) {
   long got = -1;
   if (rank == 0) *(long *)mem = 42;
   CHECK_SUCCESS(MPI_Win_fence(0, win));
-  if (rank == 1) CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, &got, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_NO_OP, win));
+  if (rank == 1)
+    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, &got, 1, MPI_LONG, 0, 0, 1,
+                                     MPI_LONG, MPI_NO_OP, win));
   CHECK_SUCCESS(MPI_Win_fence(0, win));
   if (rank == 1) CHECK_INT(got, 42);
 }

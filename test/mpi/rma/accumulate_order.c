@@ -19,9 +19,12 @@ static void run(MPI_Win win, double *mem, int rank, int size) {
   CHECK_SUCCESS(MPI_Win_lock_all(0, win));
   for (int k = 1; k <= 50; ++k) {
     long v = k * 10 + rank, before = -1, after = -1;
-    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_LONG, &before, 1, MPI_LONG, target, 100 + rank, 1, MPI_LONG, MPI_NO_OP, win));
-    CHECK_SUCCESS(MPI_Accumulate(&v, 1, MPI_LONG, target, 100 + rank, 1, MPI_LONG, MPI_REPLACE, win));
-    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_LONG, &after, 1, MPI_LONG, target, 100 + rank, 1, MPI_LONG, MPI_NO_OP, win));
+    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_LONG, &before, 1, MPI_LONG, target, 100 + rank, 1,
+                                     MPI_LONG, MPI_NO_OP, win));
+    CHECK_SUCCESS(
+        MPI_Accumulate(&v, 1, MPI_LONG, target, 100 + rank, 1, MPI_LONG, MPI_REPLACE, win));
+    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_LONG, &after, 1, MPI_LONG, target, 100 + rank, 1,
+                                     MPI_LONG, MPI_NO_OP, win));
     CHECK_SUCCESS(MPI_Win_flush(target, win));
     CHECK(before == (k == 1 ? 0 : (k - 1) * 10 + rank), "war: read %ld before write %d", before, k);
     CHECK(after == v, "raw: read %ld after writing %ld", after, v);
@@ -29,9 +32,12 @@ static void run(MPI_Win win, double *mem, int rank, int size) {
   /* the same with doubles (accumulate lock instead of CPU atomics) */
   for (int k = 1; k <= 50; ++k) {
     double v = k + 0.5 * rank, after = -1;
-    CHECK_SUCCESS(MPI_Accumulate(&v, 1, MPI_DOUBLE, target, 200 + rank, 1, MPI_DOUBLE, MPI_REPLACE, win));
-    CHECK_SUCCESS(MPI_Accumulate(&v, 1, MPI_DOUBLE, target, 200 + rank, 1, MPI_DOUBLE, MPI_SUM, win));
-    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_DOUBLE, &after, 1, MPI_DOUBLE, target, 200 + rank, 1, MPI_DOUBLE, MPI_NO_OP, win));
+    CHECK_SUCCESS(
+        MPI_Accumulate(&v, 1, MPI_DOUBLE, target, 200 + rank, 1, MPI_DOUBLE, MPI_REPLACE, win));
+    CHECK_SUCCESS(
+        MPI_Accumulate(&v, 1, MPI_DOUBLE, target, 200 + rank, 1, MPI_DOUBLE, MPI_SUM, win));
+    CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_DOUBLE, &after, 1, MPI_DOUBLE, target, 200 + rank,
+                                     1, MPI_DOUBLE, MPI_NO_OP, win));
     CHECK_SUCCESS(MPI_Win_flush(target, win));
     CHECK(after == 2 * v, "waw/raw with doubles: read %g, expected %g", after, 2 * v);
   }
@@ -57,7 +63,8 @@ static void run(MPI_Win win, double *mem, int rank, int size) {
   /* picks selects src[0,1,4..9,12..15]: 12 values */
   const double picked[N] = {0, 1, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15};
   CHECK_SUCCESS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
-  CHECK_SUCCESS(MPI_Get_accumulate(src, 1, picks, result, 1, every2, target, 0, 1, every3, MPI_SUM, win));
+  CHECK_SUCCESS(
+      MPI_Get_accumulate(src, 1, picks, result, 1, every2, target, 0, 1, every3, MPI_SUM, win));
   CHECK_SUCCESS(MPI_Win_unlock(target, win));
   for (int i = 0; i < N; ++i) {
     CHECK(result[2 * i] == 1000 + 3 * i, "fetched old value %d: %g", i, result[2 * i]);
@@ -65,7 +72,8 @@ static void run(MPI_Win win, double *mem, int rank, int size) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < 3 * N; ++i)
-    CHECK(mem[i] == 1000 + i + (i % 3 == 0 ? picked[i / 3] : 0), "accumulated element %d: %g", i, mem[i]);
+    CHECK(mem[i] == 1000 + i + (i % 3 == 0 ? picked[i / 3] : 0), "accumulated element %d: %g", i,
+          mem[i]);
 
   /* MINLOC on a contiguous type of 2INT pairs. */
   MPI_Datatype pairs;
@@ -85,7 +93,8 @@ static void run(MPI_Win win, double *mem, int rank, int size) {
       int best = 50, at = -1;
       for (int r = 0; r < size; ++r)
         if ((r * 7 + i) % 5 < best) best = (r * 7 + i) % 5, at = r;
-      CHECK(p[2 * i] == best && p[2 * i + 1] == at, "MINLOC pair %d: (%d,%d) expected (%d,%d)", i, p[2 * i], p[2 * i + 1], best, at);
+      CHECK(p[2 * i] == best && p[2 * i + 1] == at, "MINLOC pair %d: (%d,%d) expected (%d,%d)", i,
+            p[2 * i], p[2 * i + 1], best, at);
     }
   MPI_Type_free(&pairs);
   MPI_Type_free(&every3);

@@ -63,8 +63,9 @@ int main(int argc, char **argv) {
 
   /* Straddling the end of a: out of range. */
   CHECK_SUCCESS(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
-  CHECK_ERR_CLASS(MPI_Get(got, 2, MPI_LONG, right, addr[2 * right] + (N - 1) * sizeof(long), 2, MPI_LONG, win),
-                  MPI_ERR_RMA_RANGE);
+  CHECK_ERR_CLASS(
+      MPI_Get(got, 2, MPI_LONG, right, addr[2 * right] + (N - 1) * sizeof(long), 2, MPI_LONG, win),
+      MPI_ERR_RMA_RANGE);
   CHECK_SUCCESS(MPI_Win_unlock(right, win));
   MPI_Barrier(MPI_COMM_WORLD);
 
@@ -89,7 +90,8 @@ int main(int argc, char **argv) {
   MPI_Type_vector(4, 1, 2, MPI_LONG, &seam_stride);
   MPI_Type_commit(&seam_stride);
   CHECK_SUCCESS(MPI_Win_fence(0, win));
-  CHECK_SUCCESS(MPI_Get(got, 4, MPI_LONG, left, caddr[left] + (N - 4) * sizeof(long), 1, seam_stride, win));
+  CHECK_SUCCESS(
+      MPI_Get(got, 4, MPI_LONG, left, caddr[left] + (N - 4) * sizeof(long), 1, seam_stride, win));
   CHECK_SUCCESS(MPI_Win_fence(0, win));
   MPI_Type_free(&seam_stride);
   for (int i = 0; i < 4; ++i) CHECK_INT(got[i], 2 * (leftleft * 100 + 2 * i));
@@ -121,7 +123,8 @@ int main(int argc, char **argv) {
 
   /* Attach needs a dynamic window. */
   long *mem;
-  CHECK_SUCCESS(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   CHECK_ERR_CLASS(MPI_Win_attach(win, a, sizeof(long)), MPI_ERR_RMA_FLAVOR);
   CHECK_SUCCESS(MPI_Win_free(&win));

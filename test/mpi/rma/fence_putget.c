@@ -35,16 +35,14 @@ static void run(MPI_Win win, int *buf, int rank, int size) {
   for (int i = 0; i < N / 2; ++i) neg[i] = -value(rank, i);
   CHECK_SUCCESS(MPI_Put(neg, N / 2, MPI_INT, right, 0, 1, every_other, win));
   CHECK_SUCCESS(MPI_Win_fence(0, win));
-  for (int i = 0; i < N; ++i)
-    CHECK_INT(buf[i], i % 2 == 0 ? -value(left, i / 2) : value(left, i));
+  for (int i = 0; i < N; ++i) CHECK_INT(buf[i], i % 2 == 0 ? -value(left, i / 2) : value(left, i));
 
   /* Strided origin: get the right window's even elements into odd slots. */
   int scattered[N];
   for (int i = 0; i < N; ++i) scattered[i] = -1;
   CHECK_SUCCESS(MPI_Get(scattered + 1, 1, every_other, right, 0, 1, every_other, win));
   CHECK_SUCCESS(MPI_Win_fence(0, win));
-  for (int i = 0; i < N; ++i)
-    CHECK_INT(scattered[i], i % 2 == 1 ? -value(rank, (i - 1) / 2) : -1);
+  for (int i = 0; i < N; ++i) CHECK_INT(scattered[i], i % 2 == 1 ? -value(rank, (i - 1) / 2) : -1);
   MPI_Type_free(&every_other);
 
   /* Accumulate: everyone adds rank+1 to each element of rank 0's window. */
@@ -72,14 +70,16 @@ int main(int argc, char **argv) {
 
   int *buf = NULL;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   run(win, buf, rank, size);
   CHECK_SUCCESS(MPI_Win_free(&win));
   CHECK(win == MPI_WIN_NULL, "MPI_Win_free sets the handle to MPI_WIN_NULL");
 
   int *user = calloc(N, sizeof(int));
-  CHECK_SUCCESS(MPI_Win_create(user, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_SUCCESS(
+      MPI_Win_create(user, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   run(win, user, rank, size);
   CHECK_SUCCESS(MPI_Win_free(&win));

@@ -31,7 +31,8 @@ static void run(MPI_Win win, char *mem, int rank, int size) {
   CHECK_SUCCESS(MPI_Win_unlock(right, win));
   CHECK(memcmp(src, dst, BIG) == 0, "4 MiB put/get round trip");
   MPI_Barrier(MPI_COMM_WORLD);
-  for (int i = 0; i < BIG; i += 4093) CHECK(mem[i] == (char)(i * 7 + left), "byte %d from the left", i);
+  for (int i = 0; i < BIG; i += 4093)
+    CHECK(mem[i] == (char)(i * 7 + left), "byte %d from the left", i);
 
   /* Strided target: RUNS ints at a stride of 5 ints. */
   MPI_Datatype strided;
@@ -62,14 +63,16 @@ static void run(MPI_Win win, char *mem, int rank, int size) {
   CHECK_SUCCESS(MPI_Accumulate(ones, nd, MPI_DOUBLE, 0, 0, nd, MPI_DOUBLE, MPI_SUM, win));
   CHECK_SUCCESS(MPI_Win_fence(0, win));
   if (rank == 0)
-    for (int i = 0; i < nd; i += 101) CHECK(((double *)mem)[i] == (double)size * (i % 10), "double %d", i);
+    for (int i = 0; i < nd; i += 101)
+      CHECK(((double *)mem)[i] == (double)size * (i % 10), "double %d", i);
 
   /* MINLOC on MPI_SHORT_INT pairs (2 bytes of padding inside each). */
   const int np = 20000;
   struct short_int *pairs = malloc(np * sizeof *pairs), *fetched = malloc(np * sizeof *pairs);
   for (int i = 0; i < np; ++i) pairs[i].value = (short)((i + rank) % 7), pairs[i].index = rank;
   if (rank == 0)
-    for (int i = 0; i < np; ++i) ((struct short_int *)mem)[i].value = 100, ((struct short_int *)mem)[i].index = -1;
+    for (int i = 0; i < np; ++i)
+      ((struct short_int *)mem)[i].value = 100, ((struct short_int *)mem)[i].index = -1;
   CHECK_SUCCESS(MPI_Win_fence(0, win));
   CHECK_SUCCESS(MPI_Accumulate(pairs, np, MPI_SHORT_INT, 0, 0, np, MPI_SHORT_INT, MPI_MINLOC, win));
   CHECK_SUCCESS(MPI_Win_fence(0, win));
@@ -79,19 +82,22 @@ static void run(MPI_Win win, char *mem, int rank, int size) {
       for (int r = 0; r < size; ++r)
         if ((i + r) % 7 < best) best = (i + r) % 7, at = r;
       const struct short_int *m = (const struct short_int *)mem + i;
-      CHECK(m->value == best && m->index == at, "MINLOC pair %d: (%d,%d) expected (%d,%d)", i, m->value, m->index, best, at);
+      CHECK(m->value == best && m->index == at, "MINLOC pair %d: (%d,%d) expected (%d,%d)", i,
+            m->value, m->index, best, at);
     }
   }
   /* Get_accumulate of the pairs with MPI_NO_OP fetches them back. */
   CHECK_SUCCESS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
-  CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_SHORT_INT, fetched, np, MPI_SHORT_INT, 0, 0, np, MPI_SHORT_INT, MPI_NO_OP, win));
+  CHECK_SUCCESS(MPI_Get_accumulate(NULL, 0, MPI_SHORT_INT, fetched, np, MPI_SHORT_INT, 0, 0, np,
+                                   MPI_SHORT_INT, MPI_NO_OP, win));
   CHECK_SUCCESS(MPI_Win_unlock(0, win));
   for (int i = 0; i < np; i += 37) {
     int best = 1000, at = -1;
     for (int r = 0; r < size; ++r)
       if ((i + r) % 7 < best) best = (i + r) % 7, at = r;
-    CHECK(fetched[i].value == best && fetched[i].index == at, "fetched pair %d: (%d,%d) expected (%d,%d)", i,
-          fetched[i].value, fetched[i].index, best, at);
+    CHECK(fetched[i].value == best && fetched[i].index == at,
+          "fetched pair %d: (%d,%d) expected (%d,%d)", i, fetched[i].value, fetched[i].index, best,
+          at);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   free(pairs);

@@ -56,7 +56,8 @@ static void readers_writers(MPI_Win win, long *mem, int rank, int size, int targ
       CHECK_SUCCESS(MPI_Get(seen, WORDS, MPI_LONG, target, 1, WORDS, MPI_LONG, win));
       CHECK_SUCCESS(MPI_Win_unlock(target, win));
       for (int i = 1; i < WORDS; ++i)
-        CHECK(seen[i] == seen[0], "torn read at %d: %ld vs %ld (iteration %d)", i, seen[i], seen[0], it);
+        CHECK(seen[i] == seen[0], "torn read at %d: %ld vs %ld (iteration %d)", i, seen[i], seen[0],
+              it);
     }
   }
   (void)size;
@@ -79,7 +80,8 @@ static void lock_all_mix(MPI_Win win, int rank, int size) {
         CHECK_SUCCESS(MPI_Get(seen, WORDS, MPI_LONG, t, 1, WORDS, MPI_LONG, win));
         CHECK_SUCCESS(MPI_Win_flush(t, win));
         for (int i = 1; i < WORDS; ++i)
-          CHECK(seen[i] == seen[0], "lock_all: torn read of rank %d at %d: %ld vs %ld", t, i, seen[i], seen[0]);
+          CHECK(seen[i] == seen[0], "lock_all: torn read of rank %d at %d: %ld vs %ld", t, i,
+                seen[i], seen[0]);
       }
       CHECK_SUCCESS(MPI_Win_unlock_all(win));
     }

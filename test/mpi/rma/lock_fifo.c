@@ -60,7 +60,8 @@ static void scenario(MPI_Win win, long *mem, int rank, int size, const char *typ
     }
     CHECK(tickets[r] >= lo && tickets[r] <= hi,
           "scenario %s: rank %d (%c) drew ticket %ld, expected %ld..%ld (grant order must follow "
-          "request order)", types, r, types[r], tickets[r], lo, hi);
+          "request order)",
+          types, r, types[r], tickets[r], lo, hi);
   }
 }
 
@@ -73,7 +74,8 @@ int main(int argc, char **argv) {
 
   long *mem;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   scenario(win, mem, rank, size, "EEEEEEEE");
   scenario(win, mem, rank, size, "EESESESE");
@@ -84,7 +86,9 @@ int main(int argc, char **argv) {
   MPIX_Win_get_lock_stats_max(win, &most, &waited);
   if (rank != 0) {
     CHECK_INT(acquisitions, 4);
-    CHECK(waited >= 3, "rank %d waited in %lld of 4 scenarios; requests behind the holder must wait", rank, (long long)waited);
+    CHECK(waited >= 3,
+          "rank %d waited in %lld of 4 scenarios; requests behind the holder must wait", rank,
+          (long long)waited);
   }
   CHECK(most <= 10, "rank %d: one acquisition took %lld remote atomics", rank, (long long)most);
   CHECK_SUCCESS(MPI_Win_free(&win));

@@ -61,8 +61,10 @@ static void run(MPI_Win win, long *mem, int rank, int size, const char *kind) {
   if (rank == 0) {
     double slowest = 0;
     for (int r = 1; r < size; ++r) {
-      CHECK(ends[r] < ends[0], "%s: rank %d finished %.3f s after the target's compute loop ended; "
-            "its locks needed the target", kind, r, ends[r] - ends[0]);
+      CHECK(ends[r] < ends[0],
+            "%s: rank %d finished %.3f s after the target's compute loop ended; "
+            "its locks needed the target",
+            kind, r, ends[r] - ends[0]);
       if (ends[r] - start > slowest) slowest = ends[r] - start;
     }
     CHECK_SUCCESS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));

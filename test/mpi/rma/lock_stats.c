@@ -46,7 +46,8 @@ static struct counts stats_of(MPI_Win win) {
 static struct counts controlled(int rank, int type, long hold_ms) {
   long *mem;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
@@ -66,13 +67,14 @@ static struct counts controlled(int rank, int type, long hold_ms) {
 static struct counts rounds(int rank, const char *mode) {
   long *mem;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   for (int i = 0; i < 8; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
-    int type = mode[0] == 'E' ? MPI_LOCK_EXCLUSIVE
-             : mode[0] == 'S' ? MPI_LOCK_SHARED
-             : ((rank + i) % 3 == 0 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE);
+    int type = mode[0] == 'E'   ? MPI_LOCK_EXCLUSIVE
+               : mode[0] == 'S' ? MPI_LOCK_SHARED
+                                : ((rank + i) % 3 == 0 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE);
     CHECK_SUCCESS(MPI_Win_lock(type, 0, 0, win));
     hold(2000);
     CHECK_SUCCESS(MPI_Win_unlock(0, win));
@@ -115,8 +117,10 @@ int main(int argc, char **argv) {
     long long mine = longer.remote, most = 0;
     MPI_Reduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0)
-      printf("controlled %s waits of ~50 ms and ~500 ms: at most %lld remote atomics per "
-             "acquisition in both\n", name, most);
+      printf(
+          "controlled %s waits of ~50 ms and ~500 ms: at most %lld remote atomics per "
+          "acquisition in both\n",
+          name, most);
   }
 
   const char *modes[] = {"E", "S", "M"};
@@ -127,7 +131,8 @@ int main(int argc, char **argv) {
      * shared: 2, or ~5 behind an exclusive (attach, back out); an exclusive
      * holder wakes each shared waiter behind it (2 each). */
     const long long most_allowed = 8 + 2 * size;
-    CHECK(average <= 8.0, "mode %s rank %d: %.2f remote atomics per acquisition", modes[m], rank, average);
+    CHECK(average <= 8.0, "mode %s rank %d: %.2f remote atomics per acquisition", modes[m], rank,
+          average);
     CHECK(c.most <= most_allowed, "mode %s rank %d: %lld in one acquisition (bound %lld)", modes[m],
           rank, c.most, most_allowed);
     double all[64];

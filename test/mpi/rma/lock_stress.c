@@ -15,10 +15,10 @@ static void check_in(MPI_Win win, int target, long add, int exclusive) {
   long old = -1, undo = -add;
   CHECK_SUCCESS(MPI_Fetch_and_op(&add, &old, MPI_LONG, target, 0, MPI_SUM, win));
   CHECK_SUCCESS(MPI_Win_flush(target, win));
-  if (exclusive)
-    CHECK(old == 0, "exclusive holder of rank %d saw occupancy %ld", target, old);
+  if (exclusive) CHECK(old == 0, "exclusive holder of rank %d saw occupancy %ld", target, old);
   else
-    CHECK(old < 1000, "shared holder of rank %d saw occupancy %ld (a writer is inside)", target, old);
+    CHECK(old < 1000, "shared holder of rank %d saw occupancy %ld (a writer is inside)", target,
+          old);
   for (volatile int spin = 0; spin < 200; ++spin) {
   }
   CHECK_SUCCESS(MPI_Fetch_and_op(&undo, &old, MPI_LONG, target, 0, MPI_SUM, win));
@@ -32,7 +32,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long *mem;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   srand(12345 + rank * 77);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long *mem;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate_c(4 * N * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_SUCCESS(MPI_Win_allocate_c(4 * N * sizeof(long), sizeof(long), MPI_INFO_NULL,
+                                   MPI_COMM_WORLD, &mem, &win));
   MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
   for (int i = 0; i < 4 * N; ++i) mem[i] = 0;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -37,7 +38,8 @@ int main(int argc, char **argv) {
   int done = 0;
   while (!done) CHECK_SUCCESS(MPI_Test(&reqs[2], &done, MPI_STATUS_IGNORE));
   for (int i = 0; i < N; ++i) CHECK_INT(got[i], rank * 100 + i);
-  CHECK_SUCCESS(MPI_Rget_accumulate(one, N, MPI_LONG, old, N, MPI_LONG, right, N, N, MPI_LONG, MPI_SUM, win, &reqs[3]));
+  CHECK_SUCCESS(MPI_Rget_accumulate(one, N, MPI_LONG, old, N, MPI_LONG, right, N, N, MPI_LONG,
+                                    MPI_SUM, win, &reqs[3]));
   CHECK_SUCCESS(MPI_Wait(&reqs[3], MPI_STATUS_IGNORE));
   CHECK(reqs[3] == MPI_REQUEST_NULL, "completed request is freed");
   for (int i = 0; i < N; ++i) CHECK_INT(old[i], 1);
@@ -62,7 +64,8 @@ int main(int argc, char **argv) {
   CHECK_SUCCESS(MPI_Get_c(&r, 1, MPI_LONG, rank, 2 * N, 1, MPI_LONG, win));
   CHECK_INT(r, 1000 + rank);
   if (size > 1) {
-    CHECK_SUCCESS(MPI_Get_accumulate_c(NULL, 0, MPI_LONG, &r, 1, MPI_LONG, right, N, 1, MPI_LONG, MPI_NO_OP, win));
+    CHECK_SUCCESS(MPI_Get_accumulate_c(NULL, 0, MPI_LONG, &r, 1, MPI_LONG, right, N, 1, MPI_LONG,
+                                       MPI_NO_OP, win));
     CHECK_INT(r, 2);
     CHECK_SUCCESS(MPI_Win_unlock(right, win));
   }
@@ -95,8 +98,8 @@ int main(int argc, char **argv) {
   CHECK_SUCCESS(MPI_Win_unlock_all(win));
   MPIX_Win_get_lock_stats(win, &acq_after, &remote_after);
   CHECK_INT(acq_after - acq_before, size);
-  CHECK(remote_after - remote_before <= 2 * size + 2, "lock_all/unlock_all took %lld remote atomics",
-        remote_after - remote_before);
+  CHECK(remote_after - remote_before <= 2 * size + 2,
+        "lock_all/unlock_all took %lld remote atomics", remote_after - remote_before);
   CHECK_SUCCESS(MPI_Win_free(&win));
   return mtest_finish();
 }

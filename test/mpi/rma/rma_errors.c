@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
   int *base, v = 1, rc;
   long lv = 0, lr = 0;
   MPI_Win win;
-  CHECK_SUCCESS(MPI_Win_allocate(10 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  CHECK_SUCCESS(
+      MPI_Win_allocate(10 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
   CHECK_SUCCESS(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
   const int peer = (rank + 1) % size;
 
@@ -28,7 +29,8 @@ int main(int argc, char **argv) {
   CHECK_ERR_STRING(rc, "target_rank");
   CHECK_ERR_STRING_INT(rc, peer);
   CHECK_ERR_CLASS(MPI_Get(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
-  CHECK_ERR_CLASS(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_SYNC);
+  CHECK_ERR_CLASS(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_SUM, win),
+                  MPI_ERR_RMA_SYNC);
   CHECK_ERR_CLASS(MPI_Fetch_and_op(&lv, &lr, MPI_LONG, peer, 0, MPI_SUM, win), MPI_ERR_RMA_SYNC);
   CHECK_ERR_CLASS(MPI_Win_flush(peer, win), MPI_ERR_RMA_SYNC);
   CHECK_ERR_CLASS(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC);
@@ -73,7 +75,8 @@ int main(int argc, char **argv) {
   CHECK_ERR_STRING(rc, "target_disp=10");
   CHECK_ERR_CLASS(MPI_Get(base, 11, MPI_INT, peer, 0, 11, MPI_INT, win), MPI_ERR_RMA_RANGE);
   CHECK_ERR_CLASS(MPI_Put(&v, 1, MPI_INT, peer, -1, 1, MPI_INT, win), MPI_ERR_DISP);
-  CHECK_ERR_CLASS(MPI_Accumulate(&v, 1, MPI_INT, peer, 9, 2, MPI_SHORT, MPI_SUM, win), MPI_ERR_TYPE);
+  CHECK_ERR_CLASS(MPI_Accumulate(&v, 1, MPI_INT, peer, 9, 2, MPI_SHORT, MPI_SUM, win),
+                  MPI_ERR_TYPE);
   rc = MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, win);
   CHECK_ERR_CLASS(rc, MPI_ERR_RANK);
   CHECK_ERR_STRING(rc, "target_rank");
@@ -84,8 +87,10 @@ int main(int argc, char **argv) {
   MPI_Op_free(&op);
   double d = 0, dr = 0;
   CHECK_ERR_CLASS(MPI_Compare_and_swap(&d, &d, &dr, MPI_DOUBLE, peer, 0, win), MPI_ERR_TYPE);
-  CHECK_ERR_CLASS(MPI_Accumulate(&d, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win), MPI_ERR_OP);
-  CHECK_SUCCESS(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 1000, 1, MPI_INT, win)); /* PROC_NULL: no-op */
+  CHECK_ERR_CLASS(MPI_Accumulate(&d, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, win),
+                  MPI_ERR_OP);
+  CHECK_SUCCESS(
+      MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 1000, 1, MPI_INT, win)); /* PROC_NULL: no-op */
   /* Nothing moves: zero counts and zero-size types are fine whatever the types (MPICH's
    * rma/badrma), while the same types with data are refused above. */
   MPI_Datatype none;
@@ -93,7 +98,8 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&none);
   CHECK_SUCCESS(MPI_Accumulate(&v, 0, MPI_INT, peer, 0, 0, MPI_DOUBLE, MPI_SUM, win));
   CHECK_SUCCESS(MPI_Accumulate(&v, 1, none, peer, 0, 0, none, MPI_SUM, win));
-  CHECK_SUCCESS(MPI_Get_accumulate(&v, 0, MPI_INT, &d, 0, MPI_DOUBLE, peer, 0, 0, none, MPI_SUM, win));
+  CHECK_SUCCESS(
+      MPI_Get_accumulate(&v, 0, MPI_INT, &d, 0, MPI_DOUBLE, peer, 0, 0, none, MPI_SUM, win));
   MPI_Type_free(&none);
   CHECK_SUCCESS(MPI_Win_unlock(peer, win));
   CHECK_ERR_CLASS(MPI_Win_unlock(peer, win), MPI_ERR_RMA_SYNC);

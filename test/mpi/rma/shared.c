@@ -23,7 +23,8 @@ static void check_window(MPI_Win win, int *base, int rank, int size, int contigu
     CHECK_INT(sz, (r + 1) * 10 * (MPI_Aint)sizeof(int));
     CHECK_INT(du, sizeof(int));
     if (contiguous && r > 0)
-      CHECK(bases[r] == bases[r - 1] + r * 10, "rank %d's memory does not follow rank %d's", r, r - 1);
+      CHECK(bases[r] == bases[r - 1] + r * 10, "rank %d's memory does not follow rank %d's", r,
+            r - 1);
   }
   CHECK(bases[rank] == base, "shared_query of myself gives my base");
   MPI_Aint sz;

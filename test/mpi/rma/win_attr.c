@@ -135,7 +135,8 @@ int main(int argc, char **argv) {
   CHECK_SUCCESS(MPI_Win_set_errhandler(win, eh));
   int rc = MPI_Put(&v1, 1, MPI_INT, 0, 0, 1, MPI_INT, win); /* no epoch */
   CHECK_ERR_CLASS(rc, MPI_ERR_RMA_SYNC);
-  CHECK(handler_calls == 1 && handler_win == win && handler_code == rc, "user handler called with the window and code");
+  CHECK(handler_calls == 1 && handler_win == win && handler_code == rc,
+        "user handler called with the window and code");
   CHECK_SUCCESS(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
   CHECK(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "MPI_Win_call_errhandler");
   CHECK_ERR_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh), MPI_ERR_ARG);

@@ -11,14 +11,14 @@
 #include "mpi.h"
 
 static int errors = 0;
-#define EXPECT(c, ...)                                                   \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            errors++;                                                    \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);              \
-            fprintf(stderr, __VA_ARGS__);                                \
-            fprintf(stderr, "\n");                                       \
-        }                                                                \
+#define EXPECT(c, ...)                                      \
+    do {                                                    \
+        if (!(c)) {                                         \
+            errors++;                                       \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                   \
+            fprintf(stderr, "\n");                          \
+        }                                                   \
     } while (0)
 
 static int handler_calls = 0, handler_code = 0;
@@ -67,7 +67,7 @@ int main(void)
         found_self |= strcmp(name, "mpi://SELF") == 0;
     }
     EXPECT(found_world && found_self, "WORLD and SELF not both listed");
-    {   /* a short buffer gets a truncated, terminated name and the full length */
+    { /* a short buffer gets a truncated, terminated name and the full length */
         int len = 5;
         char name[5];
         MPI_Session_get_nth_pset(session, MPI_INFO_NULL, 0, &len, name);
@@ -91,9 +91,11 @@ int main(void)
 
     MPI_Comm comm, self;
     EXPECT(MPI_Comm_create_from_group(wgroup, "org.stmpi.test", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                      &comm) == MPI_SUCCESS, "create_from_group WORLD");
+                                      &comm) == MPI_SUCCESS,
+           "create_from_group WORLD");
     EXPECT(MPI_Comm_create_from_group(sgroup, "org.stmpi.self", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                      &self) == MPI_SUCCESS, "create_from_group SELF");
+                                      &self) == MPI_SUCCESS,
+           "create_from_group SELF");
     int csize, crank, sum = -1;
     MPI_Comm_size(comm, &csize);
     MPI_Comm_rank(comm, &crank);
@@ -127,8 +129,9 @@ int main(void)
     EXPECT(cur == eh, "get_errhandler returned another handler");
     MPI_Errhandler_free(&cur);
     rc = MPI_Session_get_nth_pset(session, MPI_INFO_NULL, -1, &len, NULL);
-    EXPECT(handler_calls == 1 && err_class(handler_code) == MPI_ERR_ARG &&
-           handler_session == session, "user handler calls %d", handler_calls);
+    EXPECT(
+        handler_calls == 1 && err_class(handler_code) == MPI_ERR_ARG && handler_session == session,
+        "user handler calls %d", handler_calls);
     MPI_Session_call_errhandler(session, MPI_ERR_OTHER);
     EXPECT(handler_calls == 2 && handler_code == MPI_ERR_OTHER, "call_errhandler");
     MPI_Session_set_errhandler(session, MPI_ERRORS_RETURN);

@@ -31,12 +31,12 @@
 struct state {
     int rank, left, right;
     /* Each stream has its own iteration count and error count. */
-    int access_iter, access_errors;      /* the origin side's stream */
-    int exposure_iter, exposure_errors;  /* the target side's stream */
-    double origin[2 * N];   /* strided origin: every 2nd element */
-    double get_buf[2 * N];  /* strided get destination */
+    int access_iter, access_errors;     /* the origin side's stream */
+    int exposure_iter, exposure_errors; /* the target side's stream */
+    double origin[2 * N];               /* strided origin: every 2nd element */
+    double get_buf[2 * N];              /* strided get destination */
     int acc_origin[2 * N];
-    double *win;            /* this rank's window memory */
+    double *win; /* this rank's window memory */
 };
 
 /* Access stream, before the epoch: the origin data of this iteration. */
@@ -138,11 +138,14 @@ int main(int argc, char **argv)
         CHECK_SUCCESS(MPIX_Win_post_stream(to_left, win, exposure));
         CHECK_SUCCESS(MPIX_Host_stream_launch(access, produce, s));
         CHECK_SUCCESS(MPI_Win_start(to_right, MPIX_MODE_STREAM, win));
-        CHECK_SUCCESS(MPI_Put(s->origin, 1, every2nd, s->right, CONTIG * sizeof(double), N, MPI_DOUBLE, win));
-        CHECK_SUCCESS(MPI_Put(s->origin, 1, every2nd, s->right, STRIDED * sizeof(double), 1, every3rd, win));
-        CHECK_SUCCESS(MPI_Get(s->get_buf, 1, every2nd, s->right, GETSRC * sizeof(double), N, MPI_DOUBLE, win));
-        CHECK_SUCCESS(MPI_Accumulate(s->acc_origin, 1, int_every2nd, s->right, WIN_DOUBLES * sizeof(double),
-                                     N, MPI_INT, MPI_SUM, win));
+        CHECK_SUCCESS(
+            MPI_Put(s->origin, 1, every2nd, s->right, CONTIG * sizeof(double), N, MPI_DOUBLE, win));
+        CHECK_SUCCESS(
+            MPI_Put(s->origin, 1, every2nd, s->right, STRIDED * sizeof(double), 1, every3rd, win));
+        CHECK_SUCCESS(MPI_Get(s->get_buf, 1, every2nd, s->right, GETSRC * sizeof(double), N,
+                              MPI_DOUBLE, win));
+        CHECK_SUCCESS(MPI_Accumulate(s->acc_origin, 1, int_every2nd, s->right,
+                                     WIN_DOUBLES * sizeof(double), N, MPI_INT, MPI_SUM, win));
         CHECK_SUCCESS(MPIX_Win_complete_stream(win, access));
         CHECK_SUCCESS(MPIX_Host_stream_launch(access, after_complete, s));
         CHECK_SUCCESS(MPIX_Win_wait_stream(win, exposure));
@@ -173,14 +176,16 @@ int main(int argc, char **argv)
     token = rank + 0.25;
     CHECK_SUCCESS(MPI_Win_post(to_left, 0, win));
     CHECK_SUCCESS(MPI_Win_start(to_right, 0, win));
-    CHECK_SUCCESS(MPI_Put(&token, 1, MPI_DOUBLE, s->right, CONTIG * sizeof(double), 1, MPI_DOUBLE, win));
+    CHECK_SUCCESS(
+        MPI_Put(&token, 1, MPI_DOUBLE, s->right, CONTIG * sizeof(double), 1, MPI_DOUBLE, win));
     CHECK_SUCCESS(MPI_Win_complete(win));
     CHECK_SUCCESS(MPI_Win_wait(win));
     CHECK(s->win[CONTIG] == s->left + 0.25, "PSCW put: %g", s->win[CONTIG]);
     token = rank + 0.75;
     CHECK_SUCCESS(MPIX_Win_post_stream(to_left, win, access));
     CHECK_SUCCESS(MPI_Win_start(to_right, MPIX_MODE_STREAM, win));
-    CHECK_SUCCESS(MPI_Put(&token, 1, MPI_DOUBLE, s->right, CONTIG * sizeof(double), 1, MPI_DOUBLE, win));
+    CHECK_SUCCESS(
+        MPI_Put(&token, 1, MPI_DOUBLE, s->right, CONTIG * sizeof(double), 1, MPI_DOUBLE, win));
     CHECK_SUCCESS(MPIX_Win_complete_stream(win, access));
     CHECK_SUCCESS(MPIX_Win_wait_stream(win, access));
     CHECK_SUCCESS(MPIX_Host_stream_synchronize(access));

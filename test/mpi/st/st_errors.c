@@ -23,8 +23,10 @@ int main(int argc, char **argv)
 
     long *mem, *cmem = calloc(4, sizeof(long));
     MPI_Win win, cwin, dwin;
-    CHECK_SUCCESS(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
-    CHECK_SUCCESS(MPI_Win_create(cmem, 4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &cwin));
+    CHECK_SUCCESS(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   &mem, &win));
+    CHECK_SUCCESS(
+        MPI_Win_create(cmem, 4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &cwin));
     CHECK_SUCCESS(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dwin));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_Win_set_errhandler(cwin, MPI_ERRORS_RETURN);
@@ -52,7 +54,8 @@ int main(int argc, char **argv)
         CHECK_ERR_STRING(rc, "stream=0x");
     }
     rc = MPIX_Win_post_stream(world, win, NULL);
-    CHECK(mtest_err_class(rc) == MPI_ERR_ARG || (gpu_requested && mtest_err_class(rc) == MPI_ERR_OTHER),
+    CHECK(mtest_err_class(rc) == MPI_ERR_ARG ||
+              (gpu_requested && mtest_err_class(rc) == MPI_ERR_OTHER),
           "stream=NULL: %s", mtest_err_text(rc));
     MPIX_Host_stream freed;
     CHECK_SUCCESS(MPIX_Host_stream_create(&freed));
@@ -130,7 +133,8 @@ int main(int argc, char **argv)
     CHECK_ERR_CLASS(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC);
     CHECK_ERR_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win), MPI_ERR_RMA_SYNC);
     rc = MPIX_Win_complete_stream(win, &not_a_stream); /* the epoch stays open */
-    CHECK(mtest_err_class(rc) == MPI_ERR_ARG || (gpu_requested && mtest_err_class(rc) == MPI_ERR_OTHER),
+    CHECK(mtest_err_class(rc) == MPI_ERR_ARG ||
+              (gpu_requested && mtest_err_class(rc) == MPI_ERR_OTHER),
           "not a stream: %s", mtest_err_text(rc));
     CHECK_SUCCESS(MPIX_Win_complete_stream(win, stream));
 
@@ -144,8 +148,9 @@ int main(int argc, char **argv)
         CHECK_ERR_CLASS(rc, MPI_ERR_RMA_SYNC);
         CHECK_ERR_STRING(rc, "target_rank");
         CHECK_ERR_STRING_INT(rc, right);
-        CHECK_ERR_CLASS(MPI_Accumulate(&self_value, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, win),
-                        MPI_ERR_RMA_SYNC);
+        CHECK_ERR_CLASS(
+            MPI_Accumulate(&self_value, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, win),
+            MPI_ERR_RMA_SYNC);
     }
     rc = MPI_Put(&self_value, 1, MPI_LONG, size + 2, 0, 1, MPI_LONG, win);
     CHECK_ERR_CLASS(rc, MPI_ERR_RANK);
@@ -153,13 +158,14 @@ int main(int argc, char **argv)
     rc = MPI_Fetch_and_op(&self_value, &dummy_result, MPI_LONG, rank, 1, MPI_SUM, win);
     CHECK_ERR_CLASS(rc, MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK_ERR_STRING(rc, "MPI_Fetch_and_op");
-    CHECK_ERR_CLASS(MPI_Get_accumulate(&self_value, 1, MPI_LONG, &dummy_result, 1, MPI_LONG, rank, 1,
-                                       1, MPI_LONG, MPI_SUM, win),
+    CHECK_ERR_CLASS(MPI_Get_accumulate(&self_value, 1, MPI_LONG, &dummy_result, 1, MPI_LONG, rank,
+                                       1, 1, MPI_LONG, MPI_SUM, win),
                     MPI_ERR_UNSUPPORTED_OPERATION);
     rc = MPI_Compare_and_swap(&self_value, &self_value, &dummy_result, MPI_LONG, rank, 1, win);
     CHECK_ERR_CLASS(rc, MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK_ERR_STRING(rc, "MPI_Compare_and_swap");
-    CHECK_ERR_CLASS(MPI_Put(&self_value, 1, MPI_LONG, rank, 4, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE);
+    CHECK_ERR_CLASS(MPI_Put(&self_value, 1, MPI_LONG, rank, 4, 1, MPI_LONG, win),
+                    MPI_ERR_RMA_RANGE);
     CHECK_SUCCESS(MPIX_Win_complete_stream(win, stream));
     CHECK_SUCCESS(MPIX_Win_wait_stream(win, stream));
     CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));

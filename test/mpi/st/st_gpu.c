@@ -35,17 +35,20 @@
 
 static struct cuda_driver cu;
 
-#define CU_CHECK(call)                                                                  \
-    do {                                                                                \
-        CUresult_t r_ = (call);                                                         \
-        if (r_ != 0) {                                                                  \
-            fprintf(stderr, "rank %d: %s: %s (%d)\n", mtest_rank(), #call,              \
-                    cudrv_error(&cu, r_), r_);                                          \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                               \
-        }                                                                               \
+#define CU_CHECK(call)                                                                           \
+    do {                                                                                         \
+        CUresult_t r_ = (call);                                                                  \
+        if (r_ != 0) {                                                                           \
+            fprintf(stderr, "rank %d: %s: %s (%d)\n", mtest_rank(), #call, cudrv_error(&cu, r_), \
+                    r_);                                                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                        \
+        }                                                                                        \
     } while (0)
 
-static uint32_t fill_value(int rank, int iter, int side) { return (uint32_t)(rank * 100003 + iter * 2 + side + 1); }
+static uint32_t fill_value(int rank, int iter, int side)
+{
+    return (uint32_t)(rank * 100003 + iter * 2 + side + 1);
+}
 static long add_value(int rank, int iter) { return rank * 1000L + iter + 1; }
 
 static void check_exchange(int rank, int left, int right, MPI_Group group)
@@ -64,7 +67,8 @@ static void check_exchange(int rank, int left, int right, MPI_Group group)
     CU_CHECK(cu.mem_alloc(&origin, 2 * M * sizeof(uint32_t)));
     CU_CHECK(cu.mem_host_alloc((void **)&adds, ITERS * sizeof(long), 0x01 | 0x02));
     CU_CHECK(cu.mem_host_alloc((void **)&rows, (size_t)ITERS * ROW_BYTES, 0x01 | 0x02));
-    for (int i = 0; i < ITERS; i++) adds[i] = add_value(rank, i);
+    for (int i = 0; i < ITERS; i++)
+        adds[i] = add_value(rank, i);
     MPI_Barrier(MPI_COMM_WORLD);
 
     const uint32_t *to_right = (const uint32_t *)(uintptr_t)origin;
@@ -76,7 +80,8 @@ static void check_exchange(int rank, int left, int right, MPI_Group group)
         CHECK_SUCCESS(MPI_Win_start(group, MPIX_MODE_STREAM, win));
         CHECK_SUCCESS(MPI_Put(to_right, M, MPI_UINT32_T, right, FROM_LEFT, M, MPI_UINT32_T, win));
         CHECK_SUCCESS(MPI_Put(to_left, M, MPI_UINT32_T, left, FROM_RIGHT, M, MPI_UINT32_T, win));
-        CHECK_SUCCESS(MPI_Accumulate(&adds[i], 1, MPI_LONG, right, COUNTER, 1, MPI_LONG, MPI_SUM, win));
+        CHECK_SUCCESS(
+            MPI_Accumulate(&adds[i], 1, MPI_LONG, right, COUNTER, 1, MPI_LONG, MPI_SUM, win));
         CHECK_SUCCESS(MPIX_Win_complete_stream(win, s));
         CHECK_SUCCESS(MPIX_Win_wait_stream(win, s));
         CU_CHECK(cu.memcpy_async((CUdptr)(uintptr_t)(rows + (size_t)i * ROW_BYTES),
@@ -93,13 +98,17 @@ static void check_exchange(int rank, int left, int right, MPI_Group group)
         counter += add_value(left, i);
         int bad = 0;
         for (int j = 0; j < M; j++)
-            bad += from_left[j] != fill_value(left, i, 0) || from_right[j] != fill_value(right, i, 1);
+            bad +=
+                from_left[j] != fill_value(left, i, 0) || from_right[j] != fill_value(right, i, 1);
         long got;
         memcpy(&got, row + COUNTER, sizeof got);
         if ((bad || got != counter) && bad_rows++ < 5)
-            CHECK(0, "epoch %d: %d wrong elements (first from left %u, want %u; from right %u, want %u), "
-                     "counter %ld, want %ld", i, bad, from_left[0], fill_value(left, i, 0), from_right[0],
-                     fill_value(right, i, 1), got, counter);
+            CHECK(0,
+                  "epoch %d: %d wrong elements (first from left %u, want %u; from right %u, want "
+                  "%u), "
+                  "counter %ld, want %ld",
+                  i, bad, from_left[0], fill_value(left, i, 0), from_right[0],
+                  fill_value(right, i, 1), got, counter);
     }
     CHECK(bad_rows == 0, "%d of %d epochs wrong", bad_rows, ITERS);
 
@@ -108,7 +117,8 @@ static void check_exchange(int rank, int left, int right, MPI_Group group)
     CHECK(epochs >= ITERS, "stream epochs %lld, want at least %d", epochs, ITERS);
     /* Per iteration at most: post's signal, complete's wait + copy + host
      * function (the accumulate) + signal, wait's wait. */
-    CHECK(signals + copies + waits <= 8LL * ITERS, "%lld launches for %d iterations", signals + copies + waits, ITERS);
+    CHECK(signals + copies + waits <= 8LL * ITERS, "%lld launches for %d iterations",
+          signals + copies + waits, ITERS);
 
     CHECK_SUCCESS(MPI_Win_free(&win));
     CU_CHECK(cu.mem_free_host(rows));
@@ -122,11 +132,16 @@ static void check_exchange(int rank, int left, int right, MPI_Group group)
 enum { ST_CUDA, PSCW_CUDA, ST_HOST, PSCW_HOST, NKINDS };
 static const char *kind_name[NKINDS] = {"st(cuda)", "pscw(cuda)", "st(host)", "pscw(host)"};
 
-struct fill_arg { uint32_t *dst; size_t count; uint32_t value; };
+struct fill_arg {
+    uint32_t *dst;
+    size_t count;
+    uint32_t value;
+};
 static void fill_fn(void *arg)
 {
     struct fill_arg *f = arg;
-    for (size_t i = 0; i < f->count; i++) f->dst[i] = f->value;
+    for (size_t i = 0; i < f->count; i++)
+        f->dst[i] = f->value;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -151,9 +166,10 @@ static double run_kind(int kind, long steps, size_t count, int left, int right, 
             CU_CHECK(cu.memset_d32_async(dev, v, 2 * count, s));
             CHECK_SUCCESS(MPIX_Win_post_stream(group, win, s));
             CHECK_SUCCESS(MPI_Win_start(group, MPIX_MODE_STREAM, win));
-            CHECK_SUCCESS(MPI_Put((void *)(uintptr_t)dev, (int)count, MPI_UINT32_T, right, 0, (int)count, MPI_UINT32_T, win));
-            CHECK_SUCCESS(MPI_Put((void *)(uintptr_t)(dev + bytes), (int)count, MPI_UINT32_T, left, (MPI_Aint)bytes,
+            CHECK_SUCCESS(MPI_Put((void *)(uintptr_t)dev, (int)count, MPI_UINT32_T, right, 0,
                                   (int)count, MPI_UINT32_T, win));
+            CHECK_SUCCESS(MPI_Put((void *)(uintptr_t)(dev + bytes), (int)count, MPI_UINT32_T, left,
+                                  (MPI_Aint)bytes, (int)count, MPI_UINT32_T, win));
             CHECK_SUCCESS(MPIX_Win_complete_stream(win, s));
             CHECK_SUCCESS(MPIX_Win_wait_stream(win, s));
             break;
@@ -163,9 +179,10 @@ static double run_kind(int kind, long steps, size_t count, int left, int right, 
             CHECK_SUCCESS(MPIX_Host_stream_launch(hs, fill_fn, &args[i % ITERS]));
             CHECK_SUCCESS(MPIX_Win_post_stream(group, win, hs));
             CHECK_SUCCESS(MPI_Win_start(group, MPIX_MODE_STREAM, win));
-            CHECK_SUCCESS(MPI_Put(pinned, (int)count, MPI_UINT32_T, right, 0, (int)count, MPI_UINT32_T, win));
-            CHECK_SUCCESS(MPI_Put(pinned + count, (int)count, MPI_UINT32_T, left, (MPI_Aint)bytes, (int)count,
-                                  MPI_UINT32_T, win));
+            CHECK_SUCCESS(
+                MPI_Put(pinned, (int)count, MPI_UINT32_T, right, 0, (int)count, MPI_UINT32_T, win));
+            CHECK_SUCCESS(MPI_Put(pinned + count, (int)count, MPI_UINT32_T, left, (MPI_Aint)bytes,
+                                  (int)count, MPI_UINT32_T, win));
             CHECK_SUCCESS(MPIX_Win_complete_stream(win, hs));
             CHECK_SUCCESS(MPIX_Win_wait_stream(win, hs));
             break;
@@ -179,24 +196,29 @@ static double run_kind(int kind, long steps, size_t count, int left, int right, 
             }
             CHECK_SUCCESS(MPI_Win_post(group, 0, win));
             CHECK_SUCCESS(MPI_Win_start(group, 0, win));
-            CHECK_SUCCESS(MPI_Put(pinned, (int)count, MPI_UINT32_T, right, 0, (int)count, MPI_UINT32_T, win));
-            CHECK_SUCCESS(MPI_Put(pinned + count, (int)count, MPI_UINT32_T, left, (MPI_Aint)bytes, (int)count,
-                                  MPI_UINT32_T, win));
+            CHECK_SUCCESS(
+                MPI_Put(pinned, (int)count, MPI_UINT32_T, right, 0, (int)count, MPI_UINT32_T, win));
+            CHECK_SUCCESS(MPI_Put(pinned + count, (int)count, MPI_UINT32_T, left, (MPI_Aint)bytes,
+                                  (int)count, MPI_UINT32_T, win));
             CHECK_SUCCESS(MPI_Win_complete(win));
             CHECK_SUCCESS(MPI_Win_wait(win));
             break;
         }
         /* The host stream's fill arguments are reused every ITERS steps. */
-        if (kind == ST_HOST && i % ITERS == ITERS - 1) CHECK_SUCCESS(MPIX_Host_stream_synchronize(hs));
+        if (kind == ST_HOST && i % ITERS == ITERS - 1)
+            CHECK_SUCCESS(MPIX_Host_stream_synchronize(hs));
     }
-    if (kind == ST_CUDA) CU_CHECK(cu.stream_synchronize(s));
-    if (kind == ST_HOST) CHECK_SUCCESS(MPIX_Host_stream_synchronize(hs));
+    if (kind == ST_CUDA)
+        CU_CHECK(cu.stream_synchronize(s));
+    if (kind == ST_HOST)
+        CHECK_SUCCESS(MPIX_Host_stream_synchronize(hs));
     double t = (MPI_Wtime() - t0) / (double)steps * 1e6, slowest;
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return slowest;
 }
 
-static void bench(long steps, long face_bytes, int rank, int size, int left, int right, MPI_Group group)
+static void bench(long steps, long face_bytes, int rank, int size, int left, int right,
+                  MPI_Group group)
 {
     const size_t count = (size_t)(face_bytes < 4 ? 1 : face_bytes / 4);
     const size_t bytes = count * sizeof(uint32_t);
@@ -204,7 +226,8 @@ static void bench(long steps, long face_bytes, int rank, int size, int left, int
     MPI_Win win[NKINDS];
     uint32_t *win_mem[NKINDS], *pinned;
     for (int k = 0; k < NKINDS; k++)
-        CHECK_SUCCESS(MPI_Win_allocate((MPI_Aint)(2 * bytes), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win_mem[k], &win[k]));
+        CHECK_SUCCESS(MPI_Win_allocate((MPI_Aint)(2 * bytes), 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                       &win_mem[k], &win[k]));
     CUstream_t s;
     CUdptr dev;
     MPIX_Host_stream hs;
@@ -217,11 +240,13 @@ static void bench(long steps, long face_bytes, int rank, int size, int left, int
     enum { RUNS = 5 };
     double t[NKINDS][RUNS], med[NKINDS];
     for (int k = 0; k < NKINDS; k++) /* warm-up: registration, first launches */
-        (void)run_kind(k, steps / 10 + 1, count, left, right, group, win[k], pinned, dev, s, hs, args);
+        (void)run_kind(k, steps / 10 + 1, count, left, right, group, win[k], pinned, dev, s, hs,
+                       args);
     for (int r = 0; r < RUNS; r++)
         for (int k = 0; k < NKINDS; k++) {
             const int kind = (k + r) % NKINDS; /* rotate the order */
-            t[kind][r] = run_kind(kind, steps, count, left, right, group, win[kind], pinned, dev, s, hs, args);
+            t[kind][r] = run_kind(kind, steps, count, left, right, group, win[kind], pinned, dev, s,
+                                  hs, args);
             /* The last step's data arrived whatever the kind. */
             const uint32_t *w = win_mem[kind];
             CHECK(w[0] == (uint32_t)steps && w[count] == (uint32_t)steps,
@@ -232,16 +257,21 @@ static void bench(long steps, long face_bytes, int rank, int size, int left, int
         med[k] = t[k][RUNS / 2];
     }
     if (rank == 0) {
-        printf("st_gpu bench: %d ranks, %ld bytes per put, %ld steps (%s); us per step, median of %d runs:\n",
-               size, (long)bytes, steps, cu.name, RUNS);
+        printf(
+            "st_gpu bench: %d ranks, %ld bytes per put, %ld steps (%s); us per step, median of %d "
+            "runs:\n",
+            size, (long)bytes, steps, cu.name, RUNS);
         for (int k = 0; k < NKINDS; k++)
-            printf("  %-10s %9.2f  (min %.2f, max %.2f)\n", kind_name[k], med[k], t[k][0], t[k][RUNS - 1]);
-        printf("  ST/PSCW cuda %.2f, host %.2f; st(cuda)/st(host) %.2f\n", med[ST_CUDA] / med[PSCW_CUDA],
-               med[ST_HOST] / med[PSCW_HOST], med[ST_CUDA] / med[ST_HOST]);
+            printf("  %-10s %9.2f  (min %.2f, max %.2f)\n", kind_name[k], med[k], t[k][0],
+                   t[k][RUNS - 1]);
+        printf("  ST/PSCW cuda %.2f, host %.2f; st(cuda)/st(host) %.2f\n",
+               med[ST_CUDA] / med[PSCW_CUDA], med[ST_HOST] / med[PSCW_HOST],
+               med[ST_CUDA] / med[ST_HOST]);
         fflush(stdout);
     }
     CHECK_SUCCESS(MPIX_Host_stream_free(&hs));
-    for (int k = 0; k < NKINDS; k++) CHECK_SUCCESS(MPI_Win_free(&win[k]));
+    for (int k = 0; k < NKINDS; k++)
+        CHECK_SUCCESS(MPI_Win_free(&win[k]));
     CU_CHECK(cu.mem_free_host(pinned));
     CU_CHECK(cu.mem_free(dev));
     CU_CHECK(cu.stream_destroy(s));
@@ -259,11 +289,13 @@ int main(int argc, char **argv)
     int have = cudrv_load(&cu, why, sizeof why), all;
     MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {
-        if (rank == 0) printf("st_gpu skipped: %s\n", have ? "a rank has no CUDA device" : why);
+        if (rank == 0)
+            printf("st_gpu skipped: %s\n", have ? "a rank has no CUDA device" : why);
         return mtest_finish();
     }
     if (size < 2) {
-        if (rank == 0) printf("st_gpu needs 2 or more ranks\n");
+        if (rank == 0)
+            printf("st_gpu needs 2 or more ranks\n");
         return mtest_finish();
     }
     const int left = (rank + size - 1) % size, right = (rank + 1) % size;
@@ -271,7 +303,8 @@ int main(int argc, char **argv)
     MPI_Group world, group;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, left == right ? 1 : 2, nbrs, &group);
-    if (rank == 0) printf("st_gpu: %d ranks on %s\n", size, cu.name);
+    if (rank == 0)
+        printf("st_gpu: %d ranks on %s\n", size, cu.name);
 
     if (argc > 1 && strcmp(argv[1], "bench") == 0) {
         const long steps = argc > 2 ? atol(argv[2]) : 2000;

@@ -68,8 +68,8 @@ static void exchange(struct state *s, MPI_Win win, int left, int right)
     CHECK_SUCCESS(MPI_Put(s->src, M, MPI_DOUBLE, right, FROM_LEFT, M, MPI_DOUBLE, win));
     CHECK_SUCCESS(MPI_Put(s->src, M, MPI_DOUBLE, left, FROM_RIGHT, M, MPI_DOUBLE, win));
     CHECK_SUCCESS(MPI_Accumulate(&one, 1, MPI_LONG, right, COUNTER, 1, MPI_LONG, MPI_SUM, win));
-    CHECK_SUCCESS(MPI_Accumulate(&s->src[1], 1, MPI_DOUBLE, left, SUM, 1, MPI_DOUBLE, MPI_SUM,
-                                 win));
+    CHECK_SUCCESS(
+        MPI_Accumulate(&s->src[1], 1, MPI_DOUBLE, left, SUM, 1, MPI_DOUBLE, MPI_SUM, win));
 }
 
 int main(int argc, char **argv)
@@ -90,14 +90,17 @@ int main(int argc, char **argv)
     const int oracle = argc > 1 && strcmp(argv[1], "oracle") == 0;
     /* st, the PSCW reference (or the oracle's own rank), the oracle's left
      * and right neighbours. */
-    struct state *st = calloc(4, sizeof *st), *ref = st + 1, *from_left = st + 2, *from_right = st + 3;
+    struct state *st = calloc(4, sizeof *st), *ref = st + 1, *from_left = st + 2,
+                 *from_right = st + 3;
     MPI_Win st_win, ref_win = MPI_WIN_NULL;
-    CHECK_SUCCESS(MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &st->win_mem, &st_win));
+    CHECK_SUCCESS(
+        MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &st->win_mem, &st_win));
     MPI_Win_set_errhandler(st_win, MPI_ERRORS_RETURN);
     if (oracle) {
         ref->win_mem = calloc(1, WIN_BYTES);
     } else {
-        CHECK_SUCCESS(MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &ref->win_mem, &ref_win));
+        CHECK_SUCCESS(
+            MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &ref->win_mem, &ref_win));
         MPI_Win_set_errhandler(ref_win, MPI_ERRORS_RETURN);
     }
     st->rank = ref->rank = rank;
@@ -152,7 +155,8 @@ int main(int argc, char **argv)
     int mismatches = 0;
     for (int j = 0; j < M; j++)
         if (st->result[j] != ref->result[j] && mismatches++ < 5)
-            CHECK(0, "result[%d] = %.17g with streams, %.17g with PSCW", j, st->result[j], ref->result[j]);
+            CHECK(0, "result[%d] = %.17g with streams, %.17g with PSCW", j, st->result[j],
+                  ref->result[j]);
     for (int i = 0; i < ITERS; i++) {
         CHECK(st->counters_seen[i] == i + 1, "iteration %d: counter %ld, expected %d", i,
               st->counters_seen[i], i + 1);
@@ -164,10 +168,10 @@ int main(int argc, char **argv)
 
     long long epochs, signals, copies, waits, pending = -1;
     CHECK_SUCCESS(MPIX_Win_get_stream_stats(st_win, &epochs, &signals, &copies, &waits));
-    CHECK_INT(epochs, 2 * ITERS);   /* one access and one exposure epoch per iteration */
-    CHECK_INT(signals, 2 * ITERS);  /* post; completion */
-    CHECK_INT(waits, 2 * ITERS);    /* exposure of the targets; completions of the origins */
-    CHECK_INT(copies, ITERS);       /* puts and accumulates of the epoch together */
+    CHECK_INT(epochs, 2 * ITERS);  /* one access and one exposure epoch per iteration */
+    CHECK_INT(signals, 2 * ITERS); /* post; completion */
+    CHECK_INT(waits, 2 * ITERS);   /* exposure of the targets; completions of the origins */
+    CHECK_INT(copies, ITERS);      /* puts and accumulates of the epoch together */
     CHECK_SUCCESS(MPIX_Win_get_stream_pending(st_win, &pending));
     CHECK_INT(pending, 0);
     if (limit > 0)

@@ -30,8 +30,8 @@ static void check_delta(const char *pattern, struct counts before, struct counts
           after.epochs - before.epochs);
     CHECK(after.signals - before.signals == 2 * EPOCHS, "%s: %lld signal launches for %d epochs",
           pattern, after.signals - before.signals, EPOCHS);
-    CHECK(after.waits - before.waits == 2 * EPOCHS, "%s: %lld wait launches for %d epochs",
-          pattern, after.waits - before.waits, EPOCHS);
+    CHECK(after.waits - before.waits == 2 * EPOCHS, "%s: %lld wait launches for %d epochs", pattern,
+          after.waits - before.waits, EPOCHS);
     CHECK(after.copies - before.copies == copies_per_epoch * EPOCHS,
           "%s: %lld copy launches for %d epochs", pattern, after.copies - before.copies, EPOCHS);
 }
@@ -84,7 +84,8 @@ int main(int argc, char **argv)
         CHECK_SUCCESS(MPI_Win_start(world, MPIX_MODE_STREAM, win));
         for (int t = 0; t < size; t++) {
             for (int k = 0; k < PUTS; k++)
-                CHECK_SUCCESS(MPI_Put(&values[k], 1, MPI_LONG, t, rank * PUTS + k, 1, MPI_LONG, win));
+                CHECK_SUCCESS(
+                    MPI_Put(&values[k], 1, MPI_LONG, t, rank * PUTS + k, 1, MPI_LONG, win));
             CHECK_SUCCESS(MPI_Accumulate(&one, 1, MPI_LONG, t, slots, 1, MPI_LONG, MPI_SUM, win));
             CHECK_SUCCESS(MPI_Accumulate(&one, 1, MPI_LONG, t, slots, 1, MPI_LONG, MPI_SUM, win));
         }
@@ -97,7 +98,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < PUTS; k++)
             CHECK(mem[o * PUTS + k] == o * 100 + k, "slot of origin %d put %d: %ld", o, k,
                   mem[o * PUTS + k]);
-    CHECK(mem[slots] == 2L * size * EPOCHS, "sum %ld, expected %ld", mem[slots], 2L * size * EPOCHS);
+    CHECK(mem[slots] == 2L * size * EPOCHS, "sum %ld, expected %ld", mem[slots],
+          2L * size * EPOCHS);
 
     /* Every rank, nothing moved: no copy launch. */
     before = stats(win);

@@ -100,29 +100,38 @@ static int epoch(struct state *s, MPI_Group group, MPI_Win win, MPIX_Host_stream
 {
     static const long one = 1;
     int first = MPI_SUCCESS, rc;
-#define KEEP(call) do { rc = (call); if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc; } while (0)
+#define KEEP(call)                                     \
+    do {                                               \
+        rc = (call);                                   \
+        if (rc != MPI_SUCCESS && first == MPI_SUCCESS) \
+            first = rc;                                \
+    } while (0)
     KEEP(MPIX_Host_stream_launch(stream, produce, s));
     rc = MPIX_Win_post_stream(group, win, stream);
     int posted = rc == MPI_SUCCESS;
-    if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc;
+    if (rc != MPI_SUCCESS && first == MPI_SUCCESS)
+        first = rc;
     rc = MPI_Win_start(group, MPIX_MODE_STREAM, win);
     int started = rc == MPI_SUCCESS;
-    if (rc != MPI_SUCCESS && first == MPI_SUCCESS) first = rc;
+    if (rc != MPI_SUCCESS && first == MPI_SUCCESS)
+        first = rc;
     for (int t = 0; started && t < s->size; t++) {
         if (t == s->rank)
             continue;
         KEEP(MPI_Put(s->src, M, MPI_DOUBLE, t, (MPI_Aint)s->rank * M * sizeof(double), M,
                      MPI_DOUBLE, win));
-        KEEP(MPI_Accumulate(&one, 1, MPI_LONG, t,
-                            (MPI_Aint)((size_t)s->size * M * sizeof(double) + s->rank * sizeof(long)),
-                            1, MPI_LONG, MPI_SUM, win));
+        KEEP(MPI_Accumulate(
+            &one, 1, MPI_LONG, t,
+            (MPI_Aint)((size_t)s->size * M * sizeof(double) + s->rank * sizeof(long)), 1, MPI_LONG,
+            MPI_SUM, win));
     }
     if (started)
         KEEP(MPIX_Win_complete_stream(win, stream));
     if (posted) {
         rc = MPIX_Win_wait_stream(win, stream);
         if (rc != MPI_SUCCESS) {
-            if (first == MPI_SUCCESS) first = rc;
+            if (first == MPI_SUCCESS)
+                first = rc;
             KEEP(MPIX_Win_wait_stream(win, stream)); /* reported once: now it closes */
         }
     }
@@ -220,7 +229,8 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPIX_Host_stream_create(&stream));
 
     if (strncmp(mode, "run", 3) == 0) {
-        const int explicit_nic = env_is("STMPI_ST_TRIGGER", "native") || env_is("STMPI_ST_TRIGGER", "deferred");
+        const int explicit_nic =
+            env_is("STMPI_ST_TRIGGER", "native") || env_is("STMPI_ST_TRIGGER", "deferred");
         int rc = epoch(&s, group, win, stream);
         if (rc != MPI_SUCCESS && explicit_nic && remote >= 0) {
             /* The provider lacks that path: said at the first post. */
@@ -264,19 +274,20 @@ int main(int argc, char **argv)
                 CHECK(t.software_fired == 0 || t.software_fired == t.fired,
                       "%lld of %lld fired by the software engine", t.software_fired, t.fired);
             CHECK_INT(t.counters_in_use, 0);
-            CHECK(t.counters_max_in_use >= 2, "at most %lld counters in use", t.counters_max_in_use);
+            CHECK(t.counters_max_in_use >= 2, "at most %lld counters in use",
+                  t.counters_max_in_use);
             const long long budget = env_int("STMPI_ST_COUNTERS");
             if (budget > 0)
                 CHECK(t.counters_max_in_use <= budget, "%lld counters in use, budget %lld",
                       t.counters_max_in_use, budget);
-            const int small = (budget > 0 && budget <= 4) ||
-                              (env_int("STMPI_ST_TRIGGERED_OPS") > 0 &&
-                               env_int("STMPI_ST_TRIGGERED_OPS") <= 16);
+            const int small =
+                (budget > 0 && budget <= 4) ||
+                (env_int("STMPI_ST_TRIGGERED_OPS") > 0 && env_int("STMPI_ST_TRIGGERED_OPS") <= 16);
             long long overlapped = 0;
             if (small) {
                 CHECK(t.throttle_stalls > 0 && t.throttle_ns > 0,
-                      "a budget this small must throttle: %lld stalls, %lld ns",
-                      t.throttle_stalls, t.throttle_ns);
+                      "a budget this small must throttle: %lld stalls, %lld ns", t.throttle_stalls,
+                      t.throttle_ns);
                 /* Every wait got its resources back from reclaimed epochs
                  * (this is the only window). */
                 CHECK(t.throttle_reclaimed >= t.throttle_stalls,
@@ -286,12 +297,13 @@ int main(int argc, char **argv)
                     CHECK(t.throttle_overlapped == 0,
                           "static: %lld of %lld waits ended before every earlier epoch completed",
                           t.throttle_overlapped, t.throttle_stalls);
-                printf("rank %d %s: %lld stalls, %.3f ms stalled (%.1f us each), %lld epochs "
-                       "reclaimed, %lld waits ended with earlier epochs held\n",
-                       s.rank, getenv("STMPI_ST_THROTTLE") ? getenv("STMPI_ST_THROTTLE") : "adaptive",
-                       t.throttle_stalls, t.throttle_ns / 1e6,
-                       t.throttle_ns / 1e3 / (double)t.throttle_stalls, t.throttle_reclaimed,
-                       t.throttle_overlapped);
+                printf(
+                    "rank %d %s: %lld stalls, %.3f ms stalled (%.1f us each), %lld epochs "
+                    "reclaimed, %lld waits ended with earlier epochs held\n",
+                    s.rank, getenv("STMPI_ST_THROTTLE") ? getenv("STMPI_ST_THROTTLE") : "adaptive",
+                    t.throttle_stalls, t.throttle_ns / 1e6,
+                    t.throttle_ns / 1e3 / (double)t.throttle_stalls, t.throttle_reclaimed,
+                    t.throttle_overlapped);
             }
             MPI_Allreduce(&t.throttle_overlapped, &overlapped, 1, MPI_LONG_LONG, MPI_SUM,
                           MPI_COMM_WORLD);
@@ -299,12 +311,13 @@ int main(int argc, char **argv)
              * access epoch beside it, so some wait takes its counter while the
              * access epoch still holds its two. */
             if (budget == 3 && !env_is("STMPI_ST_THROTTLE", "static"))
-                CHECK(overlapped > 0, "adaptive: no wait reused a counter while earlier epochs "
-                                      "were still held (%lld, all ranks)", overlapped);
+                CHECK(overlapped > 0,
+                      "adaptive: no wait reused a counter while earlier epochs "
+                      "were still held (%lld, all ranks)",
+                      overlapped);
             MPIX_Stream_trigger_stats p;
             CHECK_SUCCESS(MPIX_Win_get_stream_trigger_stats(MPI_WIN_NULL, &p, (int)sizeof p));
             CHECK(p.posted >= t.posted, "process posted %lld < window %lld", p.posted, t.posted);
-
         }
         /* Reads: ITERS epochs of MPI_Get from every other rank (on this node
          * and the other), contiguous and into a strided buffer, without CPU

@@ -3,15 +3,12 @@
  * several streams run independently; free runs pending work and sets the
  * handle to NULL; a stream is usable again after synchronize. */
 #define _POSIX_C_SOURCE 200809L
-#include "mtest.h"
 #include <time.h>
+#include "mtest.h"
 
 enum { kLaunches = 1000, kStreams = 4 };
 
-static void increment(void *arg)
-{
-    ++*(long *)arg; /* only the stream's thread touches it */
-}
+static void increment(void *arg) { ++*(long *)arg; /* only the stream's thread touches it */ }
 
 struct order {
     int next;

@@ -13,10 +13,7 @@ static void count_errors(MPI_Comm *comm, int *code, ...)
     MPI_Error_class(*code, &handler_last_class);
 }
 
-static void nothing(void *arg)
-{
-    (void)arg;
-}
+static void nothing(void *arg) { (void)arg; }
 
 int main(int argc, char **argv)
 {

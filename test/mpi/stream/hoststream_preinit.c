@@ -3,10 +3,7 @@
  * MPI_Init..MPI_Finalize errors are returned (no handler exists), not fatal. */
 #include "mtest.h"
 
-static void increment(void *arg)
-{
-    ++*(long *)arg;
-}
+static void increment(void *arg) { ++*(long *)arg; }
 
 int main(int argc, char **argv)
 {

@@ -60,8 +60,9 @@ static void check_strings(void)
     CHECK_INT(MPI_T_cvar_get_info(index, NULL, &query, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
               MPI_SUCCESS);
     CHECK_INT(query, (int)strlen("STMPI_SHM_CELLS") + 1);
-    CHECK_INT(MPI_T_cvar_get_info(index, small, &small_len, NULL, NULL, NULL, NULL, NULL, NULL,
-                                  NULL), MPI_SUCCESS);
+    CHECK_INT(
+        MPI_T_cvar_get_info(index, small, &small_len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+        MPI_SUCCESS);
     CHECK(strcmp(small, "STM") == 0 && small_len == 4, "truncated to '%s' (%d)", small, small_len);
     CHECK_INT(MPI_T_cvar_get_info(index, small, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
               MPI_SUCCESS);
@@ -79,7 +80,8 @@ static void visit_all(int library_up, int write)
         MPI_Datatype type = MPI_DATATYPE_NULL;
         MPI_T_enum enumtype = MPI_T_ENUM_NULL;
         CHECK_INT(MPI_T_cvar_get_info(i, name, &name_len, &verbosity, &type, &enumtype, desc,
-                                      &desc_len, &bind, &scope), MPI_SUCCESS);
+                                      &desc_len, &bind, &scope),
+                  MPI_SUCCESS);
         CHECK(strncmp(name, "STMPI_", 6) == 0, "cvar %d name %s", i, name);
         CHECK(desc_len > 10, "%s: description of %d characters", name, desc_len);
         CHECK(verbosity >= MPI_T_VERBOSITY_USER_BASIC && verbosity <= MPI_T_VERBOSITY_MPIDEV_ALL,
@@ -89,9 +91,10 @@ static void visit_all(int library_up, int write)
         CHECK_INT(MPI_T_BIND_MPI_SESSION, MPI_T_BIND_MPI_INFO + 1);
         CHECK_INT(MPI_T_BIND_MPI_SESSION, 9711);
         CHECK(scope == MPI_T_SCOPE_READONLY || scope == MPI_T_SCOPE_LOCAL ||
-              scope == MPI_T_SCOPE_ALL_EQ, "%s: scope %d", name, scope);
-        CHECK(type == MPI_INT || type == MPI_UNSIGNED_LONG || type == MPI_CHAR,
-              "%s: datatype 0x%x", name, (unsigned)type);
+                  scope == MPI_T_SCOPE_ALL_EQ,
+              "%s: scope %d", name, scope);
+        CHECK(type == MPI_INT || type == MPI_UNSIGNED_LONG || type == MPI_CHAR, "%s: datatype 0x%x",
+              name, (unsigned)type);
         int back = -1;
         CHECK_INT(MPI_T_cvar_get_index(name, &back), MPI_SUCCESS);
         CHECK_INT(back, i);
@@ -100,10 +103,15 @@ static void visit_all(int library_up, int write)
         int count = 0;
         CHECK_INT(MPI_T_cvar_handle_alloc(i, NULL, &h, &count), MPI_SUCCESS);
         CHECK_INT(count, type == MPI_CHAR ? 256 : 1);
-        union { int i; unsigned long ul; char s[256]; } value, again, other;
+        union {
+            int i;
+            unsigned long ul;
+            char s[256];
+        } value, again, other;
         memset(&value, 0, sizeof value);
         CHECK_INT(MPI_T_cvar_read(h, &value), MPI_SUCCESS);
-        if (type == MPI_CHAR) CHECK(memchr(value.s, 0, 256) != NULL, "%s: no NUL", name);
+        if (type == MPI_CHAR)
+            CHECK(memchr(value.s, 0, 256) != NULL, "%s: no NUL", name);
         if (enumtype != MPI_T_ENUM_NULL) {
             int items = 0, len = MAX_NAME;
             char ename[MAX_NAME];
@@ -125,8 +133,10 @@ static void visit_all(int library_up, int write)
                 other.ul = value.ul + 1;
             } else if (type == MPI_INT) {
                 /* yes/no variables (PRINT_STATS) flip; numbers grow */
-                if (strstr(name, "PRINT_STATS")) other.i = !value.i;
-                else other.i = value.i + 1;
+                if (strstr(name, "PRINT_STATS"))
+                    other.i = !value.i;
+                else
+                    other.i = value.i + 1;
             } else {
                 strcpy(other.s, value.s);
             }
@@ -198,10 +208,12 @@ static void check_errors(void)
     int items;
     CHECK_INT(MPI_T_enum_get_info(e, &items, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
     CHECK_INT(MPI_T_cvar_get_info(cvar_index("STMPI_SHM_CELLS"), NULL, NULL, NULL, NULL, &e, NULL,
-                                  NULL, NULL, NULL), MPI_SUCCESS);
+                                  NULL, NULL, NULL),
+              MPI_SUCCESS);
     CHECK(e == MPI_T_ENUM_NULL, "a number has an enumeration");
     CHECK_INT(MPI_T_cvar_get_info(cvar_index("STMPI_COLL_BARRIER_ALGORITHM"), NULL, NULL, NULL,
-                                  NULL, &e, NULL, NULL, NULL, NULL), MPI_SUCCESS);
+                                  NULL, &e, NULL, NULL, NULL, NULL),
+              MPI_SUCCESS);
     CHECK_INT(MPI_T_enum_get_info(e, NULL, NULL, NULL), MPI_T_ERR_INVALID);
     CHECK_INT(MPI_T_enum_get_item(e, -1, &value, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
     char item[64];
@@ -233,15 +245,16 @@ static void check_errors(void)
             int vlen = MAX_NAME;
             MPI_T_cvar_get_info(indices[k], vname, &vlen, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
             snprintf(upper, sizeof upper, "STMPI_%s", cname);
-            for (char *p = upper; *p; p++) *p = (char)toupper((unsigned char)*p);
+            for (char *p = upper; *p; p++)
+                *p = (char)toupper((unsigned char)*p);
             CHECK(strncmp(vname, upper, strlen(upper)) == 0, "%s in category %s", vname, cname);
         }
         CHECK_INT(MPI_T_category_get_pvars(c, np, indices), MPI_SUCCESS);
         for (int k = 0; k < np; k++) {
             char vname[MAX_NAME];
             int vlen = MAX_NAME, cls;
-            MPI_T_pvar_get_info(indices[k], vname, &vlen, NULL, &cls, NULL, NULL, NULL, NULL,
-                                NULL, NULL, NULL, NULL);
+            MPI_T_pvar_get_info(indices[k], vname, &vlen, NULL, &cls, NULL, NULL, NULL, NULL, NULL,
+                                NULL, NULL, NULL);
             CHECK(strncmp(vname, cname, strlen(cname)) == 0 && vname[strlen(cname)] == '_',
                   "%s in category %s", vname, cname);
         }
@@ -269,8 +282,9 @@ static void check_errors(void)
     CHECK_INT(n, 0);
     CHECK_INT(MPI_T_source_get_num(&n), MPI_SUCCESS);
     CHECK_INT(n, 0);
-    CHECK_INT(MPI_T_event_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                   NULL), MPI_T_ERR_INVALID_INDEX);
+    CHECK_INT(
+        MPI_T_event_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+        MPI_T_ERR_INVALID_INDEX);
     CHECK_INT(MPI_T_event_get_index("any", &n), MPI_T_ERR_INVALID_NAME);
     CHECK_INT(MPI_T_event_handle_alloc(0, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_INVALID_INDEX);
     CHECK_INT(MPI_T_source_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
@@ -302,8 +316,8 @@ static void check_algorithms_apply(void)
         long in[3] = {rank, 1, 2 * rank}, out[3] = {0, 0, 0};
         CHECK_SUCCESS(MPI_Allreduce(in, out, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
         CHECK(out[0] == (long)size * (size - 1) / 2 && out[1] == size &&
-              out[2] == (long)size * (size - 1), "choice %d: %ld %ld %ld", choice, out[0],
-              out[1], out[2]);
+                  out[2] == (long)size * (size - 1),
+              "choice %d: %ld %ld %ld", choice, out[0], out[1], out[2]);
     }
     CHECK_INT(MPI_T_cvar_write(h, &original), MPI_SUCCESS);
     CHECK_INT(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);

@@ -7,8 +7,8 @@
 #include <mpi.h>
 #include <string.h>
 #include <unistd.h>
-#include "mtest.h"
 #include "mpix.h"
+#include "mtest.h"
 
 #define NMSG 5
 #define NFLOOD 200
@@ -51,16 +51,18 @@ static void read_all(void)
         int len = sizeof name, verbosity, cls, bind, readonly, continuous, atomic, count, back;
         MPI_Datatype type;
         MPI_T_enum e;
-        CHECK_INT(MPI_T_pvar_get_info(i, name, &len, &verbosity, &cls, &type, &e, NULL, NULL,
-                                      &bind, &readonly, &continuous, &atomic), MPI_SUCCESS);
+        CHECK_INT(MPI_T_pvar_get_info(i, name, &len, &verbosity, &cls, &type, &e, NULL, NULL, &bind,
+                                      &readonly, &continuous, &atomic),
+                  MPI_SUCCESS);
         CHECK(type == MPI_UNSIGNED_LONG_LONG, "%s: type", name);
         CHECK(e == MPI_T_ENUM_NULL, "%s: enum", name);
         CHECK_INT(bind, MPI_T_BIND_NO_OBJECT);
         CHECK(cls == MPI_T_PVAR_CLASS_COUNTER || cls == MPI_T_PVAR_CLASS_LEVEL ||
-              cls == MPI_T_PVAR_CLASS_HIGHWATERMARK, "%s: class %d", name, cls);
+                  cls == MPI_T_PVAR_CLASS_HIGHWATERMARK,
+              "%s: class %d", name, cls);
         if (cls == MPI_T_PVAR_CLASS_COUNTER)
-            CHECK(!readonly && !continuous && atomic, "%s: counter flags %d %d %d", name,
-                  readonly, continuous, atomic);
+            CHECK(!readonly && !continuous && atomic, "%s: counter flags %d %d %d", name, readonly,
+                  continuous, atomic);
         else
             CHECK(readonly && continuous, "%s: flags %d %d", name, readonly, continuous);
         CHECK_INT(MPI_T_pvar_get_index(name, cls, &back), MPI_SUCCESS);
@@ -70,8 +72,10 @@ static void read_all(void)
         unsigned long long v = 0xdeadbeefULL;
         CHECK_INT(MPI_T_pvar_read(session, h, &v), MPI_SUCCESS);
         /* A counter starts stopped at 0; the others show the library's value. */
-        if (cls == MPI_T_PVAR_CLASS_COUNTER) CHECK(v == 0, "%s: %llu before start", name, v);
-        else CHECK(v < (1ULL << 40), "%s: %llu", name, v);
+        if (cls == MPI_T_PVAR_CLASS_COUNTER)
+            CHECK(v == 0, "%s: %llu before start", name, v);
+        else
+            CHECK(v < (1ULL << 40), "%s: %llu", name, v);
         CHECK_INT(MPI_T_pvar_handle_free(session, &h), MPI_SUCCESS);
         CHECK(h == MPI_T_PVAR_HANDLE_NULL, "%s: handle not reset", name);
     }
@@ -82,14 +86,15 @@ static void unexpected_messages(int rank)
 {
     MPI_T_pvar_handle unexpected = alloc("match_unexpected_messages", MPI_T_PVAR_CLASS_COUNTER);
     MPI_T_pvar_handle depth = alloc("match_unexpected_depth", MPI_T_PVAR_CLASS_LEVEL);
-    MPI_T_pvar_handle depth_max = alloc("match_unexpected_depth_max",
-                                        MPI_T_PVAR_CLASS_HIGHWATERMARK);
+    MPI_T_pvar_handle depth_max =
+        alloc("match_unexpected_depth_max", MPI_T_PVAR_CLASS_HIGHWATERMARK);
     MPI_T_pvar_handle searches = alloc("match_unexpected_searches", MPI_T_PVAR_CLASS_COUNTER);
     MPI_T_pvar_handle posted = alloc("match_posted_depth", MPI_T_PVAR_CLASS_LEVEL);
     CHECK_INT(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
-        for (int i = 0; i < NMSG; i++) MPI_Send(&i, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+        for (int i = 0; i < NMSG; i++)
+            MPI_Send(&i, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
     } else if (rank == 0) {
         /* Poll (a probe of another tag drives progress) until all have arrived. */
         int flag;
@@ -106,8 +111,7 @@ static void unexpected_messages(int rank)
             MPI_Recv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             CHECK_INT(got, i);
         }
-        CHECK(read_pvar(depth) == 0, "unexpected depth %llu after the receives",
-              read_pvar(depth));
+        CHECK(read_pvar(depth) == 0, "unexpected depth %llu after the receives", read_pvar(depth));
         CHECK(read_pvar(searches) >= searched + NMSG, "searches %llu", read_pvar(searches));
         /* A posted receive shows in the posted queue until its message comes. */
         MPI_Request req;
@@ -129,10 +133,12 @@ static void unexpected_messages(int rank)
     unsigned long long v = read_pvar(unexpected), w;
     CHECK_INT(MPI_T_pvar_stop(session, unexpected), MPI_SUCCESS);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 1) MPI_Send(&rank, 1, MPI_INT, 0, 11, MPI_COMM_WORLD);
+    if (rank == 1)
+        MPI_Send(&rank, 1, MPI_INT, 0, 11, MPI_COMM_WORLD);
     if (rank == 0) {
         int flag = 0;
-        while (!flag) MPI_Iprobe(1, 11, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        while (!flag)
+            MPI_Iprobe(1, 11, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         MPI_Recv(&flag, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     w = read_pvar(unexpected);
@@ -171,7 +177,8 @@ static void backlogged_sends(int rank)
         MPI_T_pvar_handle_alloc(session, credits_index, NULL, &credits, &count);
     MPI_T_pvar_start(session, backlogged);
     MPI_T_pvar_start(session, full);
-    if (credits != MPI_T_PVAR_HANDLE_NULL) MPI_T_pvar_start(session, credits);
+    if (credits != MPI_T_PVAR_HANDLE_NULL)
+        MPI_T_pvar_start(session, credits);
     MPI_Barrier(MPI_COMM_WORLD);
     int data[NFLOOD];
     if (rank == 1) {
@@ -221,23 +228,27 @@ static void host_stream_counts(void)
     MPI_T_pvar_handle ran[3] = {alloc("stream_host_executor_ops", MPI_T_PVAR_CLASS_COUNTER),
                                 alloc("stream_host_caller_ops", MPI_T_PVAR_CLASS_COUNTER),
                                 alloc("stream_host_inline_ops", MPI_T_PVAR_CLASS_COUNTER)};
-    for (int i = 0; i < 3; i++) MPI_T_pvar_start(session, ran[i]);
+    for (int i = 0; i < 3; i++)
+        MPI_T_pvar_start(session, ran[i]);
     unsigned long long before = read_pvar(live);
     MPIX_Host_stream stream;
     int counter = 0;
     CHECK_SUCCESS(MPIX_Host_stream_create(&stream));
     CHECK(read_pvar(live) == before + 1, "live host streams %llu, were %llu", read_pvar(live),
           before);
-    for (int i = 0; i < 10; i++) CHECK_SUCCESS(MPIX_Host_stream_launch(stream, bump, &counter));
+    for (int i = 0; i < 10; i++)
+        CHECK_SUCCESS(MPIX_Host_stream_launch(stream, bump, &counter));
     CHECK_SUCCESS(MPIX_Host_stream_synchronize(stream));
     CHECK_INT(counter, 10);
     unsigned long long total = 0;
-    for (int i = 0; i < 3; i++) total += read_pvar(ran[i]);
+    for (int i = 0; i < 3; i++)
+        total += read_pvar(ran[i]);
     CHECK(total == 10, "host-stream operations counted: %llu of 10", total);
     CHECK_SUCCESS(MPIX_Host_stream_free(&stream));
     CHECK(read_pvar(live) == before, "live host streams %llu after the free", read_pvar(live));
     unsigned long long after = 0;
-    for (int i = 0; i < 3; i++) after += read_pvar(ran[i]);
+    for (int i = 0; i < 3; i++)
+        after += read_pvar(ran[i]);
     CHECK(after == total, "operations of a freed stream: %llu, were %llu", after, total);
 }
 
@@ -249,8 +260,9 @@ static void check_errors(void)
     MPI_T_pvar_handle h, h_other;
     MPI_T_pvar_get_num(&num);
     CHECK_INT(MPI_T_pvar_get_num(NULL), MPI_T_ERR_INVALID);
-    CHECK_INT(MPI_T_pvar_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
+    CHECK_INT(MPI_T_pvar_get_info(num, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL),
+              MPI_T_ERR_INVALID_INDEX);
     CHECK_INT(MPI_T_pvar_get_index("match_unexpected_messages", MPI_T_PVAR_CLASS_LEVEL, &index),
               MPI_T_ERR_INVALID_NAME);
     CHECK_INT(MPI_T_pvar_get_index("no_such_pvar", MPI_T_PVAR_CLASS_COUNTER, &index),

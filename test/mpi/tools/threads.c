@@ -58,7 +58,8 @@ static void *inspect(void *arg)
         for (int i = 0; i < npvar && i < 64; i++) {
             unsigned long long v;
             CHECK_INT(MPI_T_pvar_read(session, handles[i], &v), MPI_SUCCESS);
-            if (is_counter[i]) CHECK(v >= last[i], "pvar %d went back: %llu < %llu", i, v, last[i]);
+            if (is_counter[i])
+                CHECK(v >= last[i], "pvar %d went back: %llu < %llu", i, v, last[i]);
             last[i] = v;
         }
         for (int i = 0; i < ncvar; i++) {

@@ -205,8 +205,7 @@ int main(int argc, char **argv)
     {
         MPI_Comm cart = MPI_COMM_NULL;
         int dims[2] = {size + 1, 1}, per[2] = {0, 0};
-        CHECK_ERR_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart),
-                        MPI_ERR_TOPOLOGY);
+        CHECK_ERR_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart), MPI_ERR_TOPOLOGY);
         int zero[2] = {0, 1};
         CHECK_ERR_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, zero, per, 0, &cart), MPI_ERR_DIMS);
         int negd[2] = {-2, 1};

@@ -60,8 +60,8 @@ static void check(int nnodes, int ndims, const int *fixed)
     if (nfree > 0) {
         best_spread = 1 << 30;
         search(nnodes / fixed_prod, nfree, nnodes / fixed_prod, 0);
-        CHECK(mx - mn == best_spread, "nnodes %d ndims %d: spread %d, smallest possible %d",
-              nnodes, ndims, mx - mn, best_spread);
+        CHECK(mx - mn == best_spread, "nnodes %d ndims %d: spread %d, smallest possible %d", nnodes,
+              ndims, mx - mn, best_spread);
     }
 }
 
@@ -87,8 +87,7 @@ static const char *const expected[3] = {
     "4x2x2x2 11x3x1x1 17x2x1x1 7x5x1x1 3x3x2x2 37x1x1x1 19x2x1x1 13x3x1x1 5x2x2x2 41x1x1x1 "
     "7x3x2x1 43x1x1x1 11x2x2x1 5x3x3x1 23x2x1x1 47x1x1x1 4x3x2x2 7x7x1x1 5x5x2x1 17x3x1x1 "
     "13x2x2x1 53x1x1x1 3x3x3x2 11x5x1x1 7x2x2x2 19x3x1x1 29x2x1x1 59x1x1x1 5x3x2x2 61x1x1x1 "
-    "31x2x1x1 7x3x3x1 4x4x2x2"
-};
+    "31x2x1x1 7x3x3x1 4x4x2x2"};
 
 /* The table above, entry by entry. */
 static void check_table(void)
@@ -100,7 +99,8 @@ static void check_table(void)
             for (int i = 0; i < nd; i++) {
                 sscanf(p, "%d%n", &want[i], &used);
                 p += used;
-                if (*p) p++; /* 'x' or ' ' */
+                if (*p)
+                    p++; /* 'x' or ' ' */
             }
             CHECK_SUCCESS(MPI_Dims_create(n, nd, got));
             for (int i = 0; i < nd; i++)
@@ -113,19 +113,26 @@ static void check_table(void)
 /* Larger cases, as Debian's MPICH 4.0.2 answers them. */
 static void check_large(void)
 {
-    static const struct { int n, nd, want[6]; } cases[] = {
-        {360, 3, {10, 6, 6}},          {5040, 3, {21, 16, 15}},
-        {1000, 3, {10, 10, 10}},       {72, 2, {9, 8}},
-        {802067424, 2, {8354869, 96}}, {1051550460, 5, {21557, 271, 6, 6, 5}},
-        {1554416255, 5, {232523, 191, 7, 5, 1}}, {551188311, 6, {16447, 11171, 3, 1, 1, 1}},
+    static const struct {
+        int n, nd, want[6];
+    } cases[] = {
+        {360, 3, {10, 6, 6}},
+        {5040, 3, {21, 16, 15}},
+        {1000, 3, {10, 10, 10}},
+        {72, 2, {9, 8}},
+        {802067424, 2, {8354869, 96}},
+        {1051550460, 5, {21557, 271, 6, 6, 5}},
+        {1554416255, 5, {232523, 191, 7, 5, 1}},
+        {551188311, 6, {16447, 11171, 3, 1, 1, 1}},
         {1441282841, 3, {1441282841, 1, 1}},
     };
     for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
         int got[6] = {0};
         CHECK_SUCCESS(MPI_Dims_create(cases[c].n, cases[c].nd, got));
         for (int i = 0; i < cases[c].nd; i++)
-            CHECK(got[i] == cases[c].want[i], "MPI_Dims_create(%d, %d): dims[%d] = %d, MPICH gives %d",
-                  cases[c].n, cases[c].nd, i, got[i], cases[c].want[i]);
+            CHECK(got[i] == cases[c].want[i],
+                  "MPI_Dims_create(%d, %d): dims[%d] = %d, MPICH gives %d", cases[c].n, cases[c].nd,
+                  i, got[i], cases[c].want[i]);
     }
 }
 

@@ -59,10 +59,9 @@ int main(int argc, char **argv)
     int dw[2] = {rank * 7 + dsts[0], rank * 7 + dsts[1]};
     for (int weighted = 0; weighted <= 1; weighted++) {
         MPI_Comm dg;
-        CHECK_SUCCESS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, srcs,
-                                                     weighted ? sw : MPI_UNWEIGHTED, 2, dsts,
-                                                     weighted ? dw : MPI_UNWEIGHTED,
-                                                     MPI_INFO_NULL, 0, &dg));
+        CHECK_SUCCESS(MPI_Dist_graph_create_adjacent(
+            MPI_COMM_WORLD, 2, srcs, weighted ? sw : MPI_UNWEIGHTED, 2, dsts,
+            weighted ? dw : MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg));
         int status = -1, in = -1, out = -1, w = -1;
         CHECK_SUCCESS(MPI_Topo_test(dg, &status));
         CHECK_INT(status, MPI_DIST_GRAPH);

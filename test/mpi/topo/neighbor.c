@@ -89,9 +89,10 @@ static void run(MPI_Comm comm, const char *name)
         rbuf[i] = -7;
     CHECK_SUCCESS(MPI_Neighbor_allgather(mine, 2, MPI_INT, rbuf, 2, MPI_INT, comm));
     for (int i = 0; i < nin; i++) {
-        int want0 = in[i] == MPI_PROC_NULL ? -7 : in[i], want1 = in[i] == MPI_PROC_NULL ? -7 : in[i] + 1;
-        CHECK(rbuf[2 * i] == want0 && rbuf[2 * i + 1] == want1, "%s allgather slot %d: %d %d",
-              name, i, rbuf[2 * i], rbuf[2 * i + 1]);
+        int want0 = in[i] == MPI_PROC_NULL ? -7 : in[i],
+            want1 = in[i] == MPI_PROC_NULL ? -7 : in[i] + 1;
+        CHECK(rbuf[2 * i] == want0 && rbuf[2 * i + 1] == want1, "%s allgather slot %d: %d %d", name,
+              i, rbuf[2 * i], rbuf[2 * i + 1]);
     }
 
     /* allgatherv: slot i lands at displs[i] = 3*(nin-1-i) (reversed), count 2 */
@@ -105,8 +106,8 @@ static void run(MPI_Comm comm, const char *name)
     CHECK_SUCCESS(MPI_Neighbor_allgatherv(mine, 2, MPI_INT, rbuf, rc, dis, MPI_INT, comm));
     for (int i = 0; i < nin; i++)
         if (in[i] != MPI_PROC_NULL)
-            CHECK(rbuf[dis[i]] == in[i] && rbuf[dis[i] + 1] == in[i] + 1,
-                  "%s allgatherv slot %d", name, i);
+            CHECK(rbuf[dis[i]] == in[i] && rbuf[dis[i] + 1] == in[i] + 1, "%s allgatherv slot %d",
+                  name, i);
 
     /* alltoall: block j of 2 ints to destination j */
     for (int j = 0; j < nout; j++)
@@ -187,7 +188,8 @@ static void run(MPI_Comm comm, const char *name)
         for (int i = 0; i < MAXN * 4; i++)
             nb[i] = rbuf[i] = -7;
         MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rcv, rd, MPI_INT, comm);
-        CHECK_SUCCESS(MPI_Ineighbor_alltoallv(sbuf, sc, sd, MPI_INT, nb, rcv, rd, MPI_INT, comm, &req));
+        CHECK_SUCCESS(
+            MPI_Ineighbor_alltoallv(sbuf, sc, sd, MPI_INT, nb, rcv, rd, MPI_INT, comm, &req));
         CHECK_SUCCESS(MPI_Wait(&req, MPI_STATUS_IGNORE));
         CHECK(memcmp(nb, rbuf, sizeof nb) == 0, "%s ineighbor_alltoallv differs", name);
         for (int i = 0; i < MAXN * 4; i++)

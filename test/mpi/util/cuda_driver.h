@@ -39,14 +39,14 @@ struct cuda_driver {
     CUresult_t (*memset_d32_async)(CUdptr, unsigned, size_t, CUstream_t);
     CUresult_t (*memcpy_async)(CUdptr, CUdptr, size_t, CUstream_t);
     CUresult_t (*get_error_string)(CUresult_t, const char **);
-    CUresult_t (*device_get_attribute)(int *, int, int);  /* value, CUdevice_attribute, device */
+    CUresult_t (*device_get_attribute)(int *, int, int); /* value, CUdevice_attribute, device */
     CUresult_t (*mem_host_register)(void *, size_t, unsigned);
     CUresult_t (*mem_host_unregister)(void *);
-    CUresult_t (*module_load)(CUmodule_t *, const char *);  /* a PTX, cubin or fatbin file */
+    CUresult_t (*module_load)(CUmodule_t *, const char *); /* a PTX, cubin or fatbin file */
     CUresult_t (*module_get_function)(CUfunction_t *, CUmodule_t, const char *);
     /* function, grid x y z, block x y z, shared memory bytes, stream, kernel parameters, extra */
-    CUresult_t (*launch_kernel)(CUfunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                unsigned, CUstream_t, void **, void **);
+    CUresult_t (*launch_kernel)(CUfunction_t, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                unsigned, unsigned, CUstream_t, void **, void **);
     char name[128];
 };
 
@@ -60,13 +60,13 @@ static int cudrv_load(struct cuda_driver *cu, char *why, size_t why_size)
         snprintf(why, why_size, "no CUDA driver (dlopen libcuda.so.1: %s)", dlerror());
         return 0;
     }
-#define CUDRV_SYM(field, symbol)                                                   \
-    do {                                                                           \
-        *(void **)&cu->field = dlsym(cu->lib, symbol);                             \
-        if (!cu->field) {                                                          \
-            snprintf(why, why_size, "libcuda.so.1 has no %s", symbol);             \
-            return 0;                                                              \
-        }                                                                          \
+#define CUDRV_SYM(field, symbol)                                       \
+    do {                                                               \
+        *(void **)&cu->field = dlsym(cu->lib, symbol);                 \
+        if (!cu->field) {                                              \
+            snprintf(why, why_size, "libcuda.so.1 has no %s", symbol); \
+            return 0;                                                  \
+        }                                                              \
     } while (0)
     CUDRV_SYM(init, "cuInit");
     CUDRV_SYM(device_get_count, "cuDeviceGetCount");
@@ -94,9 +94,11 @@ static int cudrv_load(struct cuda_driver *cu, char *why, size_t why_size)
     int n = 0, dev = 0;
     void *ctx = NULL;
     CUresult_t r = cu->init(0);
-    if (r == 0) r = cu->device_get_count(&n);
+    if (r == 0)
+        r = cu->device_get_count(&n);
     if (r != 0 || n == 0) {
-        snprintf(why, why_size, "no CUDA device (cuInit/cuDeviceGetCount: error %d, %d devices)", r, n);
+        snprintf(why, why_size, "no CUDA device (cuInit/cuDeviceGetCount: error %d, %d devices)", r,
+                 n);
         return 0;
     }
     if ((r = cu->device_get(&dev, 0)) != 0 || (r = cu->primary_ctx_retain(&ctx, dev)) != 0 ||
@@ -104,14 +106,16 @@ static int cudrv_load(struct cuda_driver *cu, char *why, size_t why_size)
         snprintf(why, why_size, "device 0's primary context: error %d", r);
         return 0;
     }
-    if (cu->device_get_name(cu->name, (int)sizeof cu->name, dev) != 0) snprintf(cu->name, sizeof cu->name, "?");
+    if (cu->device_get_name(cu->name, (int)sizeof cu->name, dev) != 0)
+        snprintf(cu->name, sizeof cu->name, "?");
     return 1;
 }
 
 static const char *cudrv_error(const struct cuda_driver *cu, CUresult_t r)
 {
     const char *s = NULL;
-    if (cu->get_error_string && cu->get_error_string(r, &s) == 0 && s) return s;
+    if (cu->get_error_string && cu->get_error_string(r, &s) == 0 && s)
+        return s;
     return "unknown CUDA error";
 }
 

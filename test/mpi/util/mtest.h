@@ -16,8 +16,8 @@
 #ifndef MTEST_H_INCLUDED
 #define MTEST_H_INCLUDED
 
-#include <mpi.h>
 #include <ctype.h>
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,18 +53,18 @@ static inline void mtest_fail(const char *file, int line, const char *cond, cons
     fflush(stderr);
 }
 
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (!(cond))                                                  \
-            mtest_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);       \
+#define CHECK(cond, ...)                                        \
+    do {                                                        \
+        if (!(cond))                                            \
+            mtest_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
     } while (0)
 
-#define CHECK_INT(got, expected)                                                        \
-    do {                                                                                \
-        long long mtest_g_ = (long long)(got), mtest_e_ = (long long)(expected);        \
-        if (mtest_g_ != mtest_e_)                                                       \
+#define CHECK_INT(got, expected)                                                             \
+    do {                                                                                     \
+        long long mtest_g_ = (long long)(got), mtest_e_ = (long long)(expected);             \
+        if (mtest_g_ != mtest_e_)                                                            \
             mtest_fail(__FILE__, __LINE__, #got " == " #expected, "got %lld, expected %lld", \
-                       mtest_g_, mtest_e_);                                             \
+                       mtest_g_, mtest_e_);                                                  \
     } while (0)
 
 static inline const char *mtest_err_text(int code)
@@ -85,22 +85,22 @@ static inline int mtest_err_class(int code)
     return cls;
 }
 
-#define CHECK_SUCCESS(rc)                                                               \
-    do {                                                                                \
-        int mtest_rc_ = (rc);                                                           \
-        if (mtest_rc_ != MPI_SUCCESS)                                                   \
-            mtest_fail(__FILE__, __LINE__, #rc " == MPI_SUCCESS", "returned %d (%s)",   \
-                       mtest_rc_, mtest_err_text(mtest_rc_));                           \
+#define CHECK_SUCCESS(rc)                                                                        \
+    do {                                                                                         \
+        int mtest_rc_ = (rc);                                                                    \
+        if (mtest_rc_ != MPI_SUCCESS)                                                            \
+            mtest_fail(__FILE__, __LINE__, #rc " == MPI_SUCCESS", "returned %d (%s)", mtest_rc_, \
+                       mtest_err_text(mtest_rc_));                                               \
     } while (0)
 
-#define CHECK_ERR_CLASS(rc, expected_class)                                             \
-    do {                                                                                \
-        int mtest_rc_ = (rc), mtest_cls_ = mtest_err_class(mtest_rc_);                  \
-        if (mtest_rc_ == MPI_SUCCESS || mtest_cls_ != (expected_class))                 \
-            mtest_fail(__FILE__, __LINE__, "class of " #rc " == " #expected_class,      \
-                       "returned %d, class %d, expected class %d (%s)", mtest_rc_,      \
-                       mtest_cls_, (int)(expected_class),                               \
-                       mtest_rc_ == MPI_SUCCESS ? "MPI_SUCCESS" : mtest_err_text(mtest_rc_)); \
+#define CHECK_ERR_CLASS(rc, expected_class)                                                    \
+    do {                                                                                       \
+        int mtest_rc_ = (rc), mtest_cls_ = mtest_err_class(mtest_rc_);                         \
+        if (mtest_rc_ == MPI_SUCCESS || mtest_cls_ != (expected_class))                        \
+            mtest_fail(__FILE__, __LINE__, "class of " #rc " == " #expected_class,             \
+                       "returned %d, class %d, expected class %d (%s)", mtest_rc_, mtest_cls_, \
+                       (int)(expected_class),                                                  \
+                       mtest_rc_ == MPI_SUCCESS ? "MPI_SUCCESS" : mtest_err_text(mtest_rc_));  \
     } while (0)
 
 /* case-insensitive substring search */
@@ -109,7 +109,8 @@ static inline int mtest_contains(const char *hay, const char *needle)
     size_t n = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
             i++;
         if (i == n)
             return 1;
@@ -133,20 +134,20 @@ static inline int mtest_contains_int(const char *s, long long v)
     return 0;
 }
 
-#define CHECK_ERR_STRING(rc, text)                                                      \
-    do {                                                                                \
-        const char *mtest_s_ = mtest_err_text(rc);                                      \
-        if (!mtest_contains(mtest_s_, (text)))                                          \
-            mtest_fail(__FILE__, __LINE__, "error string of " #rc " mentions " #text,   \
-                       "string is \"%s\"", mtest_s_);                                   \
+#define CHECK_ERR_STRING(rc, text)                                                    \
+    do {                                                                              \
+        const char *mtest_s_ = mtest_err_text(rc);                                    \
+        if (!mtest_contains(mtest_s_, (text)))                                        \
+            mtest_fail(__FILE__, __LINE__, "error string of " #rc " mentions " #text, \
+                       "string is \"%s\"", mtest_s_);                                 \
     } while (0)
 
-#define CHECK_ERR_STRING_INT(rc, value)                                                 \
-    do {                                                                                \
-        const char *mtest_s_ = mtest_err_text(rc);                                      \
-        if (!mtest_contains_int(mtest_s_, (long long)(value)))                          \
-            mtest_fail(__FILE__, __LINE__, "error string of " #rc " mentions " #value,  \
-                       "expected %lld in \"%s\"", (long long)(value), mtest_s_);        \
+#define CHECK_ERR_STRING_INT(rc, value)                                                \
+    do {                                                                               \
+        const char *mtest_s_ = mtest_err_text(rc);                                     \
+        if (!mtest_contains_int(mtest_s_, (long long)(value)))                         \
+            mtest_fail(__FILE__, __LINE__, "error string of " #rc " mentions " #value, \
+                       "expected %lld in \"%s\"", (long long)(value), mtest_s_);       \
     } while (0)
 
 static inline void mtest_init(int *argc, char ***argv)

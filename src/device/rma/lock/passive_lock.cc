@@ -91,7 +91,8 @@ void PassiveLocks::acquire_exclusive(int target) {
     seen = old;
   }
   if (tail_of(seen) == 0 && shared_of(seen) == 0) return;
-  if (tail_of(seen) != 0) node_store(static_cast<int>(tail_of(seen) - 1), target, kExclusiveNext, my_id_);
+  if (tail_of(seen) != 0)
+    node_store(static_cast<int>(tail_of(seen) - 1), target, kExclusiveNext, my_id_);
   wait_for_nonzero(target, kGrant);
 }
 

@@ -48,8 +48,7 @@ void append_copies(const AccessPlan& plan, const DeferredOp& op,
     if (last != nullptr && static_cast<char*>(last->dst) + last->bytes == dst &&
         static_cast<const char*>(last->src) + last->bytes == src)
       last->bytes += bytes;
-    else
-      out->push_back({dst, src, bytes});
+    else out->push_back({dst, src, bytes});
     run_done += bytes;
     piece_done += bytes;
     if (run_done == run.bytes) {

@@ -5,8 +5,8 @@
 #include <mpi.h>
 
 #include "device/rma/st/triggered_op_executor.h"
-#include "util/error.h"
 #include "stream/gpu_stream.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma::st {
 namespace {
@@ -29,7 +29,8 @@ int counted(stream::Stream& stream, OpKind kind, uint64_t* count, Enqueue&& enqu
 void run_epoch_data(void* arg) {
   AccessPlan& plan = *static_cast<AccessPlan*>(arg);
   if (plan.copies_on_host_fn)
-    for (const stream::CopyRange& range : plan.copies) std::memcpy(range.dst, range.src, range.bytes);
+    for (const stream::CopyRange& range : plan.copies)
+      std::memcpy(range.dst, range.src, range.bytes);
   if (plan.accumulates != 0) apply_accumulates(plan);
   if (plan.trigger_fn != nullptr) plan.trigger_fn(plan);
 }
@@ -89,16 +90,13 @@ int MergedKernelExecutor::post(const ExposurePlan& plan, stream::Stream& stream,
                  [&] { return stream.write_values(writes_); });
 }
 
-int MergedKernelExecutor::move_data(AccessPlan& plan, stream::Stream& stream,
-                                    LaunchTally* tally) {
+int MergedKernelExecutor::move_data(AccessPlan& plan, stream::Stream& stream, LaunchTally* tally) {
   plan.copies.clear();
   uint32_t local_accumulates = 0;
   for (const DeferredOp& op : plan.ops) {
     if (op.region.kind != RegionKind::kMapped) continue;
-    if (op.kind != DeferredKind::kAccumulate)
-      append_copies(plan, op, &plan.copies);
-    else
-      ++local_accumulates;
+    if (op.kind != DeferredKind::kAccumulate) append_copies(plan, op, &plan.copies);
+    else ++local_accumulates;
   }
   plan.accumulates = local_accumulates;
   if (remote_ != nullptr)
@@ -109,8 +107,9 @@ int MergedKernelExecutor::move_data(AccessPlan& plan, stream::Stream& stream,
     // A GPU stream with the NIC's doorbell: copies, then one store releases
     // the triggered operations.
     if (!plan.copies.empty())
-      if (int err = counted(stream, OpKind::kCopy, &tally->copy,
-                            [&] { return stream.copy(std::span<const stream::CopyRange>(plan.copies)); });
+      if (int err =
+              counted(stream, OpKind::kCopy, &tally->copy,
+                      [&] { return stream.copy(std::span<const stream::CopyRange>(plan.copies)); });
           err != MPI_SUCCESS)
         return err;
     if (int err = stream.write_value(plan.doorbell, 1); err != MPI_SUCCESS) return err;
@@ -124,8 +123,9 @@ int MergedKernelExecutor::move_data(AccessPlan& plan, stream::Stream& stream,
     return MPI_SUCCESS;
   }
   if (!plan.copies.empty()) {
-    if (int err = counted(stream, OpKind::kCopy, &tally->copy,
-                          [&] { return stream.copy(std::span<const stream::CopyRange>(plan.copies)); });
+    if (int err =
+            counted(stream, OpKind::kCopy, &tally->copy,
+                    [&] { return stream.copy(std::span<const stream::CopyRange>(plan.copies)); });
         err != MPI_SUCCESS)
       return err;
   }
@@ -150,16 +150,16 @@ int MergedKernelExecutor::complete_in_one_step(AccessPlan& plan, stream::Stream&
   const uint64_t waits = stream.launch_count(OpKind::kWait);
   const uint64_t copies = stream.launch_count(OpKind::kCopy);
   const uint64_t signals = stream.launch_count(OpKind::kSignal);
-  const int err = stream.wait_copy_signal(
-      {plan.waits, stream::Cmp::kGreaterEqual, plan.copies, plan.writes});
+  const int err =
+      stream.wait_copy_signal({plan.waits, stream::Cmp::kGreaterEqual, plan.copies, plan.writes});
   tally->wait += stream.launch_count(OpKind::kWait) - waits;
   tally->copy += stream.launch_count(OpKind::kCopy) - copies;
   tally->signal += stream.launch_count(OpKind::kSignal) - signals;
   return err;
 }
 
-int MergedKernelExecutor::complete(AccessPlan& plan, stream::Stream& stream,
-                                   uint64_t* retire_word, LaunchTally* tally) {
+int MergedKernelExecutor::complete(AccessPlan& plan, stream::Stream& stream, uint64_t* retire_word,
+                                   LaunchTally* tally) {
   // Every op is to mapped memory (record() checked) and none needs a host
   // function.
   if (remote_ == nullptr && plan.accumulates == 0)

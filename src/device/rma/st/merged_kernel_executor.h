@@ -69,7 +69,7 @@ class MergedKernelExecutor final : public EpochExecutor {
   std::vector<HostRange> host_memory_;
   stream::GpuRuntime* registered_with_ = nullptr;
   TriggeredOpExecutor* remote_ = nullptr;
-  std::vector<int> peers_;  // scratch: the rank of each wait
+  std::vector<int> peers_;                   // scratch: the rank of each wait
   std::vector<stream::SignalWrite> writes_;  // scratch: the stream copies entries
   std::vector<stream::SignalWait> waits_;
 };

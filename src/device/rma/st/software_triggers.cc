@@ -24,8 +24,10 @@ SoftwareTriggers::~SoftwareTriggers() = default;
 int SoftwareTriggers::check_id(CounterId id, const char* what) const {
   if (id < static_cast<CounterId>(count_) && counters_[id].in_use.load(std::memory_order_acquire))
     return MPI_SUCCESS;
-  return util::make_error(MPI_ERR_INTERN, "software trigger engine: %s on counter %u, which is "
-                          "not in use (pool of %d)", what, id, count_);
+  return util::make_error(MPI_ERR_INTERN,
+                          "software trigger engine: %s on counter %u, which is "
+                          "not in use (pool of %d)",
+                          what, id, count_);
 }
 
 bool SoftwareTriggers::pop_free(CounterId* out) {
@@ -78,7 +80,8 @@ int SoftwareTriggers::acquire_counter(CounterId* out, bool* available) {
   *available = true;
   const uint64_t now = counters_in_use_.fetch_add(1, std::memory_order_relaxed) + 1;
   uint64_t max = counters_max_in_use_.load(std::memory_order_relaxed);
-  while (now > max && !counters_max_in_use_.compare_exchange_weak(max, now)) {}
+  while (now > max && !counters_max_in_use_.compare_exchange_weak(max, now)) {
+  }
   return MPI_SUCCESS;
 }
 
@@ -87,8 +90,7 @@ int SoftwareTriggers::acquire_counter(CounterId* out, bool* available) {
 void SoftwareTriggers::release_counter(CounterId id) {
   if (id >= static_cast<CounterId>(count_)) return;
   bool was = true;
-  if (!counters_[id].in_use.compare_exchange_strong(was, false, std::memory_order_acq_rel))
-    return;
+  if (!counters_[id].in_use.compare_exchange_strong(was, false, std::memory_order_acq_rel)) return;
   counters_in_use_.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> guard(pool_mutex_);
   retired_.push_back(id);
@@ -141,9 +143,8 @@ int SoftwareTriggers::post_write(const Region& region, std::span<const Run> runs
 }
 
 int SoftwareTriggers::post_accumulate(const Region& region, std::span<const Run> runs,
-                                      std::span<const OriginPiece> origin,
-                                      const AccumulateOp& acc, CounterId trigger,
-                                      uint64_t threshold, CounterId completion) {
+                                      std::span<const OriginPiece> origin, const AccumulateOp& acc,
+                                      CounterId trigger, uint64_t threshold, CounterId completion) {
   std::unique_ptr<Op> op(new (std::nothrow) Op);
   if (op == nullptr)
     return util::make_error(MPI_ERR_NO_MEM, "out of memory for a triggered accumulate");
@@ -174,7 +175,8 @@ int SoftwareTriggers::post_read(const Region& region, std::span<const Run> runs,
 int SoftwareTriggers::post_signal(const Region& region, uint64_t offset, uint64_t value,
                                   CounterId trigger, uint64_t threshold, CounterId completion) {
   std::unique_ptr<Op> op(new (std::nothrow) Op);
-  if (op == nullptr) return util::make_error(MPI_ERR_NO_MEM, "out of memory for a triggered signal");
+  if (op == nullptr)
+    return util::make_error(MPI_ERR_NO_MEM, "out of memory for a triggered signal");
   op->kind = Kind::kSignal;
   op->region = region;
   op->offset = offset;
@@ -262,8 +264,7 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
     replace.element = util::ElementKind::kUint64;
     replace.element_size = sizeof(uint64_t);
     Completion done;
-    return accumulate(op.region, std::span<const Run>(&run, 1), replace, &op.value, nullptr,
-                      &done);
+    return accumulate(op.region, std::span<const Run>(&run, 1), replace, &op.value, nullptr, &done);
   }
   if (op.kind == Kind::kRead) {
     // A blocking read (the data is in place on return), through a packed
@@ -326,10 +327,8 @@ int SoftwareTriggers::flush_network() {
 
 void SoftwareTriggers::count_unflushed(int flush_err) {
   for (std::size_t i = 0; i < unflushed_.size(); ++i) {
-    if (flush_err != MPI_SUCCESS)
-      fail(*unflushed_[i], unflushed_trigger_[i], flush_err);
-    else
-      completed(*unflushed_[i]);
+    if (flush_err != MPI_SUCCESS) fail(*unflushed_[i], unflushed_trigger_[i], flush_err);
+    else completed(*unflushed_[i]);
   }
   unflushed_.clear();
   unflushed_trigger_.clear();
@@ -386,16 +385,13 @@ void SoftwareTriggers::run_work() {
       has_unflushed_.store(!unflushed_.empty(), std::memory_order_release);
       continue;
     }
-    const int flush_err =
-        network || !unflushed_.empty() ? flush_network() : MPI_SUCCESS;
+    const int flush_err = network || !unflushed_.empty() ? flush_network() : MPI_SUCCESS;
     count_unflushed(flush_err);
     for (std::size_t i = 0; i < ready_.size(); ++i) {
       const Op& op = *ready_[i];
       const int err = errors_[i] != MPI_SUCCESS ? errors_[i] : flush_err;
-      if (err != MPI_SUCCESS)
-        fail(op, ready_trigger_[i], err);
-      else
-        completed(op);
+      if (err != MPI_SUCCESS) fail(op, ready_trigger_[i], err);
+      else completed(op);
     }
   }
   ready_.clear();

@@ -157,7 +157,7 @@ class SoftwareTriggers final : public TriggeredOps {
     uint64_t offset;
   };
   std::vector<SignalWord> round_signals_;  // kNet signal words issued since the last flush
-  std::vector<int> errors_;                 // of the round's operations
+  std::vector<int> errors_;                // of the round's operations
   // Signals of rounds that were not flushed (signals only): alive until a
   // flush completes them (the NIC reads their value until then).
   std::vector<std::unique_ptr<Op>> unflushed_;

@@ -12,9 +12,9 @@
 #include "device/progress.h"
 #include "device/rma/st/merged_kernel_executor.h"
 #include "device/rma/st/settings.h"
-#include "util/error.h"
 #include "stream/host_stream.h"
 #include "stream/settings.h"
+#include "util/error.h"
 
 namespace stmpi::dev::rma::st {
 namespace {
@@ -47,7 +47,7 @@ int StreamWindow::create(WindowView view, std::unique_ptr<StreamWindow>* out) {
   if (window == nullptr || page == nullptr) {
     std::free(page);
     return util::make_error(MPI_ERR_NO_MEM,
-                                   "out of memory for the stream-triggered state of a window");
+                            "out of memory for the stream-triggered state of a window");
   }
   std::memset(page, 0, kRetirePageBytes);
   window->retire_words_ = static_cast<uint64_t*>(page);
@@ -108,14 +108,15 @@ int StreamWindow::slot_of(stream::Stream& stream, int* slot) {
   }
   if (slots_.size() == kMaxStreamsPerWindow)
     return util::make_error(MPI_ERR_OTHER,
-                                   "stream %p would be the %zu-th stream used for stream epochs of "
-                                   "this window (at most %zu)",
-                                   stream.handle(), slots_.size() + 1, kMaxStreamsPerWindow);
+                            "stream %p would be the %zu-th stream used for stream epochs of "
+                            "this window (at most %zu)",
+                            stream.handle(), slots_.size() + 1, kMaxStreamsPerWindow);
   if (int err = executor_->attach_stream(stream); err != MPI_SUCCESS) return err;
   slots_.push_back({stream.shared_from_this(), 0});
   if (stream.backend() == stream::BackendKind::kHost && stream::settings().progress) {
     host_streams_.push_back(&static_cast<stream::HostStream&>(stream));
-    if (progress_hook_ < 0) progress_hook_ = add_progress_hook(&StreamWindow::run_ready_host_ops, this);
+    if (progress_hook_ < 0)
+      progress_hook_ = add_progress_hook(&StreamWindow::run_ready_host_ops, this);
   }
   *slot = last_slot_ = static_cast<int>(slots_.size() - 1);
   return MPI_SUCCESS;

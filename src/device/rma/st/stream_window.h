@@ -55,9 +55,9 @@ struct StreamStats {
   uint64_t puts = 0;
   uint64_t gets = 0;
   uint64_t accumulates = 0;
-  uint64_t pending_plans = 0;    // access epochs the streams have not executed yet
-  uint64_t throttled = 0;        // times complete waited for the stream (plan limit)
-  TriggerStats trigger;          // epochs between nodes (triggered_op_executor.h)
+  uint64_t pending_plans = 0;  // access epochs the streams have not executed yet
+  uint64_t throttled = 0;      // times complete waited for the stream (plan limit)
+  TriggerStats trigger;        // epochs between nodes (triggered_op_executor.h)
 };
 
 class StreamWindow {
@@ -136,11 +136,11 @@ class StreamWindow {
   std::vector<uint64_t> accesses_to_;   // by target: access epochs opened to it
   bool exposure_open_ = false;
   ExposurePlan exposure_;
-  std::unique_ptr<AccessPlan> access_;                  // the open access epoch
+  std::unique_ptr<AccessPlan> access_;  // the open access epoch
   // Enqueued, not yet known executed, in enqueue order. Plans retire in
   // order on each stream, so reclaim() only looks at the oldest.
   std::deque<std::unique_ptr<AccessPlan>> in_flight_;
-  std::vector<std::unique_ptr<AccessPlan>> spare_;      // recycled
+  std::vector<std::unique_ptr<AccessPlan>> spare_;  // recycled
   StreamStats stats_;
 };
 

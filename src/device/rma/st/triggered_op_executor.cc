@@ -37,7 +37,8 @@ class Stall {
  public:
   explicit Stall(TriggerStats& stats) : stats_(stats) {}
   ~Stall() {
-    if (started_ != 0) stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started_);
+    if (started_ != 0)
+      stats_.throttle_ns += static_cast<uint64_t>(stream::monotonic_ns() - started_);
   }
   // The wait is over and got what it wanted: `reclaimed` epochs were freed
   // by reclaim() calls during it, `others_held` whether earlier epochs of
@@ -72,9 +73,11 @@ void counters_taken(TriggerStats& stats, int n) {
   stats.counters_in_use += static_cast<uint64_t>(n);
   if (stats.counters_in_use > stats.counters_max_in_use)
     stats.counters_max_in_use = stats.counters_in_use;
-  const uint64_t now = g_counters_in_use.fetch_add(static_cast<uint64_t>(n)) + static_cast<uint64_t>(n);
+  const uint64_t now =
+      g_counters_in_use.fetch_add(static_cast<uint64_t>(n)) + static_cast<uint64_t>(n);
   uint64_t max = g_counters_max.load();
-  while (now > max && !g_counters_max.compare_exchange_weak(max, now)) {}
+  while (now > max && !g_counters_max.compare_exchange_weak(max, now)) {
+  }
 }
 
 }  // namespace
@@ -99,7 +102,6 @@ ThrottlePolicy throttle_policy_setting() {
   if (t == "static") return ThrottlePolicy::kStatic;
   return ThrottlePolicy::kAdaptive;
 }
-
 
 // What an epoch holds until its operations completed. An exposure epoch
 // has one counter (trigger == completion).
@@ -200,9 +202,7 @@ std::size_t TriggeredOpExecutor::reclaim() {
 int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
   const Settings& s = settings();
   const auto budget = static_cast<uint64_t>(s.triggered_ops);
-  auto fits = [&] {
-    return g_ops_in_use.load(std::memory_order_relaxed) + ops <= budget;
-  };
+  auto fits = [&] { return g_ops_in_use.load(std::memory_order_relaxed) + ops <= budget; };
   Stall stall(stats_);
   std::size_t reclaimed = 0;
   for (;;) {
@@ -249,37 +249,37 @@ int TriggeredOpExecutor::open_access() {
   CounterId ids[2];
   int taken = 0;
   {
-  Stall stall(stats_);
-  std::size_t reclaimed = 0;
-  while (taken < 2) {
-    bool got = false;
-    if (int err = nic_.acquire_counter(&ids[taken], &got); err != MPI_SUCCESS) break;
-    if (got) {
-      ++taken;
-      continue;
+    Stall stall(stats_);
+    std::size_t reclaimed = 0;
+    while (taken < 2) {
+      bool got = false;
+      if (int err = nic_.acquire_counter(&ids[taken], &got); err != MPI_SUCCESS) break;
+      if (got) {
+        ++taken;
+        continue;
+      }
+      if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
+        reclaimed += freed;
+        continue;
+      }
+      if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
+          broken_.load(std::memory_order_acquire)) {
+        for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
+        if (broken_.load() && error_.load() != MPI_SUCCESS) return take_error();
+        return util::make_error(MPI_ERR_OTHER,
+                                "a stream access epoch between nodes needs 2 trigger counters and "
+                                "STMPI_ST_COUNTERS=%d are all in use %s(STMPI_ST_THROTTLE=%s)",
+                                settings().counters,
+                                outstanding_.empty() ? "by other windows or epochs " : "",
+                                throttle_policy_name(policy_));
+      }
+      stall.step();
+      if (stall.expired()) {
+        for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
+        return counter_wait_expired("access", "2 trigger counters");
+      }
     }
-    if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
-      reclaimed += freed;
-      continue;
-    }
-    if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
-        broken_.load(std::memory_order_acquire)) {
-      for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
-      if (broken_.load() && error_.load() != MPI_SUCCESS) return take_error();
-      return util::make_error(MPI_ERR_OTHER,
-                              "a stream access epoch between nodes needs 2 trigger counters and "
-                              "STMPI_ST_COUNTERS=%d are all in use %s(STMPI_ST_THROTTLE=%s)",
-                              settings().counters,
-                              outstanding_.empty() ? "by other windows or epochs " : "",
-                              throttle_policy_name(policy_));
-    }
-    stall.step();
-    if (stall.expired()) {
-      for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
-      return counter_wait_expired("access", "2 trigger counters");
-    }
-  }
-  stall.satisfied(reclaimed, !outstanding_.empty());
+    stall.satisfied(reclaimed, !outstanding_.empty());
   }
   e->trigger = ids[0];
   e->completion = ids[1];
@@ -418,28 +418,27 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
   if (remote != 0) {
     bool got = false;
     {
-    Stall stall(stats_);
-    std::size_t reclaimed = 0;
-    for (;;) {
-      if (int err = nic_.acquire_counter(&e->trigger, &got); err != MPI_SUCCESS) return err;
-      if (got) {
-        stall.satisfied(reclaimed, !outstanding_.empty());
-        break;
+      Stall stall(stats_);
+      std::size_t reclaimed = 0;
+      for (;;) {
+        if (int err = nic_.acquire_counter(&e->trigger, &got); err != MPI_SUCCESS) return err;
+        if (got) {
+          stall.satisfied(reclaimed, !outstanding_.empty());
+          break;
+        }
+        if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
+          reclaimed += freed;
+          continue;
+        }
+        if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
+            broken_.load(std::memory_order_acquire))
+          return util::make_error(MPI_ERR_OTHER,
+                                  "a stream exposure epoch between nodes needs a trigger counter "
+                                  "and STMPI_ST_COUNTERS=%d are all in use (STMPI_ST_THROTTLE=%s)",
+                                  settings().counters, throttle_policy_name(policy_));
+        stall.step();
+        if (stall.expired()) return counter_wait_expired("exposure", "a trigger counter");
       }
-      if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
-        reclaimed += freed;
-        continue;
-      }
-      if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
-          broken_.load(std::memory_order_acquire))
-        return util::make_error(MPI_ERR_OTHER,
-                                "a stream exposure epoch between nodes needs a trigger counter "
-                                "and STMPI_ST_COUNTERS=%d are all in use (STMPI_ST_THROTTLE=%s)",
-                                settings().counters, throttle_policy_name(policy_));
-      stall.step();
-      if (stall.expired())
-        return counter_wait_expired("exposure", "a trigger counter");
-    }
     }
     e->completion = e->trigger;
     e->counters = 1;
@@ -500,8 +499,7 @@ int TriggeredOpExecutor::arm(AccessPlan& plan) {
   if (remote == 0) return MPI_SUCCESS;
   if (open_ == nullptr)
     if (int err = open_access(); err != MPI_SUCCESS) return err;
-  if (int err = reserve(remote, "the completion signals of a stream epoch");
-      err != MPI_SUCCESS) {
+  if (int err = reserve(remote, "the completion signals of a stream epoch"); err != MPI_SUCCESS) {
     // Nothing of the epoch fired (its trigger never moves): drop it.
     release(*open_);
     open_.reset();

@@ -118,8 +118,8 @@ class TriggeredOpExecutor final : public EpochExecutor {
   // reports failures and STMPI_ST_WAIT_TIMEOUT; `exposure`: the words are
   // exposure signals (else completion signals); `peers`: the rank of each.
   [[nodiscard]] int checked_wait(std::span<const stream::SignalWait> waits,
-                                 std::span<const int> peers, bool exposure,
-                                 stream::Stream& stream, LaunchTally* tally);
+                                 std::span<const int> peers, bool exposure, stream::Stream& stream,
+                                 LaunchTally* tally);
   // The first failure seen (fired operation, stalled wait), reported once.
   [[nodiscard]] int take_error();
   // Reclaims the resources of epochs whose operations completed; how many
@@ -128,8 +128,8 @@ class TriggeredOpExecutor final : public EpochExecutor {
   TriggerStats stats();
 
  private:
-  struct Epoch;    // counters and slots an epoch holds
-  struct HostCall; // a host function's arguments
+  struct Epoch;     // counters and slots an epoch holds
+  struct HostCall;  // a host function's arguments
 
   [[nodiscard]] int reserve(uint32_t ops, const char* what);
   [[nodiscard]] int open_access();

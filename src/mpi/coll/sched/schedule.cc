@@ -80,8 +80,8 @@ void Schedule::recv(void* buf, MPI_Count count, Datatype& type, int peer) {
   steps_.push_back({Kind::kRecv, nullptr, buf, count, &type, 0, nullptr, peer});
 }
 
-void Schedule::copy(const void* src, MPI_Count scount, Datatype& stype, void* dst,
-                    MPI_Count rcount, Datatype& rtype) {
+void Schedule::copy(const void* src, MPI_Count scount, Datatype& stype, void* dst, MPI_Count rcount,
+                    Datatype& rtype) {
   if (src == dst && scount == rcount && &stype == &rtype) return;
   steps_.push_back({Kind::kCopy, src, dst, scount, &stype, rcount, &rtype, -1});
 }
@@ -142,17 +142,13 @@ void Schedule::run_round() {
         case Kind::kCopy:
           err = copy_convert(s.src, s.count, *s.type, s.dst, s.count2, *s.type2);
           break;
-        case Kind::kReduce:
-          err = reduction_.apply(s.src, s.dst, s.count);
-          break;
+        case Kind::kReduce: err = reduction_.apply(s.src, s.dst, s.count); break;
         case Kind::kCall: {
           const Call fn = calls_[static_cast<std::size_t>(s.count)];  // calls_ may grow
           err = fn(*this);
           break;
         }
-        case Kind::kDefer:
-          deferred_ = true;
-          break;
+        case Kind::kDefer: deferred_ = true; break;
       }
       if (err != MPI_SUCCESS && error_ == MPI_SUCCESS) error_ = err;
     }

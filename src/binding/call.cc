@@ -54,8 +54,8 @@ int Call::raise(int code) {
 
 int Call::unsupported() {
   code_ = mpi::errhan::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
-                                  "%s is not provided by this build (the README lists the features "
-                                  "not provided yet)",
+                                  "%s is not provided by this build (docs/user/not-provided.md "
+                                  "lists what is not provided yet)",
                                   function_);
   // Errors of the I/O chapter go to the default file error handler, which
   // returns unless the user set another on MPI_FILE_NULL.

@@ -92,7 +92,7 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
   ProviderChoice choice;
   // provider: automatic progress where the provider offers it (passive
   // targets progress in its threads, woken by the network); manual: the
-  // waiting rank drives the provider (README.md, "Manual progress").
+  // waiting rank drives the provider (src/device/ofi/README.md, "Manual progress").
   const fi_progress want = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
   if (select_provider(s.provider, address, want, &choice, error) != 0) return -1;
   // The progress thread sleeps on the provider's descriptors where it can
@@ -177,8 +177,8 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
 // to preempt the computation; at STMPI_OFI_PROVIDER_THREAD_NICE < 0 it runs
 // at once, as ours does under manual progress. Off by default: it raised
 // seed 004's overlap but slowed the latency-bound paths, where the waiting
-// rank and the preempting thread contend for the provider (README.md,
-// "Running across nodes").
+// rank and the preempting thread contend for the provider
+// (docs/user/network.md, "Progress: who drives the provider").
 void Ofi::prioritize_provider_threads(const std::vector<pid_t>& before) {
   const int nice = settings().provider_thread_nice;
   for (pid_t tid : process_threads()) {

@@ -1,6 +1,5 @@
 #include "device/rma/st/stream_window.h"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +30,7 @@ bool reached(uint64_t word, uint64_t target) { return static_cast<int64_t>(word 
 // allocates nothing from its second batch on (the memory is the peak it
 // already had in flight).
 std::size_t max_spare_plans() {
-  return static_cast<std::size_t>(std::max(1, settings().max_pending_epochs));
+  return static_cast<std::size_t>(settings().max_pending_epochs);
 }
 
 }  // namespace
@@ -164,7 +163,7 @@ int StreamWindow::reclaim() {
 int StreamWindow::throttle() {
   // start() reclaimed (and reported failures) just before this epoch:
   // below the limit there is nothing to wait for.
-  const auto limit = static_cast<std::size_t>(std::max(1, settings().max_pending_epochs));
+  const auto limit = static_cast<std::size_t>(settings().max_pending_epochs);
   if (in_flight_.size() < limit) return MPI_SUCCESS;
   if (int err = reclaim(); err != MPI_SUCCESS) return err;
   if (in_flight_.size() < limit) return MPI_SUCCESS;

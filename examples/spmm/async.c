@@ -56,7 +56,8 @@ static void fetch_start(const Problem *p, Stats *s, Fetch *f, Step st) {
 
 static void fetch_wait(Stats *s, Fetch *f) {
   double t = MPI_Wtime();
-  MPI_Waitall(2, f->req, MPI_STATUSES_IGNORE);
+  MPI_Wait(&f->req[0], MPI_STATUS_IGNORE);
+  MPI_Wait(&f->req[1], MPI_STATUS_IGNORE);
   s->t_wait += MPI_Wtime() - t;
 }
 

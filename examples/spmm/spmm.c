@@ -13,21 +13,23 @@
 
 typedef struct Options {
   const char *variant, *matrix;
-  int scale, width, edge_factor, row_tiles, k_tiles, imbalance, reps, stats;
+  int scale, width, edge_factor, row_tiles, k_tiles, imbalance, reps, stats, create;
 } Options;
 
 static void usage(void) {
-  fprintf(stderr,
-          "usage: spmm [--variant summa|async|steal|accum|all] [--matrix "
-          "rmat|uniform|banded|FILE.mtx]\n"
-          "            [--scale S] [--width W] [--edge-factor E] [--tiles R,K] [--imbalance F]\n"
-          "            [--reps N] [--stats]\n"
-          "  A has 2^S rows (generators), B and C have W columns; R and K multiply the tile rows\n"
-          "  and tile steps per process; F makes the work of C tile row 0 cost F times more.\n");
+  fprintf(
+      stderr,
+      "usage: spmm [--variant summa|async|steal|accum|all] [--matrix "
+      "rmat|uniform|banded|FILE.mtx]\n"
+      "            [--scale S] [--width W] [--edge-factor E] [--tiles R,K] [--imbalance F]\n"
+      "            [--reps N] [--window allocate|create] [--stats]\n"
+      "  A has 2^S rows (generators), B and C have W columns; R and K multiply the tile rows\n"
+      "  and tile steps per process; F makes the work of C tile row 0 cost F times more.\n"
+      "  --window create exposes malloc'd memory (MPI_Win_create) instead of MPI_Win_allocate.\n");
 }
 
 static int parse(int argc, char **argv, Options *o) {
-  *o = (Options){"all", "rmat", 10, 32, 8, 2, 2, 1, 3, 0};
+  *o = (Options){"all", "rmat", 10, 32, 8, 2, 2, 1, 3, 0, 0};
   for (int a = 1; a < argc; ++a) {
     const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
     if (strcmp(arg, "--stats") == 0) {
@@ -43,7 +45,10 @@ static int parse(int argc, char **argv, Options *o) {
     else if (strcmp(arg, "--edge-factor") == 0) o->edge_factor = atoi(val);
     else if (strcmp(arg, "--imbalance") == 0) o->imbalance = atoi(val);
     else if (strcmp(arg, "--reps") == 0) o->reps = atoi(val);
-    else if (strcmp(arg, "--tiles") == 0) {
+    else if (strcmp(arg, "--window") == 0) {
+      if (strcmp(val, "create") != 0 && strcmp(val, "allocate") != 0) return -1;
+      o->create = strcmp(val, "create") == 0;
+    } else if (strcmp(arg, "--tiles") == 0) {
       if (sscanf(val, "%d,%d", &o->row_tiles, &o->k_tiles) != 2) return -1;
     } else return -1;
   }
@@ -71,9 +76,20 @@ void multiply_tiles(const Problem *p, Stats *s, int i, int k, int j, const void 
   s->t_comp += MPI_Wtime() - t;
 }
 
-static MPI_Win make_window(MPI_Aint bytes, int unit, void *base) {
+/* Exposes bytes of memory in a window and opens the passive epoch every
+ * variant works in. */
+static MPI_Win make_window(Problem *p, MPI_Aint bytes, int unit, void *base) {
   MPI_Win win;
-  MPI_Win_allocate(bytes > 0 ? bytes : 8, unit, MPI_INFO_NULL, MPI_COMM_WORLD, base, &win);
+  if (bytes <= 0) bytes = 8;
+  if (p->create) {
+    void *mem = malloc((size_t)bytes);
+    p->created[p->windows] = mem;
+    *(void **)base = mem;
+    MPI_Win_create(mem, bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  } else {
+    MPI_Win_allocate(bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, base, &win);
+  }
+  p->windows++;
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   return win;
 }
@@ -91,6 +107,7 @@ static void setup(Problem *p, const Options *o) {
   p->my_c = p->rank % p->pc;
   p->width = o->width;
   p->imbalance = o->imbalance;
+  p->create = o->create;
   p->mt = p->pr * o->row_tiles;
   p->kt = p->pr / gcd(p->pr, p->pc) * p->pc * o->k_tiles;
   p->nt = p->pc;
@@ -145,11 +162,14 @@ static void setup(Problem *p, const Options *o) {
       if (count > p->c_max) p->c_max = count;
     }
 
-  p->win_a = make_window(a_used[p->rank], 1, &p->a_local);
-  p->win_b = make_window(b_used[p->rank] * (MPI_Aint)sizeof(double), sizeof(double), &p->b_local);
-  p->win_c = make_window(c_used[p->rank] * (MPI_Aint)sizeof(double), sizeof(double), &p->c_local);
-  p->win_s = make_window(c_used[p->rank] * (MPI_Aint)sizeof(double), sizeof(double), &p->s_local);
-  p->win_q = make_window((MPI_Aint)sizeof(int64_t) * p->mt * p->nt, sizeof(int64_t), &p->queue);
+  p->win_a = make_window(p, a_used[p->rank], 1, &p->a_local);
+  p->win_b =
+      make_window(p, b_used[p->rank] * (MPI_Aint)sizeof(double), sizeof(double), &p->b_local);
+  p->win_c =
+      make_window(p, c_used[p->rank] * (MPI_Aint)sizeof(double), sizeof(double), &p->c_local);
+  p->win_s =
+      make_window(p, c_used[p->rank] * (MPI_Aint)sizeof(double), sizeof(double), &p->s_local);
+  p->win_q = make_window(p, (MPI_Aint)sizeof(int64_t) * p->mt * p->nt, sizeof(int64_t), &p->queue);
   p->scratch = malloc(sizeof(double) * p->c_max + 8);
   for (int i = 0; i < p->mt; ++i)
     for (int k = 0; k < p->kt; ++k)
@@ -190,6 +210,7 @@ static void teardown(Problem *p) {
   free(p->b_off);
   free(p->c_off);
   free(p->scratch);
+  for (int w = 0; w < p->windows; ++w) free(p->created[w]);
 }
 
 /* Zeroes C, the stolen sums and the work queues before a run. */

@@ -31,6 +31,9 @@ typedef struct Problem {
   MPI_Comm row_comm, col_comm; /* SUMMA: rank in row_comm is my_c, in col_comm my_r */
   int imbalance;               /* work on C tile row 0 costs this many times more */
   double *scratch;             /* c_max doubles for the forced-imbalance repeats */
+  int create;                  /* windows from MPI_Win_create over malloc'd memory */
+  int windows;
+  void *created[5];
 } Problem;
 
 typedef struct Stats {

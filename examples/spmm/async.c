@@ -8,7 +8,9 @@
  * window that the owner and the thieves advance with MPI_Fetch_and_op. A
  * process that has drained its own queues picks random victims, claims their
  * steps the same way, and adds its results into the victim's s window with
- * MPI_Accumulate; the owner folds s into C at the end. */
+ * MPI_Accumulate; the owner folds s into C at the end. A thief reads a
+ * queue (MPI_NO_OP) before it claims from it and leaves the last step to the
+ * owner. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +87,22 @@ static int claim(const Problem *p, Stats *s, int i, int j, Step *out) {
   return 1;
 }
 
+/* A thief leaves a tile alone when fewer steps than this remain: the owner
+ * has already claimed the one it is fetching, and a stolen step costs a C
+ * tile's accumulation on top of the two gets. */
+enum { kStealMin = 2 };
+
+/* The steps of C tile (i, j) nobody has claimed yet, read without claiming. */
+static int64_t remaining(const Problem *p, Stats *s, int i, int j) {
+  double t = MPI_Wtime();
+  int64_t claimed = 0;
+  const int owner = owner_c(p, i, j);
+  MPI_Fetch_and_op(NULL, &claimed, MPI_INT64_T, owner, i * p->nt + j, MPI_NO_OP, p->win_q);
+  MPI_Win_flush(owner, p->win_q);
+  s->t_comm += MPI_Wtime() - t;
+  return claimed >= p->kt ? 0 : p->kt - claimed;
+}
+
 /* The next step of my own C tiles: in order, or through the queues when stealing. */
 static int next_own(const Problem *p, Stats *s, int steal, int *tile, int *k_step, Step *out) {
   const int row_tiles = p->mt / p->pr;
@@ -116,7 +134,7 @@ static void steal_work(Problem *p, Stats *s, Fetch *f, unsigned *seed) {
     for (int t_i = 0; t_i < row_tiles; ++t_i) {
       const int i = v_r + t_i * p->pr, j = v_c;
       Step st;
-      while (claim(p, s, i, j, &st)) {
+      while (remaining(p, s, i, j) >= kStealMin && claim(p, s, i, j, &st)) {
         fetch_start(p, s, f, st);
         fetch_wait(s, f);
         const int count = tile_rows(p, i) * tile_width(p, j);

@@ -8,23 +8,24 @@
 
 #include "spmm.h"
 
-typedef struct Step {
+typedef struct AccumStep {
   int i, k, j;
-} Step;
+} AccumStep;
 
-static int next_step(const Problem *p, int *n, Step *out) {
+static int next_step(const Problem *p, int *n, AccumStep *out) {
   const int row_tiles = p->mt / p->pr, k_tiles = p->kt / p->pc;
   const int total = row_tiles * k_tiles * p->nt;
   if (*n >= total) return 0;
   const int j_step = *n % p->nt, k_t = (*n / p->nt) % k_tiles, i_t = *n / (p->nt * k_tiles);
   const int i = p->my_r + i_t * p->pr, k = p->my_c + k_t * p->pc;
-  *out = (Step){i, k, (j_step + i + k) % p->nt};
+  *out = (AccumStep){i, k, (j_step + i + k) % p->nt};
   ++*n;
   return 1;
 }
 
 /* Starts the get of B(k, j) into buf, or points at the local tile. */
-static const double *fetch_b(const Problem *p, Stats *s, Step st, double *buf, MPI_Request *req) {
+static const double *fetch_b(const Problem *p, Stats *s, AccumStep st, double *buf,
+                             MPI_Request *req) {
   double t = MPI_Wtime();
   const int owner = owner_b(p, st.k, st.j), bi = st.k * p->nt + st.j;
   const int count = tile_depth(p, st.k) * tile_width(p, st.j);
@@ -45,7 +46,7 @@ void run_accum(Problem *p, Stats *s) {
   MPI_Request req[2];
   const double *b[2];
   int n = 0, cur = 0;
-  Step now, next;
+  AccumStep now, next;
   int have = next_step(p, &n, &now);
   if (have) b[cur] = fetch_b(p, s, now, bbuf[cur], &req[cur]);
   while (have) {

@@ -16,9 +16,9 @@
 
 #include "spmm.h"
 
-typedef struct Step {
+typedef struct AsyncStep {
   int i, j, k;
-} Step;
+} AsyncStep;
 
 typedef struct Fetch {
   MPI_Request req[2];
@@ -29,7 +29,7 @@ typedef struct Fetch {
 } Fetch;
 
 /* Starts the gets of A(i, k) and B(k, j); a tile the process owns is used in place. */
-static void fetch_start(const Problem *p, Stats *s, Fetch *f, Step st) {
+static void fetch_start(const Problem *p, Stats *s, Fetch *f, AsyncStep st) {
   double t = MPI_Wtime();
   const int ai = st.i * p->kt + st.k, bi = st.k * p->nt + st.j;
   const int a_owner = owner_a(p, st.i, st.k), b_owner = owner_b(p, st.k, st.j);
@@ -74,7 +74,7 @@ static void fetch_free(Fetch *f) {
 }
 
 /* Claims the next k step of C tile (i, j) from its owner's queue; 0 when the tile is done. */
-static int claim(const Problem *p, Stats *s, int i, int j, Step *out) {
+static int claim(const Problem *p, Stats *s, int i, int j, AsyncStep *out) {
   double t = MPI_Wtime();
   const int64_t one = 1;
   int64_t old = 0;
@@ -83,7 +83,7 @@ static int claim(const Problem *p, Stats *s, int i, int j, Step *out) {
   MPI_Win_flush(owner, p->win_q);
   s->t_comm += MPI_Wtime() - t;
   if (old >= p->kt) return 0;
-  *out = (Step){i, j, (int)((old + i + j) % p->kt)};
+  *out = (AsyncStep){i, j, (int)((old + i + j) % p->kt)};
   return 1;
 }
 
@@ -104,14 +104,14 @@ static int64_t remaining(const Problem *p, Stats *s, int i, int j) {
 }
 
 /* The next step of my own C tiles: in order, or through the queues when stealing. */
-static int next_own(const Problem *p, Stats *s, int steal, int *tile, int *k_step, Step *out) {
+static int next_own(const Problem *p, Stats *s, int steal, int *tile, int *k_step, AsyncStep *out) {
   const int row_tiles = p->mt / p->pr;
   while (*tile < row_tiles) {
     const int i = p->my_r + *tile * p->pr, j = p->my_c;
     if (steal) {
       if (claim(p, s, i, j, out)) return 1;
     } else if (*k_step < p->kt) {
-      *out = (Step){i, j, (*k_step + i + j) % p->kt};
+      *out = (AsyncStep){i, j, (*k_step + i + j) % p->kt};
       ++*k_step;
       return 1;
     }
@@ -133,7 +133,7 @@ static void steal_work(Problem *p, Stats *s, Fetch *f, unsigned *seed) {
     const int v_r = v / p->pc, v_c = v % p->pc;
     for (int t_i = 0; t_i < row_tiles; ++t_i) {
       const int i = v_r + t_i * p->pr, j = v_c;
-      Step st;
+      AsyncStep st;
       while (remaining(p, s, i, j) >= kStealMin && claim(p, s, i, j, &st)) {
         fetch_start(p, s, f, st);
         fetch_wait(s, f);
@@ -161,7 +161,7 @@ void run_async(Problem *p, Stats *s, int steal) {
   fetch_init(p, &f[0]);
   fetch_init(p, &f[1]);
   int tile = 0, k_step = 0, cur = 0;
-  Step now, next;
+  AsyncStep now, next;
   int have = next_own(p, s, steal, &tile, &k_step, &now);
   if (have) fetch_start(p, s, &f[cur], now);
   while (have) {

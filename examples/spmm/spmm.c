@@ -380,6 +380,7 @@ int main(int argc, char **argv) {
     ++ran;
   }
   if (ran == 0 && rank == 0) usage();
+  if (ran > 0 && rank == 0) printf("# spmm: done\n");
   teardown(&p);
   csr_free(&p.a);
   MPI_Finalize();

@@ -85,11 +85,14 @@ for impl in "${impl_list[@]}"; do
     { echo "spmm_run.sh: $impl build failed: $(head -3 "$workdir/$impl/build.log")" >&2; exit 2; }
 done
 
-# launch IMPL NPROCS LOG ARGS...: one node, or the 2 namespaces with $on_nodes set.
+# launch IMPL NPROCS LOG ARGS...: one node, or the 2 namespaces with $on_nodes set. STMPI's
+# runs load $inst/lib first (mpicc's run path may name where the copy came from).
 on_nodes=0
 launch() {
   local impl=$1 n=$2 log=$3 exe=$workdir/$1/spmm
   shift 3
+  local LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+  [[ $impl == stmpi ]] && export LD_LIBRARY_PATH=$inst/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   if [[ $on_nodes -eq 1 ]]; then
     net_launch "$impl" "$n" "$limit" "$exe" "$@" >"$log" 2>&1 </dev/null
     return
@@ -204,7 +207,9 @@ if [[ $nodes -eq 1 ]]; then
     failures+=("2 nodes: $up")
   fi
 fi
+stopped=$(grep -l 'did not exit within' "$workdir"/out/*.log 2>/dev/null | xargs -r -n1 basename | paste -sd' ')
 echo
+[[ -n "$stopped" ]] && echo "# stopped after printing their results (hung in MPI_Finalize; the results count): $stopped"
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ ${#failures[@]} -gt 0 ]]; then
   echo "# failed or unverified runs:"

@@ -42,6 +42,7 @@ window=create
 nodes=0
 workdir=""
 orig_args="$*"
+# shellcheck source=test/bench/bench_lib.sh disable=SC2034  # net_hosts, net_launcher, net_subnet are its inputs
 source "$here/bench_lib.sh" # net_launch
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -107,7 +108,7 @@ launch() {
 failures=()
 # run_set LABEL RANKS: every configuration, --repeats times, implementations interleaved.
 run_set() {
-  local label=$1 n r i m w shift_by impl log args
+  local label=$1 n r i m w impl log args
   for ((r = 0; r < repeats; r++)); do
     for m in ${matrices//,/ }; do
       for w in ${widths//,/ }; do
@@ -134,7 +135,7 @@ run_set() {
 
 # time_of LABEL IMPL N M W VARIANT: median over the repeats, in ms ("-" when none).
 time_of() {
-  cat "$workdir"/out/"$1.$2.$3.$4.$5".*.log 2>/dev/null |
+  cat "$workdir/out/$1.$2.$3.$4.$5".*.log 2>/dev/null |
     sed -n "s/^spmm: $6 .* time=\([0-9.e+-]*\) s .* verified$/\1/p" | sort -g |
     awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else printf "%.3f\n", 1000 * (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }

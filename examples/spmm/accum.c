@@ -41,7 +41,8 @@ static const double *fetch_b(const Problem *p, Stats *s, AccumStep st, double *b
 }
 
 void run_accum(Problem *p, Stats *s) {
-  double *bbuf[2] = {malloc(sizeof(double) * p->b_max + 8), malloc(sizeof(double) * p->b_max + 8)};
+  double *bbuf[2] = {tile_alloc(p, sizeof(double) * p->b_max),
+                     tile_alloc(p, sizeof(double) * p->b_max)};
   double *tmp = malloc(sizeof(double) * p->c_max + 8);
   MPI_Request req[2];
   const double *b[2];
@@ -77,7 +78,7 @@ void run_accum(Problem *p, Stats *s) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_sync(p->win_c);
   s->t_wait += MPI_Wtime() - t;
-  free(bbuf[0]);
-  free(bbuf[1]);
+  tile_free(p, bbuf[0]);
+  tile_free(p, bbuf[1]);
   free(tmp);
 }

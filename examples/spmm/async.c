@@ -64,13 +64,13 @@ static void fetch_wait(Stats *s, Fetch *f) {
 }
 
 static void fetch_init(const Problem *p, Fetch *f) {
-  f->a_buf = malloc(p->a_max + 8);
-  f->b_buf = malloc(sizeof(double) * p->b_max + 8);
+  f->a_buf = tile_alloc(p, p->a_max);
+  f->b_buf = tile_alloc(p, sizeof(double) * p->b_max);
 }
 
-static void fetch_free(Fetch *f) {
-  free(f->a_buf);
-  free(f->b_buf);
+static void fetch_free(const Problem *p, Fetch *f) {
+  tile_free(p, f->a_buf);
+  tile_free(p, f->b_buf);
 }
 
 /* Claims the next k step of C tile (i, j) from its owner's queue; 0 when the tile is done. */
@@ -195,6 +195,6 @@ void run_async(Problem *p, Stats *s, int steal) {
     MPI_Barrier(MPI_COMM_WORLD);
     s->t_wait += MPI_Wtime() - t;
   }
-  fetch_free(&f[0]);
-  fetch_free(&f[1]);
+  fetch_free(p, &f[0]);
+  fetch_free(p, &f[1]);
 }

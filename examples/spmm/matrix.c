@@ -156,6 +156,8 @@ static size_t index_bytes(int rows, long nnz) {
   return ((sizeof(int) * ((size_t)rows + 1 + (size_t)nnz)) + 7) & ~(size_t)7;
 }
 
+size_t tile_values_offset(int rows, long nnz) { return index_bytes(rows, nnz); }
+
 size_t tile_bytes(int rows, long nnz) {
   return index_bytes(rows, nnz) + sizeof(double) * (size_t)nnz;
 }

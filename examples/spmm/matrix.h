@@ -31,6 +31,8 @@ void csr_free(Csr *m);
 /* A packed tile: rowptr (rows + 1 ints), col (nnz ints), padding to 8 bytes,
  * val (nnz doubles); column indices are local to the tile. */
 size_t tile_bytes(int rows, long nnz);
+/* Where a packed tile's values start. */
+size_t tile_values_offset(int rows, long nnz);
 /* Packs rows [r0, r1) and columns [c0, c1) of m into buf (tile_bytes long);
  * returns the tile's nnz. With buf NULL it only counts. */
 long tile_pack(const Csr *m, int r0, int r1, int c0, int c1, void *buf);

@@ -13,7 +13,7 @@
 
 typedef struct Options {
   const char *variant, *matrix;
-  int scale, width, edge_factor, row_tiles, k_tiles, imbalance, reps, stats, create;
+  int scale, width, edge_factor, row_tiles, k_tiles, imbalance, reps, stats, create, gpu;
 } Options;
 
 static void usage(void) {
@@ -22,18 +22,23 @@ static void usage(void) {
       "usage: spmm [--variant summa|async|steal|accum|all] [--matrix "
       "rmat|uniform|banded|FILE.mtx]\n"
       "            [--scale S] [--width W] [--edge-factor E] [--tiles R,K] [--imbalance F]\n"
-      "            [--reps N] [--window allocate|create] [--stats]\n"
+      "            [--reps N] [--window allocate|create] [--gpu] [--stats]\n"
       "  A has 2^S rows (generators), B and C have W columns; R and K multiply the tile rows\n"
       "  and tile steps per process; F makes the work of C tile row 0 cost F times more.\n"
-      "  --window create exposes malloc'd memory (MPI_Win_create) instead of MPI_Win_allocate.\n");
+      "  --window create exposes malloc'd memory (MPI_Win_create) instead of MPI_Win_allocate.\n"
+      "  --gpu runs the local multiplies on a CUDA device (a build with make GPU=1).\n");
 }
 
 static int parse(int argc, char **argv, Options *o) {
-  *o = (Options){"all", "rmat", 10, 32, 8, 2, 2, 1, 3, 0, 0};
+  *o = (Options){"all", "rmat", 10, 32, 8, 2, 2, 1, 3, 0, 0, 0};
   for (int a = 1; a < argc; ++a) {
     const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
     if (strcmp(arg, "--stats") == 0) {
       o->stats = 1;
+      continue;
+    }
+    if (strcmp(arg, "--gpu") == 0) {
+      o->gpu = 1;
       continue;
     }
     if (!val) return -1;
@@ -70,9 +75,15 @@ void multiply_tiles(const Problem *p, Stats *s, int i, int k, int j, const void 
   double t = MPI_Wtime();
   const int rows = tile_rows(p, i), width = tile_width(p, j);
   const long nnz = p->a_nnz[i * p->kt + k];
-  s->flops += tile_multiply(a, rows, nnz, b, width, width, c, width);
-  for (int r = 1; i == 0 && r < p->imbalance; ++r)
-    s->flops += tile_multiply(a, rows, nnz, b, width, width, p->scratch, width);
+  const int repeats = i == 0 ? p->imbalance : 1;
+  for (int r = 0; r < repeats; ++r) {
+    double *out = r == 0 ? c : p->scratch;
+    if (p->gpu)
+      gpu_multiply(a, tile_bytes(rows, nnz), tile_values_offset(rows, nnz), rows, tile_depth(p, k),
+                   nnz, b, width, out);
+    else tile_multiply(a, rows, nnz, b, width, width, out, width);
+    s->flops += 2.0 * (double)nnz * width;
+  }
   s->t_comp += MPI_Wtime() - t;
 }
 
@@ -370,6 +381,17 @@ int main(int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "spmm: %s\n", err);
     MPI_Finalize();
     return 2;
+  }
+  if (o.gpu) {
+    char why[256] = "";
+    p.gpu = gpu_init(why, sizeof why) == 0;
+    int all_ready = 0;
+    MPI_Allreduce(&p.gpu, &all_ready, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    p.gpu = all_ready;
+    if (rank == 0 && p.gpu) printf("# spmm: local multiplies on the CUDA device\n");
+    if (rank == 0 && !p.gpu)
+      printf("# spmm: --gpu skipped: %s; multiplying on the CPU\n",
+             why[0] ? why : "a process has no device");
   }
   setup(&p, &o);
   const char *all[] = {"summa", "async", "steal", "accum"};

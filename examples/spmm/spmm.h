@@ -6,7 +6,9 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <stdlib.h>
 
+#include "gpu.h"
 #include "matrix.h"
 
 /* A is mt x kt tiles, B kt x nt, C mt x nt. The processes form a pr x pc
@@ -32,6 +34,7 @@ typedef struct Problem {
   int imbalance;               /* work on C tile row 0 costs this many times more */
   double *scratch;             /* c_max doubles for the forced-imbalance repeats */
   int create;                  /* windows from MPI_Win_create over malloc'd memory */
+  int gpu;                     /* the local multiplies run on the CUDA device */
   int windows;
   void *created[5];
 } Problem;
@@ -54,6 +57,15 @@ static inline int tile_width(const Problem *p, int j) { return p->cb[j + 1] - p-
  * tile row 0 is repeated (into scratch) to force an imbalance. */
 void multiply_tiles(const Problem *p, Stats *s, int i, int k, int j, const void *a, const double *b,
                     double *c);
+
+/* Buffers for fetched tiles: page-locked when the multiplies run on the device. */
+static inline void *tile_alloc(const Problem *p, size_t bytes) {
+  return p->gpu ? gpu_host_alloc(bytes + 8) : malloc(bytes + 8);
+}
+static inline void tile_free(const Problem *p, void *ptr) {
+  if (p->gpu) gpu_host_free(ptr);
+  else free(ptr);
+}
 
 void run_summa(Problem *p, Stats *s);
 void run_async(Problem *p, Stats *s, int steal);

@@ -2,14 +2,12 @@
  * along their process rows and the owner of B(k, j) broadcasts it down its
  * process column; everybody then multiplies, so each stage waits for the
  * slowest process of the one before. */
-#include <stdlib.h>
-
 #include "spmm.h"
 
 void run_summa(Problem *p, Stats *s) {
   const int row_tiles = p->mt / p->pr;
-  char *abuf = malloc(p->a_max * (size_t)row_tiles + 1);
-  double *bbuf = malloc(sizeof(double) * p->b_max + 1);
+  char *abuf = tile_alloc(p, p->a_max * (size_t)row_tiles);
+  double *bbuf = tile_alloc(p, sizeof(double) * p->b_max);
   const int j = p->my_c;
   for (int k = 0; k < p->kt; ++k) {
     const int root_c = k % p->pc, root_r = k % p->pr;
@@ -37,6 +35,6 @@ void run_summa(Problem *p, Stats *s) {
   double t = MPI_Wtime();
   MPI_Barrier(MPI_COMM_WORLD);
   s->t_wait += MPI_Wtime() - t;
-  free(abuf);
-  free(bbuf);
+  tile_free(p, abuf);
+  tile_free(p, bbuf);
 }

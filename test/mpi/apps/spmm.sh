@@ -2,7 +2,8 @@
 # examples/spmm at 1 .. N ranks (default 4): every variant on a small R-MAT
 # matrix must print "verified"; the uniform, banded and Matrix Market inputs run
 # on a non-square grid (3 ranks are a 1 x 3 grid); the work-stealing variant with
-# a forced imbalance must report stolen tiles in its statistics.
+# a forced imbalance must report stolen tiles in its statistics; --gpu in this CPU build
+# must say that it was skipped and still verify.
 max=${1:-4}
 src=$STMPI_SRCDIR/examples/spmm
 out=${STMPI_TEST_OUTDIR:-$STMPI_BUILDDIR/test/mpi/out}/apps_spmm.d
@@ -11,7 +12,7 @@ exe=$out/spmm
 failed=0
 # shellcheck disable=SC2086 # the flag variables hold several words
 if ! $STMPI_TEST_CC $STMPI_TEST_CFLAGS -I"$src" "$src"/spmm.c "$src"/matrix.c "$src"/summa.c "$src"/async.c \
-  "$src"/accum.c -o "$exe" $STMPI_TEST_LIBS; then
+  "$src"/accum.c "$src"/gpu_none.c -o "$exe" $STMPI_TEST_LIBS; then
   echo "FAIL: spmm did not compile"
   exit 1
 fi
@@ -57,6 +58,15 @@ n3=$((max < 3 ? max : 3))
 run uniform "$n3" --matrix uniform --scale 8 --width 7 --reps 1 --variant all --tiles 1,3
 run banded "$n3" --matrix banded --scale 8 --width 5 --reps 1 --variant all --window create
 run mtx "$n3" --matrix "$out/small.mtx" --width 3 --reps 1 --variant all
+# Without a CUDA build (or device), --gpu says so and multiplies on the CPU.
+if run gpu 2 --matrix rmat --scale 8 --width 4 --reps 1 --variant async --gpu; then
+  if grep -q '^# spmm: --gpu skipped: ' "$out/gpu.2.log"; then
+    echo "PASS: gpu (2 ranks): $(grep -m1 '^# spmm: --gpu' "$out/gpu.2.log")"
+  else
+    echo "FAIL: gpu (2 ranks): no '--gpu skipped' line"
+    failed=$((failed + 1))
+  fi
+fi
 if [[ $max -ge 2 ]]; then
   # Tile row 0 costs 16 times more: its owners fall behind and the others steal.
   if run imbalanced "$max" --matrix rmat --scale 10 --width 16 --reps 2 --variant steal --imbalance 16 \

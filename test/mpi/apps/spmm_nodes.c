@@ -6,6 +6,7 @@
 #undef main
 #include "../../../examples/spmm/accum.c"
 #include "../../../examples/spmm/async.c"
+#include "../../../examples/spmm/gpu_none.c"
 #include "../../../examples/spmm/matrix.c"
 #include "../../../examples/spmm/summa.c"
 

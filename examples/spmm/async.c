@@ -8,7 +8,7 @@
  * window that the owner and the thieves advance with MPI_Fetch_and_op. A
  * process that has drained its own queues picks random victims, claims their
  * steps the same way, and adds its results into the victim's s window with
- * MPI_Accumulate; the owner folds s into C at the end. A thief reads a
+ * one MPI_Accumulate per tile; the owner folds s into C at the end. A thief reads a
  * queue (MPI_NO_OP) before it claims from it and leaves the last step to the
  * owner. */
 #include <stdlib.h>
@@ -132,23 +132,25 @@ static void steal_work(Problem *p, Stats *s, Fetch *f, unsigned *seed) {
     const int pick = (int)(rand_r(seed) % (unsigned)alive), v = victims[pick];
     const int v_r = v / p->pc, v_c = v % p->pc;
     for (int t_i = 0; t_i < row_tiles; ++t_i) {
-      const int i = v_r + t_i * p->pr, j = v_c;
+      const int i = v_r + t_i * p->pr, j = v_c, count = tile_rows(p, i) * tile_width(p, j);
       AsyncStep st;
+      int taken = 0;
+      memset(tmp, 0, sizeof(double) * (size_t)count);
       while (remaining(p, s, i, j) >= kStealMin && claim(p, s, i, j, &st)) {
         fetch_start(p, s, f, st);
         fetch_wait(s, f);
-        const int count = tile_rows(p, i) * tile_width(p, j);
-        memset(tmp, 0, sizeof(double) * (size_t)count);
         multiply_tiles(p, s, st.i, st.k, st.j, f->a, f->b, tmp);
-        double t = MPI_Wtime();
-        if (count > 0) {
-          MPI_Accumulate(tmp, count, MPI_DOUBLE, v, p->c_off[i * p->nt + j], count, MPI_DOUBLE,
-                         MPI_SUM, p->win_s);
-          MPI_Win_flush_local(v, p->win_s);
-        }
-        s->t_comm += MPI_Wtime() - t;
         s->stolen_tiles++;
+        ++taken;
       }
+      /* One accumulation for all the steps taken from this tile. */
+      double t = MPI_Wtime();
+      if (taken > 0 && count > 0) {
+        MPI_Accumulate(tmp, count, MPI_DOUBLE, v, p->c_off[i * p->nt + j], count, MPI_DOUBLE,
+                       MPI_SUM, p->win_s);
+        MPI_Win_flush_local(v, p->win_s);
+      }
+      s->t_comm += MPI_Wtime() - t;
     }
     victims[pick] = victims[--alive];
   }

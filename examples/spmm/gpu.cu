@@ -46,12 +46,17 @@ void check(cudaError_t err, const char *what) {
 
 }  // namespace
 
-extern "C" int gpu_init(char *why, size_t len) {
+extern "C" int gpu_init(int local_rank, char *why, size_t len) {
   int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
+  cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     snprintf(why, len, "no CUDA device (%s)",
              err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    return -1;
+  }
+  err = cudaSetDevice(local_rank % count);
+  if (err != cudaSuccess) {
+    snprintf(why, len, "cudaSetDevice(%d): %s", local_rank % count, cudaGetErrorString(err));
     return -1;
   }
   return 0;

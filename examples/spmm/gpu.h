@@ -9,8 +9,9 @@
 extern "C" {
 #endif
 
-/* 0 when a device is ready; otherwise -1 with the reason in why. */
-int gpu_init(char *why, size_t len);
+/* Picks device local_rank % count (local_rank: the process's rank on its node);
+ * 0 when a device is ready, otherwise -1 with the reason in why. */
+int gpu_init(int local_rank, char *why, size_t len);
 /* Page-locked host memory for the fetched tiles (plain malloc without a device). */
 void *gpu_host_alloc(size_t bytes);
 void gpu_host_free(void *ptr);

@@ -5,7 +5,8 @@
 
 #include "gpu.h"
 
-int gpu_init(char *why, size_t len) {
+int gpu_init(int local_rank, char *why, size_t len) {
+  (void)local_rank;
   snprintf(why, len, "built without CUDA (make GPU=1 builds gpu.cu with nvcc)");
   return -1;
 }

@@ -384,7 +384,12 @@ int main(int argc, char **argv) {
   }
   if (o.gpu) {
     char why[256] = "";
-    p.gpu = gpu_init(why, sizeof why) == 0;
+    MPI_Comm node;
+    int local_rank;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    p.gpu = gpu_init(local_rank, why, sizeof why) == 0;
     int all_ready = 0;
     MPI_Allreduce(&p.gpu, &all_ready, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     p.gpu = all_ready;

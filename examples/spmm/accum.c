@@ -27,12 +27,12 @@ static int next_step(const Problem *p, int *n, AccumStep *out) {
 static const double *fetch_b(const Problem *p, Stats *s, AccumStep st, double *buf,
                              MPI_Request *req) {
   double t = MPI_Wtime();
-  const int owner = owner_b(p, st.k, st.j), bi = st.k * p->nt + st.j;
+  const int owner = owner_b(p, st.k, st.j), b_tile = st.k * p->nt + st.j;
   const int count = tile_depth(p, st.k) * tile_width(p, st.j);
   *req = MPI_REQUEST_NULL;
-  const double *b = p->b_local + p->b_off[bi];
+  const double *b = p->b_local + p->b_off[b_tile];
   if (owner != p->rank && count > 0) {
-    MPI_Rget(buf, count, MPI_DOUBLE, owner, p->b_off[bi], count, MPI_DOUBLE, p->win_b, req);
+    MPI_Rget(buf, count, MPI_DOUBLE, owner, p->b_off[b_tile], count, MPI_DOUBLE, p->win_b, req);
     s->bytes += sizeof(double) * (double)count;
     b = buf;
   }

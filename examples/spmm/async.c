@@ -31,25 +31,25 @@ typedef struct Fetch {
 /* Starts the gets of A(i, k) and B(k, j); a tile the process owns is used in place. */
 static void fetch_start(const Problem *p, Stats *s, Fetch *f, AsyncStep st) {
   double t = MPI_Wtime();
-  const int ai = st.i * p->kt + st.k, bi = st.k * p->nt + st.j;
+  const int a_tile = st.i * p->kt + st.k, b_tile = st.k * p->nt + st.j;
   const int a_owner = owner_a(p, st.i, st.k), b_owner = owner_b(p, st.k, st.j);
-  const int a_bytes = (int)tile_bytes(tile_rows(p, st.i), p->a_nnz[ai]);
+  const int a_bytes = (int)tile_bytes(tile_rows(p, st.i), p->a_nnz[a_tile]);
   const int b_count = tile_depth(p, st.k) * tile_width(p, st.j);
   f->req[0] = f->req[1] = MPI_REQUEST_NULL;
   if (a_owner == p->rank) {
-    f->a = p->a_local + p->a_off[ai];
+    f->a = p->a_local + p->a_off[a_tile];
   } else {
-    MPI_Rget(f->a_buf, a_bytes, MPI_BYTE, a_owner, p->a_off[ai], a_bytes, MPI_BYTE, p->win_a,
+    MPI_Rget(f->a_buf, a_bytes, MPI_BYTE, a_owner, p->a_off[a_tile], a_bytes, MPI_BYTE, p->win_a,
              &f->req[0]);
     f->a = f->a_buf;
     s->bytes += a_bytes;
   }
   if (b_owner == p->rank) {
-    f->b = p->b_local + p->b_off[bi];
+    f->b = p->b_local + p->b_off[b_tile];
   } else {
     if (b_count > 0)
-      MPI_Rget(f->b_buf, b_count, MPI_DOUBLE, b_owner, p->b_off[bi], b_count, MPI_DOUBLE, p->win_b,
-               &f->req[1]);
+      MPI_Rget(f->b_buf, b_count, MPI_DOUBLE, b_owner, p->b_off[b_tile], b_count, MPI_DOUBLE,
+               p->win_b, &f->req[1]);
     f->b = f->b_buf;
     s->bytes += sizeof(double) * (double)b_count;
   }

@@ -3,6 +3,8 @@ EXTRA_DIST += test/bench/bench_lib.sh test/bench/README.md test/bench/run.sh tes
 	test/bench/pingpong.c test/bench/match_depth.c test/bench/bcast.c test/bench/allreduce.c test/bench/load_run.sh
 EXTRA_DIST += test/bench/rma_lat.c test/bench/rma_lock.c test/bench/rma_overlap.c test/bench/rma_run.sh
 EXTRA_DIST += test/bench/coll_bench.c test/bench/coll_overlap.c test/bench/coll_run.sh
+# spmm_run.sh: examples/spmm's variants against SUMMA and against the peer MPIs
+EXTRA_DIST += test/bench/spmm_run.sh
 # faces: the Faces benchmark (faces_run.sh, faces_nodes.sh and st_run.sh build it with gcc or
 # mpicc); faces_gpu.c and faces_kernels.cu are its GPU mode (-G; faces_run.sh --gpu runs nvcc -ptx)
 EXTRA_DIST += test/bench/faces.c test/bench/faces_util.h test/bench/faces_gpu.c test/bench/faces_gpu.h \

@@ -29,9 +29,7 @@ bool reached(uint64_t word, uint64_t target) { return static_cast<int64_t>(word 
 // be in flight, so a program that enqueues many epochs per synchronize
 // allocates nothing from its second batch on (the memory is the peak it
 // already had in flight).
-std::size_t max_spare_plans() {
-  return static_cast<std::size_t>(settings().max_pending_epochs);
-}
+std::size_t max_spare_plans() { return static_cast<std::size_t>(settings().max_pending_epochs); }
 
 }  // namespace
 

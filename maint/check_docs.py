@@ -76,7 +76,7 @@ class Checker:
         s = self.srcdir
         found = [os.path.join(s, n) for n in ("README.md", "NEWS.md", "test/bench/RESULTS.md")]
         found += glob.glob(os.path.join(s, "docs", "**", "*.md"), recursive=True)
-        for top in ("src", "test"):
+        for top in ("src", "test", "examples"):
             found += [p for p in self.walk(os.path.join(s, top))
                       if os.path.basename(p) == "README.md"]
         return sorted({os.path.normpath(p) for p in found if os.path.isfile(p)})

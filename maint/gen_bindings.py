@@ -36,11 +36,20 @@ HANDLE_OBJECTS = {
     'GROUP': ('Group', 'group'),
     'OPERATION': ('Op', 'op'),
     'WINDOW': ('Win', 'win'),
+    'FILE': ('io::File', 'file'),
 }
 
 # Handles whose object's error handler reports the call's errors: they are
 # looked up before every other argument.
-ERROR_HANDLE_KINDS = ('COMMUNICATOR', 'WINDOW')
+ERROR_HANDLE_KINDS = ('COMMUNICATOR', 'WINDOW', 'FILE')
+
+# Functions whose file handle may be MPI_FILE_NULL (the default file error
+# handler lives there, and MPI_File_c2f converts it): the implementation
+# receives the handle, which the wrapper only checks (call.file_or_null).
+FILE_OR_NULL = {'MPI_File_set_errhandler', 'MPI_File_get_errhandler',
+                'MPI_File_call_errhandler'}
+# MPI_File_c2f takes any value and checks nothing (it raises no error).
+FILE_UNCHECKED = {'MPI_File_c2f'}
 
 # One-sided calls whose origin buffer, count and datatype are ignored when
 # the operation is MPI_NO_OP (MPI 4.1 section 12.3.4).
@@ -117,7 +126,7 @@ CHAPTER_TITLES = {
     'coll_init': 'Persistent collective communication',
     'info': 'Info objects',
     'rma': 'One-sided communication',
-    'io': 'I/O (not provided yet)',
+    'io': 'I/O (MPI-IO)',
     'topo': 'Process topologies and neighborhood collectives',
     'session': 'Sessions',
     'part': 'Partitioned communication',
@@ -172,6 +181,8 @@ def wrap(head, items, tail, indent='    '):
 
 def object_param(f, p):
     """Is `p` an input handle that the wrapper turns into an object?"""
+    if p.kind == 'FILE' and (f.name in FILE_OR_NULL or f.name in FILE_UNCHECKED):
+        return False
     return p.kind in HANDLE_OBJECTS and p.direction == 'in' and p.is_value
 
 
@@ -363,6 +374,8 @@ def scalar_checks(f, p, comm):
     if p.kind == 'SESSION' and p.direction == 'in':
         return [f'call.session({name});']  # errors go to the session's handler
     if p.direction == 'in' and p.is_value:
+        if p.kind == 'FILE' and f.name in FILE_OR_NULL:
+            return [f'call.file_or_null({name}, "{name}");']
         if p.kind in NNI_COUNT_KINDS:
             return [f'call.count({name}, "{name}");']
         if p.kind == 'RANK' and comm is not None and rank_kind(p) is not None:

@@ -231,6 +231,11 @@ def header_text(path, members, body, includes):
                    'struct Op;',
                    'struct Win;',
                    '}  // namespace stmpi::mpi',
-                   '',
-                   'namespace stmpi::impl {']
+                   '']
+    if any(p.kind == 'FILE' for f in members for p in f.params):
+        lines += ['namespace stmpi::mpi::io {',
+                  'class File;',
+                  '}  // namespace stmpi::mpi::io',
+                  '']
+    lines += ['namespace stmpi::impl {']
     return '\n'.join(lines + body + ['', '}  // namespace stmpi::impl']) + '\n'

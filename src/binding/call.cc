@@ -7,7 +7,6 @@
 
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
-#include "mpi/io/io.h"
 #include "mpi/request/request.h"
 #include "mpi/session/session.h"
 
@@ -41,6 +40,12 @@ int Call::raise(int code) {
     std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", function_, text.c_str());
     std::_Exit(1);
   }
+  if (io_function()) {
+    // The I/O chapter: the file's error handler, else the default one on
+    // MPI_FILE_NULL (MPI_File_open and MPI_File_delete included, although
+    // MPI_File_open has a communicator).
+    return mpi::io::file_raise(mpi::io::file_get(error_file_), code, function_);
+  }
   if (error_session_ != MPI_SESSION_NULL) {
     if (mpi::Session* session = mpi::session_get(error_session_); session != nullptr)
       return mpi::session_raise(session, code, function_);
@@ -57,15 +62,13 @@ int Call::unsupported() {
                                   "%s is not provided by this build (docs/user/not-provided.md "
                                   "lists what is not provided yet)",
                                   function_);
-  // Errors of the I/O chapter go to the default file error handler, which
-  // returns unless the user set another on MPI_FILE_NULL.
-  if (std::strncmp(function_, "MPI_File_", 9) == 0 ||
-      std::strcmp(function_, "MPI_Register_datarep") == 0 ||
-      std::strcmp(function_, "MPI_Register_datarep_c") == 0) {
-    if (!mpi::is_initialized() || mpi::is_finalized()) return raise(code_);
-    return mpi::io::raise_on_file_null(code_, function_);
-  }
+  // Errors of the I/O chapter go to the file's error handler (raise).
   return raise(code_);
+}
+
+bool Call::io_function() const {
+  return std::strncmp(function_, "MPI_File_", 9) == 0 ||
+         std::strncmp(function_, "MPI_Register_datarep", 20) == 0;
 }
 
 void Call::note_request_comm(MPI_Request request) {
@@ -91,6 +94,13 @@ void Call::fail_win(MPI_Win handle, const char* arg) {
               ? mpi::errhan::make_error(MPI_ERR_WIN, "%s is MPI_WIN_NULL", arg)
               : mpi::errhan::make_error(MPI_ERR_WIN, "%s=0x%x is not a valid window", arg,
                                         static_cast<unsigned>(handle));
+}
+
+void Call::fail_file(MPI_File handle, const char* arg) {
+  code_ = handle == MPI_FILE_NULL
+              ? mpi::errhan::make_error(MPI_ERR_FILE, "%s is MPI_FILE_NULL", arg)
+              : mpi::errhan::make_error(MPI_ERR_FILE, "%s=%p is not an open file", arg,
+                                        static_cast<void*>(handle));
 }
 
 void Call::fail_datatype(MPI_Datatype handle, const char* arg, bool exists) {

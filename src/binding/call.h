@@ -24,6 +24,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/group/group.h"
 #include "mpi/init/state.h"
+#include "mpi/io/file.h"
 #include "mpi/rma/win.h"
 
 // Exported from libmpi, which is built with -fvisibility=hidden.
@@ -98,6 +99,23 @@ class Call {
     if (error_comm_ == MPI_COMM_NULL && error_win_ == MPI_WIN_NULL) error_win_ = handle;
     return win;
   }
+  // Files: errors of the call go to the file's error handler (errors of
+  // I/O calls without a file go to MPI_FILE_NULL's).
+  mpi::io::File* file(MPI_File handle, const char* arg) {
+    if (failed()) [[unlikely]]
+      return nullptr;
+    mpi::io::File* file = mpi::io::file_get(handle);
+    if (file == nullptr) [[unlikely]] {
+      fail_file(handle, arg);
+      return nullptr;
+    }
+    if (error_file_ == MPI_FILE_NULL) error_file_ = handle;
+    return file;
+  }
+  // A file handle that may also be MPI_FILE_NULL (file error handlers).
+  void file_or_null(MPI_File handle, const char* arg) {
+    if (handle != MPI_FILE_NULL) file(handle, arg);
+  }
   // A datatype describing data the call moves must be committed.
   mpi::Datatype* datatype(MPI_Datatype handle, const char* arg, bool needs_commit) {
     if (failed()) [[unlikely]]
@@ -143,6 +161,9 @@ class Call {
   }
   void win_inout(const MPI_Win* handle, const char* arg) {
     if (pointer_ok(handle, arg)) win(*handle, arg);
+  }
+  void file_inout(const MPI_File* handle, const char* arg) {
+    if (pointer_ok(handle, arg)) file(*handle, arg);
   }
   // A single request passed by address: errors of the call go to the
   // handler of the request's communicator. Its value is the
@@ -318,6 +339,8 @@ class Call {
   [[noreturn]] void fail_outside_init() __attribute__((cold));
   void fail_comm(MPI_Comm handle, const char* arg) __attribute__((cold));
   void fail_win(MPI_Win handle, const char* arg) __attribute__((cold));
+  void fail_file(MPI_File handle, const char* arg) __attribute__((cold));
+  bool io_function() const;
   void fail_datatype(MPI_Datatype handle, const char* arg, bool exists) __attribute__((cold));
   void fail_group(MPI_Group handle, const char* arg) __attribute__((cold));
   void fail_op(MPI_Op handle, const char* arg) __attribute__((cold));
@@ -343,6 +366,7 @@ class Call {
   MPI_Comm error_comm_ = MPI_COMM_NULL;
   MPI_Win error_win_ = MPI_WIN_NULL;              // likewise (MPI_Win_free)
   MPI_Session error_session_ = MPI_SESSION_NULL;  // likewise (MPI_Session_finalize)
+  MPI_File error_file_ = MPI_FILE_NULL;           // likewise (MPI_File_close)
   std::unique_lock<std::mutex> lock_;
 };
 

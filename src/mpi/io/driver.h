@@ -40,23 +40,29 @@ class Driver {
   virtual int unlock(MPI_Offset offset, MPI_Offset len) = 0;
   virtual int close() = 0;
   const std::string& name() const { return name_; }
+  // Whether the file can be read (a write-only open without read
+  // permission cannot; sieving writes then write run by run).
+  bool readable() const { return readable_; }
 
  protected:
   explicit Driver(std::string name) : name_(std::move(name)) {}
   std::string name_;
+  bool readable_ = true;
 };
 
 // Opens `name` with the MPI access mode `amode` (MPI_MODE_*; CREATE and EXCL
-// honoured as given, so the caller decides who creates). On success *out
-// holds the driver.
-int posix_open(const std::string& name, int amode, std::unique_ptr<Driver>* out,
+// honoured as given, so the caller decides who creates), creating with
+// permissions `perm` (the file_perm hint, else 0666). On success *out holds
+// the driver.
+int posix_open(const std::string& name, int amode, int perm, std::unique_ptr<Driver>* out,
                const char* function);
 // Removes `name` (MPI_File_delete, MPI_MODE_DELETE_ON_CLOSE).
 int posix_delete(const std::string& name, const char* function);
 
 // The MPI error class of an errno value from a file operation.
 int errno_class(int err);
-// An error code of errno_class(err) whose message names the call and the file.
-int file_error(int err, const char* call, const std::string& name);
+// An error code of errno_class(err) whose message names the system call, the
+// file and, if given, the MPI function.
+int file_error(int err, const char* call, const std::string& name, const char* function = nullptr);
 
 }  // namespace stmpi::mpi::io

@@ -44,16 +44,27 @@ struct Run {
 enum class Switch { kEnable, kDisable, kAutomatic };
 
 struct Hints {
-  MPI_Count cb_buffer_size = 16 * 1024 * 1024;  // cb_buffer_size
-  int cb_nodes = 0;                 // cb_nodes: aggregators; 0 = one per node
-  Switch cb_read = Switch::kAutomatic;   // romio_cb_read
-  Switch cb_write = Switch::kAutomatic;  // romio_cb_write
-  Switch ds_read = Switch::kAutomatic;   // romio_ds_read
-  Switch ds_write = Switch::kAutomatic;  // romio_ds_write
+  MPI_Count cb_buffer_size = 16 * 1024 * 1024;     // cb_buffer_size
+  int cb_nodes = 0;                                // cb_nodes: aggregators; 0 = one per node
+  Switch cb_read = Switch::kAutomatic;             // romio_cb_read
+  Switch cb_write = Switch::kAutomatic;            // romio_cb_write
+  Switch ds_read = Switch::kAutomatic;             // romio_ds_read
+  Switch ds_write = Switch::kAutomatic;            // romio_ds_write
   MPI_Count ind_rd_buffer_size = 4 * 1024 * 1024;  // ind_rd_buffer_size
   MPI_Count ind_wr_buffer_size = 512 * 1024;       // ind_wr_buffer_size
-  int striping_factor = 0;                          // striping_factor (0: file system's)
-  MPI_Count striping_unit = 0;                      // striping_unit (0: file system's)
+  int striping_factor = 0;                         // striping_factor (0: file system's)
+  MPI_Count striping_unit = 0;                     // striping_unit (0: file system's)
+};
+
+// A filetype flattened into the file byte runs of one instance (offsets
+// from the instance's origin, in type order, adjacent runs merged) and the
+// data offset at which each run starts (for lookups by data position).
+struct FlatType {
+  std::vector<Run> runs;
+  std::vector<MPI_Count> data_start;
+  MPI_Count size = 0;       // data bytes per instance
+  MPI_Aint extent = 0;      // instances tile the file every `extent` bytes
+  bool contiguous = false;  // one run at 0 covering the extent
 };
 
 // The view (MPI_File_set_view). etype and filetype are retained.
@@ -63,6 +74,8 @@ struct View {
   Datatype* filetype = nullptr;
   std::string datarep = "native";
   const Datarep* rep = nullptr;  // nullptr: native
+  MPI_Count etype_size = 1;
+  std::shared_ptr<const FlatType> flat;  // the filetype, flattened once
 };
 
 class File {
@@ -111,9 +124,13 @@ File* file_get(MPI_File handle);
 int file_raise(File* file, int code, const char* function);
 
 // IO-COLL (shared.cc): called by the collective open once the file exists
-// on every process, and by close before the communicator goes.
+// on every process, and by close before the communicator goes; file.cc has
+// weak defaults that do nothing.
 int shared_open(File& file);
 void shared_close(File& file);
+// Added after the first version: called (collectively) by MPI_File_set_view,
+// which resets the shared file pointer to zero; a weak default does nothing.
+int shared_set_view(File& file);
 
 // File byte runs, in view order, of `bytes` bytes of data starting at view
 // position `etype_offset` (in etypes). Adjacent runs are merged.
@@ -124,13 +141,14 @@ void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::v
 // of the file gives a short count.
 int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Datatype& type,
             MPI_Status* status);
-int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count,
-             const Datatype& type, MPI_Status* status);
+int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count, const Datatype& type,
+             MPI_Status* status);
 
 // Raw runs to or from one contiguous buffer holding the runs' bytes in
 // order. read_runs stores the bytes read in *done if not null (short at EOF;
 // bytes past EOF are left as they were).
-int read_runs(File& file, const std::vector<Run>& runs, void* contiguous, MPI_Count* done = nullptr);
+int read_runs(File& file, const std::vector<Run>& runs, void* contiguous,
+              MPI_Count* done = nullptr);
 int write_runs(File& file, const std::vector<Run>& runs, const void* contiguous);
 
 // Sets `status` (unless MPI_STATUS_IGNORE) for `bytes` bytes of `type`.

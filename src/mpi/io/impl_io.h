@@ -22,15 +22,144 @@ struct Op;
 struct Win;
 }  // namespace stmpi::mpi
 
+namespace stmpi::mpi::io {
+class File;
+}  // namespace stmpi::mpi::io
+
 namespace stmpi::impl {
 
-// I/O (not provided yet)
+// I/O (MPI-IO)
 MPI_Fint file_c2f(MPI_File file);
 [[nodiscard]] int file_call_errhandler(MPI_File fh, int errorcode);
+[[nodiscard]] int file_close(MPI_File* fh);
 [[nodiscard]] int file_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
     MPI_Errhandler* errhandler);
+[[nodiscard]] int file_delete(const char* filename, MPI_Info info);
 MPI_File file_f2c(MPI_Fint file);
+[[nodiscard]] int file_get_amode(mpi::io::File& fh, int* amode);
+[[nodiscard]] int file_get_atomicity(mpi::io::File& fh, int* flag);
+[[nodiscard]] int file_get_byte_offset(mpi::io::File& fh, MPI_Offset offset, MPI_Offset* disp);
 [[nodiscard]] int file_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
+[[nodiscard]] int file_get_group(mpi::io::File& fh, MPI_Group* group);
+[[nodiscard]] int file_get_info(mpi::io::File& fh, MPI_Info* info_used);
+[[nodiscard]] int file_get_position(mpi::io::File& fh, MPI_Offset* offset);
+[[nodiscard]] int file_get_position_shared(mpi::io::File& fh, MPI_Offset* offset);
+[[nodiscard]] int file_get_size(mpi::io::File& fh, MPI_Offset* size);
+[[nodiscard]] int file_get_type_extent(mpi::io::File& fh, mpi::Datatype& datatype,
+    MPI_Aint* extent);
+[[nodiscard]] int file_get_type_extent_c(mpi::io::File& fh, mpi::Datatype& datatype,
+    MPI_Count* extent);
+[[nodiscard]] int file_get_view(mpi::io::File& fh, MPI_Offset* disp, MPI_Datatype* etype,
+    MPI_Datatype* filetype, char* datarep);
+// MPI_File_iread[_c]
+[[nodiscard]] int file_iread_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iread_all[_c]
+[[nodiscard]] int file_iread_all_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iread_at[_c]
+[[nodiscard]] int file_iread_at_any(mpi::io::File& fh, MPI_Offset offset, void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iread_at_all[_c]
+[[nodiscard]] int file_iread_at_all_any(mpi::io::File& fh, MPI_Offset offset, void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iread_shared[_c]
+[[nodiscard]] int file_iread_shared_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iwrite[_c]
+[[nodiscard]] int file_iwrite_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iwrite_all[_c]
+[[nodiscard]] int file_iwrite_all_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iwrite_at[_c]
+[[nodiscard]] int file_iwrite_at_any(mpi::io::File& fh, MPI_Offset offset, const void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iwrite_at_all[_c]
+[[nodiscard]] int file_iwrite_at_all_any(mpi::io::File& fh, MPI_Offset offset, const void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Request* request);
+// MPI_File_iwrite_shared[_c]
+[[nodiscard]] int file_iwrite_shared_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Request* request);
+[[nodiscard]] int file_open(mpi::Comm& comm, const char* filename, int amode, MPI_Info info,
+    MPI_File* fh);
+[[nodiscard]] int file_preallocate(mpi::io::File& fh, MPI_Offset size);
+// MPI_File_read[_c]
+[[nodiscard]] int file_read_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_read_all[_c]
+[[nodiscard]] int file_read_all_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_read_all_begin[_c]
+[[nodiscard]] int file_read_all_begin_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype);
+[[nodiscard]] int file_read_all_end(mpi::io::File& fh, void* buf, MPI_Status* status);
+// MPI_File_read_at[_c]
+[[nodiscard]] int file_read_at_any(mpi::io::File& fh, MPI_Offset offset, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_read_at_all[_c]
+[[nodiscard]] int file_read_at_all_any(mpi::io::File& fh, MPI_Offset offset, void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_read_at_all_begin[_c]
+[[nodiscard]] int file_read_at_all_begin_any(mpi::io::File& fh, MPI_Offset offset, void* buf,
+    MPI_Count count, mpi::Datatype& datatype);
+[[nodiscard]] int file_read_at_all_end(mpi::io::File& fh, void* buf, MPI_Status* status);
+// MPI_File_read_ordered[_c]
+[[nodiscard]] int file_read_ordered_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_read_ordered_begin[_c]
+[[nodiscard]] int file_read_ordered_begin_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype);
+[[nodiscard]] int file_read_ordered_end(mpi::io::File& fh, void* buf, MPI_Status* status);
+// MPI_File_read_shared[_c]
+[[nodiscard]] int file_read_shared_any(mpi::io::File& fh, void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+[[nodiscard]] int file_seek(mpi::io::File& fh, MPI_Offset offset, int whence);
+[[nodiscard]] int file_seek_shared(mpi::io::File& fh, MPI_Offset offset, int whence);
+[[nodiscard]] int file_set_atomicity(mpi::io::File& fh, int flag);
 [[nodiscard]] int file_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+[[nodiscard]] int file_set_info(mpi::io::File& fh, MPI_Info info);
+[[nodiscard]] int file_set_size(mpi::io::File& fh, MPI_Offset size);
+[[nodiscard]] int file_set_view(mpi::io::File& fh, MPI_Offset disp, mpi::Datatype& etype,
+    mpi::Datatype& filetype, const char* datarep, MPI_Info info);
+[[nodiscard]] int file_sync(mpi::io::File& fh);
+// MPI_File_write[_c]
+[[nodiscard]] int file_write_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_write_all[_c]
+[[nodiscard]] int file_write_all_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_write_all_begin[_c]
+[[nodiscard]] int file_write_all_begin_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype);
+[[nodiscard]] int file_write_all_end(mpi::io::File& fh, const void* buf, MPI_Status* status);
+// MPI_File_write_at[_c]
+[[nodiscard]] int file_write_at_any(mpi::io::File& fh, MPI_Offset offset, const void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_write_at_all[_c]
+[[nodiscard]] int file_write_at_all_any(mpi::io::File& fh, MPI_Offset offset, const void* buf,
+    MPI_Count count, mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_write_at_all_begin[_c]
+[[nodiscard]] int file_write_at_all_begin_any(mpi::io::File& fh, MPI_Offset offset, const void* buf,
+    MPI_Count count, mpi::Datatype& datatype);
+[[nodiscard]] int file_write_at_all_end(mpi::io::File& fh, const void* buf, MPI_Status* status);
+// MPI_File_write_ordered[_c]
+[[nodiscard]] int file_write_ordered_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+// MPI_File_write_ordered_begin[_c]
+[[nodiscard]] int file_write_ordered_begin_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype);
+[[nodiscard]] int file_write_ordered_end(mpi::io::File& fh, const void* buf, MPI_Status* status);
+// MPI_File_write_shared[_c]
+[[nodiscard]] int file_write_shared_any(mpi::io::File& fh, const void* buf, MPI_Count count,
+    mpi::Datatype& datatype, MPI_Status* status);
+[[nodiscard]] int register_datarep(const char* datarep,
+    MPI_Datarep_conversion_function* read_conversion_fn,
+    MPI_Datarep_conversion_function* write_conversion_fn,
+    MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state);
+[[nodiscard]] int register_datarep_c(const char* datarep,
+    MPI_Datarep_conversion_function_c* read_conversion_fn,
+    MPI_Datarep_conversion_function_c* write_conversion_fn,
+    MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state);
 
 }  // namespace stmpi::impl

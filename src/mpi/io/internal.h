@@ -1,0 +1,69 @@
+// What the files of src/mpi/io share that is not part of the chapter's
+// interface (file.h): agreement after a collective step, hints, data
+// representations and access checks.
+#pragma once
+
+#include <string>
+
+#include <mpi.h>
+
+#include "mpi/io/file.h"
+
+namespace stmpi::mpi {
+struct Info;
+}  // namespace stmpi::mpi
+
+namespace stmpi::mpi::io {
+
+// Collective over comm: every process learns whether any failed. Returns
+// `local` where it failed, else (some other process failed) an error of the
+// first failing process's class naming that process and `what`.
+int agree(Comm& comm, int local, const char* what);
+
+// Hints (hints.cc). Applies the keys of `info` (may be nullptr) to `hints`;
+// *perm gets the file_perm hint if given. Unknown keys are ignored.
+void apply_hints(Hints& hints, const Info* info, int* perm);
+// A new info object with the hints in effect for `file` (MPI_File_get_info).
+MPI_Info hints_to_info(const File& file);
+
+// Data representations (datarep.cc).
+struct Datarep {
+  enum class Kind { kNative, kInternal, kExternal32, kUser };
+  std::string name;
+  Kind kind = Kind::kNative;
+  MPI_Datarep_conversion_function* read_fn = nullptr;
+  MPI_Datarep_conversion_function* write_fn = nullptr;
+  MPI_Datarep_conversion_function_c* read_fn_c = nullptr;
+  MPI_Datarep_conversion_function_c* write_fn_c = nullptr;
+  MPI_Datarep_extent_function* extent_fn = nullptr;
+  void* extra_state = nullptr;
+};
+// nullptr if `name` names no representation.
+const Datarep* datarep_find(const char* name);
+// Whether the bytes of the view's types are the same in `rep` as in memory
+// (the only case views support for external32 and user representations).
+int datarep_check_view(const Datarep& rep, Datatype& etype, Datatype& filetype);
+// `count` elements of `type` at `buf` into the file representation (count *
+// type.size contiguous bytes at `out`), and back (`bytes` bytes at `in`,
+// whole elements only).
+int datarep_to_file(const Datarep& rep, const void* buf, MPI_Count count, Datatype& type,
+                    void* out);
+int datarep_from_file(const Datarep& rep, const void* in, MPI_Count bytes, MPI_Count count,
+                      Datatype& type, void* buf);
+// The extent of `type` in the file (MPI_File_get_type_extent).
+int datarep_extent(const Datarep* rep, Datatype& type, MPI_Count* extent);
+// Drops user representations (MPI_Finalize).
+void datarep_finalize();
+
+// Views (view.cc): sets the default view (disp 0, MPI_BYTE, native).
+void view_init(File& file);
+// Releases the view's types.
+void view_clear(View& view);
+// The view position (in etypes, rounded up) of the first data byte at or
+// after file byte `byte`.
+MPI_Offset view_position_of_byte(const File& file, MPI_Offset byte);
+
+// The default file error handler, set on MPI_FILE_NULL (io.cc).
+Errhandler* default_file_errhandler();
+
+}  // namespace stmpi::mpi::io

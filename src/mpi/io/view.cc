@@ -1,0 +1,267 @@
+// File views (MPI 4.1 section 14.3): set/get, the mapping of view positions
+// to file byte runs, the individual file pointer (seek, get_position) and
+// get_byte_offset / get_type_extent.
+//
+// A filetype is flattened once, when the view is set, into the byte runs of
+// one instance (FlatType); instance k of the filetype starts at
+// disp + k * extent. A position in the view is a data offset (in etypes);
+// data byte b lies in instance b / size, in the run whose data_start is the
+// last one not after b % size.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <mpi.h>
+
+#include "mpi/datatype/datatype.h"
+#include "mpi/errhan/error.h"
+#include "mpi/info/info.h"
+#include "mpi/io/file.h"
+#include "mpi/io/impl_io.h"
+#include "mpi/io/internal.h"
+
+namespace stmpi::mpi::io {
+namespace {
+
+using errhan::make_error;
+
+std::shared_ptr<const FlatType> flatten(const Datatype& type) {
+  auto flat = std::make_shared<FlatType>();
+  flat->size = type.size;
+  flat->extent = type.extent;
+  MPI_Count data = 0;
+  for (const DataBlock& b : type.layout.blocks) {
+    for (MPI_Count k = 0; k < b.count; ++k) {
+      const MPI_Offset at = b.disp + k * b.stride;
+      if (b.len == 0) continue;
+      if (!flat->runs.empty() && flat->runs.back().offset + flat->runs.back().length == at) {
+        flat->runs.back().length += b.len;
+      } else {
+        flat->runs.push_back({at, b.len});
+        flat->data_start.push_back(data);
+      }
+      data += b.len;
+    }
+  }
+  flat->contiguous = flat->runs.size() == 1 && flat->runs[0].offset == 0 &&
+                     flat->runs[0].length == flat->extent;
+  return flat;
+}
+
+}  // namespace
+
+void view_clear(View& view) {
+  if (view.etype != nullptr) datatype_release(view.etype);
+  if (view.filetype != nullptr) datatype_release(view.filetype);
+  view.etype = view.filetype = nullptr;
+  view.flat.reset();
+}
+
+void view_init(File& file) {
+  View& v = file.view();
+  view_clear(v);
+  v.disp = 0;
+  v.etype = datatype_get(MPI_BYTE);
+  v.filetype = datatype_get(MPI_BYTE);
+  datatype_retain(v.etype);
+  datatype_retain(v.filetype);
+  v.datarep = "native";
+  v.rep = nullptr;
+  v.etype_size = 1;
+  v.flat = flatten(*v.filetype);
+}
+
+void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out) {
+  out.clear();
+  if (bytes <= 0) return;
+  const View& v = file.view();
+  const FlatType& f = *v.flat;
+  MPI_Count b = etype_offset * v.etype_size;
+  if (f.contiguous) {
+    out.push_back({v.disp + b, bytes});
+    return;
+  }
+  MPI_Offset instance = b / f.size;
+  MPI_Count in = b % f.size;
+  auto it = std::upper_bound(f.data_start.begin(), f.data_start.end(), in);
+  std::size_t r = static_cast<std::size_t>(it - f.data_start.begin()) - 1;
+  MPI_Count skip = in - f.data_start[r];
+  while (bytes > 0) {
+    const Run& run = f.runs[r];
+    const MPI_Count len = std::min(run.length - skip, bytes);
+    const MPI_Offset at = v.disp + instance * f.extent + run.offset + skip;
+    if (!out.empty() && out.back().offset + out.back().length == at)
+      out.back().length += len;
+    else
+      out.push_back({at, len});
+    bytes -= len;
+    skip = 0;
+    if (++r == f.runs.size()) {
+      r = 0;
+      ++instance;
+    }
+  }
+}
+
+MPI_Offset view_position_of_byte(const File& file, MPI_Offset byte) {
+  const View& v = file.view();
+  const FlatType& f = *v.flat;
+  if (byte <= v.disp || f.size == 0) return 0;
+  const MPI_Offset rel = byte - v.disp;
+  MPI_Count data;
+  if (f.contiguous) {
+    data = rel;
+  } else {
+    const MPI_Offset instance = rel / f.extent;
+    const MPI_Offset in = rel % f.extent;
+    data = instance * f.size;
+    for (std::size_t r = 0; r < f.runs.size(); ++r) {
+      const Run& run = f.runs[r];
+      if (in >= run.offset + run.length) {
+        data += run.length;
+      } else {
+        if (in > run.offset) data += in - run.offset;
+        break;
+      }
+    }
+  }
+  return (data + v.etype_size - 1) / v.etype_size;
+}
+
+}  // namespace stmpi::mpi::io
+
+namespace stmpi::impl {
+
+using mpi::Datatype;
+using mpi::errhan::make_error;
+using mpi::io::File;
+
+int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype,
+                  const char* datarep, MPI_Info info) {
+  if (!etype.committed && !etype.predefined)
+    return make_error(MPI_ERR_TYPE, "etype is not committed");
+  if (!filetype.committed && !filetype.predefined)
+    return make_error(MPI_ERR_TYPE, "filetype is not committed");
+  if (etype.size <= 0)
+    return make_error(MPI_ERR_TYPE, "etype has size %lld; it must hold data",
+                      static_cast<long long>(etype.size));
+  if (filetype.size % etype.size != 0)
+    return make_error(MPI_ERR_TYPE,
+                      "filetype holds %lld bytes, not a multiple of the etype's %lld bytes",
+                      static_cast<long long>(filetype.size), static_cast<long long>(etype.size));
+  if (filetype.size > 0 && filetype.extent <= 0)
+    return make_error(MPI_ERR_TYPE, "filetype has extent %ld; it must be positive",
+                      static_cast<long>(filetype.extent));
+  for (const mpi::DataBlock& b : filetype.layout.blocks)
+    if (b.disp < 0 || b.stride < 0)
+      return make_error(MPI_ERR_TYPE, "filetype has a negative displacement (%ld)",
+                        static_cast<long>(std::min(b.disp, b.stride)));
+  if (datarep == nullptr) return make_error(MPI_ERR_ARG, "datarep is NULL");
+  const mpi::io::Datarep* rep = mpi::io::datarep_find(datarep);
+  if (rep == nullptr)
+    return make_error(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not a known representation",
+                      datarep);
+  if (int err = mpi::io::datarep_check_view(*rep, etype, filetype)) return err;
+  if (disp == MPI_DISPLACEMENT_CURRENT) {
+    if (!(fh.amode() & MPI_MODE_SEQUENTIAL))
+      return make_error(MPI_ERR_ARG,
+                        "disp=MPI_DISPLACEMENT_CURRENT needs a file opened with "
+                        "MPI_MODE_SEQUENTIAL");
+    // The current position of the shared pointer (IO-COLL) is not tracked
+    // here; with sequential access the individual pointer is the position.
+    disp = fh.view().disp + fh.position * fh.view().etype_size;
+  } else if (disp < 0) {
+    return make_error(MPI_ERR_ARG, "disp=%lld is negative", static_cast<long long>(disp));
+  }
+  if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
+    return make_error(MPI_ERR_INFO, "info=0x%x is not a valid info object",
+                      static_cast<unsigned>(info));
+  mpi::io::View& v = fh.view();
+  mpi::datatype_retain(&etype);
+  mpi::datatype_retain(&filetype);
+  mpi::io::view_clear(v);
+  v.disp = disp;
+  v.etype = &etype;
+  v.filetype = &filetype;
+  v.datarep = rep->name;
+  v.rep = rep->kind == mpi::io::Datarep::Kind::kNative ? nullptr : rep;
+  v.etype_size = etype.size;
+  v.flat = filetype.size > 0 ? mpi::io::flatten(filetype) : nullptr;
+  fh.position = 0;
+  int perm = 0;
+  mpi::io::apply_hints(fh.hints(), mpi::info_get(info), &perm);
+  // Both file pointers go back to zero; the view is collective.
+  return mpi::io::agree(fh.comm(), mpi::io::shared_set_view(fh), "MPI_File_set_view");
+}
+
+int file_get_view(File& fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                  char* datarep) {
+  const mpi::io::View& v = fh.view();
+  *disp = v.disp;
+  // Derived types are returned as new handles to the same type (the caller
+  // frees them); predefined ones as they are.
+  if (!v.etype->predefined) mpi::datatype_retain(v.etype);
+  if (!v.filetype->predefined) mpi::datatype_retain(v.filetype);
+  *etype = v.etype->handle;
+  *filetype = v.filetype->handle;
+  if (datarep != nullptr) {
+    std::strncpy(datarep, v.datarep.c_str(), MPI_MAX_DATAREP_STRING - 1);
+    datarep[MPI_MAX_DATAREP_STRING - 1] = '\0';
+  }
+  return MPI_SUCCESS;
+}
+
+int file_seek(File& fh, MPI_Offset offset, int whence) {
+  if (fh.amode() & MPI_MODE_SEQUENTIAL)
+    return make_error(MPI_ERR_UNSUPPORTED_OPERATION,
+                      "MPI_File_seek on a file opened with MPI_MODE_SEQUENTIAL");
+  MPI_Offset base = 0;
+  switch (whence) {
+    case MPI_SEEK_SET: break;
+    case MPI_SEEK_CUR: base = fh.position; break;
+    case MPI_SEEK_END: {
+      MPI_Offset size = 0;
+      if (int err = fh.driver().size(&size)) return err;
+      base = mpi::io::view_position_of_byte(fh, size);
+      break;
+    }
+    default: return make_error(MPI_ERR_ARG, "whence=%d is not MPI_SEEK_SET/CUR/END", whence);
+  }
+  if (base + offset < 0)
+    return make_error(MPI_ERR_ARG, "the new position (%lld etypes) would be negative",
+                      static_cast<long long>(base + offset));
+  fh.position = base + offset;
+  return MPI_SUCCESS;
+}
+
+int file_get_position(File& fh, MPI_Offset* offset) {
+  *offset = fh.position;
+  return MPI_SUCCESS;
+}
+
+int file_get_byte_offset(File& fh, MPI_Offset offset, MPI_Offset* disp) {
+  if (offset < 0)
+    return make_error(MPI_ERR_ARG, "offset=%lld is negative", static_cast<long long>(offset));
+  if (!fh.view().flat) {
+    *disp = fh.view().disp;
+    return MPI_SUCCESS;
+  }
+  std::vector<mpi::io::Run> runs;
+  mpi::io::map_view(fh, offset, 1, runs);
+  *disp = runs.front().offset;
+  return MPI_SUCCESS;
+}
+
+int file_get_type_extent(File& fh, Datatype& datatype, MPI_Aint* extent) {
+  MPI_Count e = 0;
+  if (int err = mpi::io::datarep_extent(fh.view().rep, datatype, &e)) return err;
+  *extent = static_cast<MPI_Aint>(e);
+  return MPI_SUCCESS;
+}
+
+int file_get_type_extent_c(File& fh, Datatype& datatype, MPI_Count* extent) {
+  return mpi::io::datarep_extent(fh.view().rep, datatype, extent);
+}
+
+}  // namespace stmpi::impl

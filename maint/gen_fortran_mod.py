@@ -165,39 +165,20 @@ SKIP_CONSTANTS = {'MPI_F_STATUS_SIZE', 'MPI_F_SOURCE', 'MPI_F_TAG', 'MPI_F_ERROR
 
 
 def constant_table():
-    """The constants both modules declare. Uses maint/fortran_common.py's table
-    where present, the header otherwise."""
-    try:
-        import fortran_common
-        table = fortran_common.constant_table()
-    except (ImportError, AttributeError):
-        table = None
+    """The constants both modules declare: maint/fortran_common.py's table
+    (the values mpif.h has), each handle constant with its C handle type."""
+    import fortran_common
+    casts = {}
+    for header in ('mpi.h',):
+        for name, (cast, _) in constants_from_header(os.path.join(ROOT, 'include', header)).items():
+            casts[name] = cast
     consts = []
-    names = set()
-    if table is not None:
-        for c in table:
-            name, ftype, value = c.name, c.ftype, str(c.value)
-            handle = getattr(c, 'handle', None) or getattr(c, 'c_type', None)
-            if handle not in HANDLE_TYPES:
-                handle = None
-            if name in SKIP_CONSTANTS or name in names:
-                continue
-            names.add(name)
-            consts.append(Constant(name, ftype, value, handle))
-    else:
-        for header in ('mpi.h', 'mpix.h'):
-            for name, (cast, v) in constants_from_header(
-                    os.path.join(ROOT, 'include', header)).items():
-                if name in SKIP_CONSTANTS or name in names or name.endswith('_H'):
-                    continue
-                if cast is not None and cast not in HANDLE_TYPES:
-                    continue
-                names.add(name)
-                consts.append(Constant(name, 'INTEGER', fortran_int(v), cast))
-    for c in FORTRAN_ONLY:
-        if c.name not in names:
-            consts.append(c)
-            names.add(c.name)
+    for c in fortran_common.parse_constants(ROOT):
+        if c.name in SKIP_CONSTANTS:
+            continue
+        handle = casts.get(c.name)
+        consts.append(Constant(c.name, c.ftype, c.fortran_value(),
+                               handle if handle in HANDLE_TYPES else None))
     return consts
 
 

@@ -110,8 +110,10 @@ Choice::Choice(CFI_cdesc_t* desc, Mode mode, Dir dir) : desc_(desc), dir_(dir) {
       error_ = MPI_ERR_BUFFER;
       return;
     }
+    // Copied in even for an output buffer: with MPI_IN_PLACE elsewhere in
+    // the call, an output buffer is an input too.
     temp_.resize(static_cast<size_t>(elements(desc)) * desc->elem_len);
-    if (dir != Dir::kOut) copy_section(desc, temp_.data(), true);
+    copy_section(desc, temp_.data(), true);
     ptr_ = temp_.data();
   }
 }
@@ -188,15 +190,9 @@ MPI_Status* status_in(MPI_Status* status) {
 
 int Raise::fail(int err) const {
   switch (what_) {
-    case 1:
-      PMPI_Win_call_errhandler(handle_, err);
-      break;
-    case 2:
-      PMPI_File_call_errhandler(PMPI_File_f2c(handle_), err);
-      break;
-    default:
-      PMPI_Comm_call_errhandler(handle_, err);
-      break;
+    case 1: PMPI_Win_call_errhandler(handle_, err); break;
+    case 2: PMPI_File_call_errhandler(PMPI_File_f2c(handle_), err); break;
+    default: PMPI_Comm_call_errhandler(handle_, err); break;
   }
   return err;
 }

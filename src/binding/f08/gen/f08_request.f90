@@ -584,6 +584,52 @@ SUBROUTINE pmpir_status_set_elements_f08(status, datatype, count, ierror)
   CALL pmpi_status_set_elements(status, datatype, count, ierror_c)
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_status_set_elements_f08
+SUBROUTINE mpi_status_set_elements_f08_large(status, datatype, count, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  TYPE(MPI_Status), INTENT(INOUT) :: status
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(status, datatype, count) BIND(C, &
+      NAME="stmpi_f08_MPI_Status_set_elements_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(C_LONG), VALUE :: count
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(status, datatype%MPI_VAL, count)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_status_set_elements_f08_large
+SUBROUTINE pmpir_status_set_elements_f08_large(status, datatype, count, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  TYPE(MPI_Status), INTENT(INOUT) :: status
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(status, datatype, count) BIND(C, &
+      NAME="stmpi_f08_PMPI_Status_set_elements_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status) :: status
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(C_LONG), VALUE :: count
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(status, datatype%MPI_VAL, count)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_status_set_elements_f08_large
 SUBROUTINE mpi_status_set_elements_x_f08(status, datatype, count, ierror)
   USE, INTRINSIC :: ISO_C_BINDING
   USE mpi_f08_types

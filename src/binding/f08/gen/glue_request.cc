@@ -28,3 +28,13 @@ extern "C" int stmpi_f08_PMPI_Get_elements_c(const MPI_Status* status, MPI_Datat
   int rc = PMPI_Get_elements_c(status_in(status), datatype, count);
   return rc;
 }
+
+extern "C" int stmpi_f08_MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  int rc = MPI_Status_set_elements_c(status_in(status), datatype, count);
+  return rc;
+}
+
+extern "C" int stmpi_f08_PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  int rc = PMPI_Status_set_elements_c(status_in(status), datatype, count);
+  return rc;
+}

@@ -5363,6 +5363,14 @@ INTERFACE MPI_Status_set_elements
     INTEGER, INTENT(IN) :: count
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE mpi_status_set_elements_f08
+  SUBROUTINE mpi_status_set_elements_f08_large(status, datatype, count, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(INOUT) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_status_set_elements_f08_large
 END INTERFACE MPI_Status_set_elements
 INTERFACE MPI_Status_set_elements_x
   SUBROUTINE mpi_status_set_elements_x_f08(status, datatype, count, ierror)
@@ -11824,6 +11832,14 @@ INTERFACE PMPI_Status_set_elements
     INTEGER, INTENT(IN) :: count
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE pmpir_status_set_elements_f08
+  SUBROUTINE pmpir_status_set_elements_f08_large(status, datatype, count, ierror)
+    IMPORT
+    IMPLICIT NONE
+    TYPE(MPI_Status), INTENT(INOUT) :: status
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_status_set_elements_f08_large
 END INTERFACE PMPI_Status_set_elements
 INTERFACE PMPI_Status_set_elements_x
   SUBROUTINE pmpir_status_set_elements_x_f08(status, datatype, count, ierror)

@@ -26,6 +26,9 @@ EXTRA_DIST += test/bench/net_layers_run.sh
 EXTRA_DIST += test/bench/net_phases.c
 # st_enqueue: a host-stream ST step's enqueue and execution per call, against PSCW (mpicc, 1 rank)
 EXTRA_DIST += test/bench/st_enqueue.c
+# fortran_pingpong.sh: fpingpong.F90 through mpif.h, use mpi and use mpi_f08 against its C twin
+# fpingpong.c and against MPICH running the same Fortran program
+EXTRA_DIST += test/bench/fortran_pingpong.sh test/bench/fpingpong.F90 test/bench/fpingpong.c
 if HAVE_OFI
 EXTRA_PROGRAMS += test/bench/net_layers
 test_bench_net_layers_SOURCES = test/bench/net_layers.cc
@@ -38,12 +41,26 @@ endif
 # someone runs them). The C programs are compiled against include/ (syntax and types only:
 # mpicc links them when the scripts run); the C++ ones that use internal APIs are built.
 STMPI_BENCH_C_FILES = pingpong.c match_depth.c bcast.c allreduce.c rma_lat.c rma_lock.c rma_overlap.c \
-	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c
+	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c fpingpong.c
+# The Fortran benchmark is checked through each interface when the build has Fortran (configure
+# found a working compiler: the build's mpif.h and module files); a build without Fortran says so.
 check-bench-build:
 	@for f in $(STMPI_BENCH_C_FILES); do \
 	  $(CC) -std=gnu11 -fsyntax-only -Wall -Wno-unused-function -I$(top_srcdir)/include \
 	    -I$(top_srcdir)/test/bench $(top_srcdir)/test/bench/$$f || exit 1; \
 	done
+	@if [ "$(STMPI_HAVE_FORTRAN)" = yes ]; then \
+	  incs="-I$(top_builddir)/include -I$(top_srcdir)/include"; \
+	  for d in $$(find . -path ./inst -prune -o -path ./test -prune -o \( -name mpi.mod -o -name mpi_f08.mod \) \
+	      -print | xargs -r -n1 dirname | sort -u); do incs="$$incs -I$$d"; done; \
+	  for i in MPIF MPI F08; do \
+	    (cd $(top_builddir) && $(FC) -fsyntax-only -cpp -DIFACE_$$i $$incs \
+	      $(abs_top_srcdir)/test/bench/fpingpong.F90) || exit 1; \
+	  done; \
+	  echo "check-bench-build: fpingpong.F90 compiles through mpif.h, use mpi and use mpi_f08"; \
+	else \
+	  echo "check-bench-build: this build has no Fortran compiler; fpingpong.F90 not checked"; \
+	fi
 if HAVE_OFI
 	@$(MAKE) $(AM_MAKEFLAGS) test/bench/st_chain$(EXEEXT) test/bench/net_layers$(EXEEXT)
 endif

@@ -155,7 +155,7 @@ typedef struct {
 #define MPI_2REAL                 ((MPI_Datatype)0x4c000821)
 #define MPI_2DOUBLE_PRECISION     ((MPI_Datatype)0x4c001023)
 
-/* Fortran sized types (INTEGER*16 is not available) */
+/* Fortran sized types (INTEGER*16: gfortran's integer(16), moved but not reduced) */
 #define MPI_REAL4                 ((MPI_Datatype)0x4c000427)
 #define MPI_REAL8                 ((MPI_Datatype)0x4c000829)
 #define MPI_REAL16                ((MPI_Datatype)0x4c00102b)
@@ -166,7 +166,7 @@ typedef struct {
 #define MPI_INTEGER2              ((MPI_Datatype)0x4c00022f)
 #define MPI_INTEGER4              ((MPI_Datatype)0x4c000430)
 #define MPI_INTEGER8              ((MPI_Datatype)0x4c000831)
-#define MPI_INTEGER16             MPI_DATATYPE_NULL
+#define MPI_INTEGER16             ((MPI_Datatype)0x4c001032)
 
 /* Fixed-width C integers */
 #define MPI_INT8_T                ((MPI_Datatype)0x4c000137)

@@ -106,4 +106,43 @@ typedef struct MPIX_Stream_trigger_stats {
 int MPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
 int PMPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
 
+/* MPICH's extensions, with MPICH's signatures (MPICH's Fortran library calls
+ * them). No process failure is ever detected here, so: MPIX_Comm_agree is the
+ * bitwise AND of `flag` over an intracommunicator, MPIX_Comm_shrink a new
+ * communicator of all the processes, MPIX_Comm_failure_ack does nothing,
+ * MPIX_Comm_failure_get_acked gives MPI_GROUP_EMPTY, and MPIX_Comm_revoke
+ * fails with MPI_ERR_UNSUPPORTED_OPERATION. MPIX_GPU_query_support says
+ * whether MPI calls take GPU memory of that kind as buffers: 0 for all three
+ * kinds (GPU memory takes part only in stream-triggered RMA epochs);
+ * MPIX_Query_cuda_support and its companions return the same answer.
+ * MPIX_Delete_error_class/code/string undo MPI_Add_error_class/code/string
+ * (MPI_ERR_ARG for a class or code the program did not add). */
+#define MPIX_GPU_SUPPORT_CUDA 0
+#define MPIX_GPU_SUPPORT_ZE 1
+#define MPIX_GPU_SUPPORT_HIP 2
+int MPIX_Comm_revoke(MPI_Comm comm);
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int MPIX_Comm_failure_ack(MPI_Comm comm);
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int MPIX_Comm_agree(MPI_Comm comm, int *flag);
+int MPIX_GPU_query_support(int gpu_type, int *is_supported);
+int MPIX_Query_cuda_support(void);
+int MPIX_Query_ze_support(void);
+int MPIX_Query_hip_support(void);
+int MPIX_Delete_error_class(int errorclass);
+int MPIX_Delete_error_code(int errorcode);
+int MPIX_Delete_error_string(int errorcode);
+int PMPIX_Comm_revoke(MPI_Comm comm);
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPIX_Comm_failure_ack(MPI_Comm comm);
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag);
+int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
+int PMPIX_Query_cuda_support(void);
+int PMPIX_Query_ze_support(void);
+int PMPIX_Query_hip_support(void);
+int PMPIX_Delete_error_class(int errorclass);
+int PMPIX_Delete_error_code(int errorcode);
+int PMPIX_Delete_error_string(int errorcode);
+
 #endif /* STMPI_MPIX_H */

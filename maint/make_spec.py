@@ -301,10 +301,32 @@ def function_block(function, name, chapter, flags, large):
     return '\n'.join(lines)
 
 
+def _param(name, kind, direction):
+    return {'name': name, 'kind': kind, 'param_direction': direction, 'length': None,
+            'pointer': None, 'constant': False, 'root_only': False, 'large_only': False,
+            'suppress': '', 'func_type': ''}
+
+
+# Functions of MPI 4.1 that the API data at hand (MPI 4.0) lacks, in its
+# format: the buffer flushes, and the large-count MPI_Status_set_elements_c
+# (4.0 has no large form of MPI_Status_set_elements). Used only when the data
+# does not have them.
+MPI41_ADDITIONS = [
+    {'name': 'MPI_Buffer_flush', 'return_kind': 'ERROR_CODE', 'parameters': []},
+    {'name': 'MPI_Buffer_iflush', 'return_kind': 'ERROR_CODE',
+     'parameters': [_param('request', 'REQUEST', 'out')]},
+    {'name': 'MPI_Status_set_elements_c', 'return_kind': 'ERROR_CODE',
+     'parameters': [_param('status', 'STATUS', 'inout'), _param('datatype', 'DATATYPE', 'in'),
+                    _param('count', 'XFER_NUM_ELEM', 'in')]},
+]
+
+
 def make_spec(apis_path, list_path):
     with open(apis_path) as f:
         apis = json.load(f)
     by_name = {entry['name']: entry for entry in apis.values()}
+    for entry in MPI41_ADDITIONS:
+        by_name.setdefault(entry['name'], entry)
     blocks = []
     missing = []
     for name, chapter, flags in read_function_list(list_path):

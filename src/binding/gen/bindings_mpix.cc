@@ -148,3 +148,81 @@ extern "C" STMPI_API int PMPIX_Win_get_stream_trigger_stats(MPI_Win win,
 }
 extern "C" STMPI_API decltype(PMPIX_Win_get_stream_trigger_stats) MPIX_Win_get_stream_trigger_stats
     __attribute__((weak, alias("PMPIX_Win_get_stream_trigger_stats")));
+
+extern "C" STMPI_API int PMPIX_Comm_revoke(MPI_Comm comm) {
+  Call call("MPIX_Comm_revoke");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_comm_revoke(*comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Comm_revoke) MPIX_Comm_revoke
+    __attribute__((weak, alias("PMPIX_Comm_revoke")));
+
+extern "C" STMPI_API int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) {
+  Call call("MPIX_Comm_shrink");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_comm_shrink(*comm_obj, newcomm));
+}
+extern "C" STMPI_API decltype(PMPIX_Comm_shrink) MPIX_Comm_shrink
+    __attribute__((weak, alias("PMPIX_Comm_shrink")));
+
+extern "C" STMPI_API int PMPIX_Comm_failure_ack(MPI_Comm comm) {
+  Call call("MPIX_Comm_failure_ack");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_comm_failure_ack(*comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Comm_failure_ack) MPIX_Comm_failure_ack
+    __attribute__((weak, alias("PMPIX_Comm_failure_ack")));
+
+extern "C" STMPI_API int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failedgrp) {
+  Call call("MPIX_Comm_failure_get_acked");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(failedgrp, "failedgrp");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_comm_failure_get_acked(*comm_obj, failedgrp));
+}
+extern "C" STMPI_API decltype(PMPIX_Comm_failure_get_acked) MPIX_Comm_failure_get_acked
+    __attribute__((weak, alias("PMPIX_Comm_failure_get_acked")));
+
+extern "C" STMPI_API int PMPIX_Comm_agree(MPI_Comm comm, int* flag) {
+  Call call("MPIX_Comm_agree");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(flag, "flag");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_comm_agree(*comm_obj, flag));
+}
+extern "C" STMPI_API decltype(PMPIX_Comm_agree) MPIX_Comm_agree
+    __attribute__((weak, alias("PMPIX_Comm_agree")));
+
+extern "C" STMPI_API int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
+  Call call("MPIX_GPU_query_support", Call::kBeforeInit | Call::kReturnOutsideInit);
+  call.not_null(is_supported, "is_supported");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_gpu_query_support(gpu_type, is_supported));
+}
+extern "C" STMPI_API decltype(PMPIX_GPU_query_support) MPIX_GPU_query_support
+    __attribute__((weak, alias("PMPIX_GPU_query_support")));
+
+extern "C" STMPI_API int PMPIX_Delete_error_class(int errorclass) {
+  Call call("MPIX_Delete_error_class");
+  return call.finish(impl::mpix_delete_error_class(errorclass));
+}
+extern "C" STMPI_API decltype(PMPIX_Delete_error_class) MPIX_Delete_error_class
+    __attribute__((weak, alias("PMPIX_Delete_error_class")));
+
+extern "C" STMPI_API int PMPIX_Delete_error_code(int errorcode) {
+  Call call("MPIX_Delete_error_code");
+  return call.finish(impl::mpix_delete_error_code(errorcode));
+}
+extern "C" STMPI_API decltype(PMPIX_Delete_error_code) MPIX_Delete_error_code
+    __attribute__((weak, alias("PMPIX_Delete_error_code")));
+
+extern "C" STMPI_API int PMPIX_Delete_error_string(int errorcode) {
+  Call call("MPIX_Delete_error_string");
+  return call.finish(impl::mpix_delete_error_string(errorcode));
+}
+extern "C" STMPI_API decltype(PMPIX_Delete_error_string) MPIX_Delete_error_string
+    __attribute__((weak, alias("PMPIX_Delete_error_string")));

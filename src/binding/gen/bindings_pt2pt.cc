@@ -470,6 +470,22 @@ extern "C" STMPI_API int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size
 extern "C" STMPI_API decltype(PMPI_Buffer_detach_c) MPI_Buffer_detach_c
     __attribute__((weak, alias("PMPI_Buffer_detach_c")));
 
+extern "C" STMPI_API int PMPI_Buffer_flush() {
+  Call call("MPI_Buffer_flush");
+  return call.finish(impl::buffer_flush());
+}
+extern "C" STMPI_API decltype(PMPI_Buffer_flush) MPI_Buffer_flush
+    __attribute__((weak, alias("PMPI_Buffer_flush")));
+
+extern "C" STMPI_API int PMPI_Buffer_iflush(MPI_Request* request) {
+  Call call("MPI_Buffer_iflush");
+  call.not_null(request, "request");
+  if (call.failed()) return call.result();
+  return call.finish(impl::buffer_iflush(request));
+}
+extern "C" STMPI_API decltype(PMPI_Buffer_iflush) MPI_Buffer_iflush
+    __attribute__((weak, alias("PMPI_Buffer_iflush")));
+
 extern "C" STMPI_API int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
     MPI_Comm comm, MPI_Status* status) {
   Call call("MPI_Recv");

@@ -247,6 +247,17 @@ extern "C" STMPI_API int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Data
 extern "C" STMPI_API decltype(PMPI_Status_set_elements_x) MPI_Status_set_elements_x
     __attribute__((weak, alias("PMPI_Status_set_elements_x")));
 
+extern "C" STMPI_API int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype,
+    MPI_Count count) {
+  Call call("MPI_Status_set_elements_c");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/false);
+  call.status(status, "status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::status_set_elements_count(status, *datatype_obj, count));
+}
+extern "C" STMPI_API decltype(PMPI_Status_set_elements_c) MPI_Status_set_elements_c
+    __attribute__((weak, alias("PMPI_Status_set_elements_c")));
+
 extern "C" STMPI_API int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
   Call call("MPI_Status_set_cancelled");
   call.status(status, "status");

@@ -5,6 +5,8 @@
 // The attribute table itself (and the keyvals) are in attr_table.cc.
 #include "mpi/comm/attr.h"
 
+#include <cstdint>
+
 #include <mpi.h>
 
 #include "device/match/key.h"
@@ -26,9 +28,10 @@ struct PredefinedValues {
   int appnum = 0;
 } g_predefined;
 
-// The predefined value for `keyval`, nullptr if it is not predefined for
-// communicators.
+// The predefined value for `keyval` (its C number, or its Fortran number: the
+// C number plus one), nullptr if it is not predefined for communicators.
 int* predefined_value(int keyval) {
+  if ((keyval & 1) == 0) keyval -= 1;
   switch (keyval) {
     case MPI_TAG_UB: return &g_predefined.tag_ub;
     case MPI_HOST: return &g_predefined.host;
@@ -55,6 +58,22 @@ int attr_copy_all(Comm& from, Comm& to) {
 
 int attr_delete_all(Comm& comm) { return comm.attributes.delete_all(comm.handle); }
 
+int comm_set_attr_as(Comm& comm, int keyval, void* value, AttrType type, const char* function) {
+  return comm.attributes.set(comm.handle, keyval, value, type, function);
+}
+
+int comm_get_attr_as(Comm& comm, int keyval, void* value, int* flag, AttrType as,
+                     const char* function) {
+  if (int* predefined = predefined_value(keyval); predefined != nullptr) {
+    // C reads a pointer to the int; Fortran reads the value.
+    if (as == AttrType::kPointer) *static_cast<void**>(value) = predefined;
+    else *static_cast<intptr_t*>(value) = *predefined;
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  return comm.attributes.get(keyval, value, flag, as, function);
+}
+
 }  // namespace stmpi::mpi
 
 namespace stmpi::impl {
@@ -77,16 +96,13 @@ int comm_free_keyval(int* comm_keyval) {
 }
 
 int comm_set_attr(mpi::Comm& comm, int comm_keyval, void* attribute_val) {
-  return comm.attributes.set(comm.handle, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+  return mpi::comm_set_attr_as(comm, comm_keyval, attribute_val, mpi::AttrType::kPointer,
+                               "MPI_Comm_set_attr");
 }
 
 int comm_get_attr(mpi::Comm& comm, int comm_keyval, void* attribute_val, int* flag) {
-  if (int* value = mpi::predefined_value(comm_keyval); value != nullptr) {
-    *static_cast<void**>(attribute_val) = value;
-    *flag = 1;
-    return MPI_SUCCESS;
-  }
-  return comm.attributes.get(comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+  return mpi::comm_get_attr_as(comm, comm_keyval, attribute_val, flag, mpi::AttrType::kPointer,
+                               "MPI_Comm_get_attr");
 }
 
 int comm_delete_attr(mpi::Comm& comm, int comm_keyval) {

@@ -1,9 +1,19 @@
 // Attribute caching on communicators, for the constructors and MPI_Finalize.
 #pragma once
 
+#include "mpi/comm/attr_table.h"
+
 namespace stmpi::mpi {
 
 struct Comm;
+
+// MPI_Comm_set_attr / MPI_Comm_get_attr with the value's language type (the
+// MPII_Comm_*_attr hooks of MPICH's Fortran library use these; the C calls
+// pass kPointer). `function` names the call in error messages.
+[[nodiscard]] int comm_set_attr_as(Comm& comm, int keyval, void* value, AttrType type,
+                                   const char* function);
+[[nodiscard]] int comm_get_attr_as(Comm& comm, int keyval, void* value, int* flag, AttrType as,
+                                   const char* function);
 
 // Runs the copy callbacks of `from`'s attributes (MPI_Comm_dup) and caches
 // the copies the callbacks ask for on `to`. Returns the first callback error.

@@ -4,10 +4,12 @@
 #include "mpi/comm/attr_table.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <mpi.h>
 
 #include "mpi/comm/keyval.h"
+#include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 
 namespace stmpi::mpi {
@@ -52,8 +54,11 @@ const char* kind_plural(Keyval::Kind kind) {
   return "?";
 }
 
-// The predefined (read-only) attribute keys of each kind.
+// The predefined (read-only) attribute keys of each kind, under their C
+// numbers and their Fortran numbers (the C number plus one, as MPICH's
+// mpif.h has them).
 bool predefined_keyval(int keyval, Keyval::Kind kind) {
+  if ((keyval & 1) == 0) keyval -= 1;
   switch (kind) {
     case Keyval::Kind::kComm:
       return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
@@ -67,9 +72,10 @@ bool predefined_keyval(int keyval, Keyval::Kind kind) {
   return false;
 }
 
-// A callback's error code as ours: its class if it is an MPI error, else MPI_ERR_OTHER.
+// A callback's error code as ours: its class if it is an MPI error code or
+// class, else MPI_ERR_OTHER.
 int callback_error(int err, const char* which, const Keyval& keyval) {
-  const int error_class = errhan::error_class_of(err);
+  const int error_class = known_code(err) ? errhan::error_class_of(err) : MPI_SUCCESS;
   return errhan::make_error(error_class == MPI_SUCCESS ? MPI_ERR_OTHER : error_class,
                             "the %s callback of %s keyval 0x%x returned %d", which,
                             kind_name(keyval.kind), keyval.handle, err);
@@ -143,29 +149,60 @@ void keyval_release(Keyval* keyval) {
 
 // ---- the attribute table ----
 
+namespace {
+
+// The C callbacks receive an integer attribute (set from Fortran) as a
+// pointer to its value.
 template <class Kind>
-std::vector<Attribute>::iterator AttributeTable<Kind>::find(const Keyval* keyval) {
+int call_delete_fn(const Keyval& keyval, int object, const Attribute& attribute) {
+  auto* fn = Kind::delete_fn(keyval);
+  if (fn == nullptr) return MPI_SUCCESS;
+  const int type = static_cast<int>(attribute.type);
+  if (keyval.delete_proxy != nullptr)
+    return keyval.delete_proxy(reinterpret_cast<MPI_Comm_delete_attr_function*>(fn), object,
+                               keyval.handle, type, attribute.value, keyval.extra_state);
+  void* value = attribute.value;
+  void* arg = attr_is_integer(attribute.type) ? static_cast<void*>(&value) : value;
+  return fn(object, keyval.handle, arg, keyval.extra_state);
+}
+
+template <class Kind>
+int call_copy_fn(const Keyval& keyval, int object, const Attribute& attribute, void** copy,
+                 int* flag) {
+  auto* fn = Kind::copy_fn(keyval);
+  const int type = static_cast<int>(attribute.type);
+  if (keyval.copy_proxy != nullptr)
+    return keyval.copy_proxy(reinterpret_cast<MPI_Comm_copy_attr_function*>(fn), object,
+                             keyval.handle, keyval.extra_state, type, attribute.value, copy, flag);
+  void* value = attribute.value;
+  void* arg = attr_is_integer(attribute.type) ? static_cast<void*>(&value) : value;
+  return fn(object, keyval.handle, keyval.extra_state, arg, copy, flag);
+}
+
+}  // namespace
+
+template <class Kind>
+std::list<Attribute>::iterator AttributeTable<Kind>::find(const Keyval* keyval) {
   return std::find_if(items_.begin(), items_.end(),
                       [keyval](const Attribute& a) { return a.keyval == keyval; });
 }
 
 template <class Kind>
-std::vector<Attribute>::const_iterator AttributeTable<Kind>::find(const Keyval* keyval) const {
+std::list<Attribute>::const_iterator AttributeTable<Kind>::find(const Keyval* keyval) const {
   return std::find_if(items_.begin(), items_.end(),
                       [keyval](const Attribute& a) { return a.keyval == keyval; });
 }
 
 template <class Kind>
 int AttributeTable<Kind>::call_delete(int object, const Attribute& attribute) const {
-  Keyval* keyval = attribute.keyval;
-  auto* fn = Kind::delete_fn(*keyval);
-  if (fn == nullptr) return MPI_SUCCESS;
-  const int err = fn(object, keyval->handle, attribute.value, keyval->extra_state);
+  const Keyval* keyval = attribute.keyval;
+  const int err = call_delete_fn<Kind>(*keyval, object, attribute);
   return err == MPI_SUCCESS ? err : callback_error(err, "delete", *keyval);
 }
 
 template <class Kind>
-int AttributeTable<Kind>::set(int object, int handle, void* value, const char* function) {
+int AttributeTable<Kind>::set(int object, int handle, void* value, AttrType type,
+                              const char* function) {
   Keyval* keyval = keyval_get(handle, Kind::kKind);
   if (keyval == nullptr) return keyval_error(handle, Kind::kKind, function);
   if (auto it = find(keyval); it != items_.end()) {
@@ -173,21 +210,27 @@ int AttributeTable<Kind>::set(int object, int handle, void* value, const char* f
     // The callback may have changed the table.
     if (it = find(keyval); it != items_.end()) {
       it->value = value;
+      it->type = type;
       return MPI_SUCCESS;
     }
   }
   keyval_retain(keyval);
-  items_.push_back(Attribute{keyval, value});
+  items_.push_back(Attribute{keyval, value, type});
   return MPI_SUCCESS;
 }
 
 template <class Kind>
-int AttributeTable<Kind>::get(int handle, void* value, int* flag, const char* function) const {
+int AttributeTable<Kind>::get(int handle, void* value, int* flag, AttrType as,
+                              const char* function) const {
   const Keyval* keyval = keyval_in_use(handle, Kind::kKind);
   if (keyval == nullptr) return keyval_error(handle, Kind::kKind, function);
   auto it = find(keyval);
   *flag = it != items_.end();
-  if (*flag) *static_cast<void**>(value) = it->value;
+  if (!*flag) return MPI_SUCCESS;
+  if (as != AttrType::kPointer)
+    *static_cast<intptr_t*>(value) = reinterpret_cast<intptr_t>(it->value);
+  else if (attr_is_integer(it->type)) *static_cast<void**>(value) = const_cast<void**>(&it->value);
+  else *static_cast<void**>(value) = it->value;
   return MPI_SUCCESS;
 }
 
@@ -209,15 +252,14 @@ template <class Kind>
 int AttributeTable<Kind>::copy_to(int object, AttributeTable& to) const {
   for (const Attribute& attribute : items_) {
     Keyval* keyval = attribute.keyval;
-    auto* fn = Kind::copy_fn(*keyval);
-    if (fn == nullptr) continue;
+    if (Kind::copy_fn(*keyval) == nullptr) continue;
     void* copy = nullptr;
     int flag = 0;
-    const int err = fn(object, keyval->handle, keyval->extra_state, attribute.value, &copy, &flag);
+    const int err = call_copy_fn<Kind>(*keyval, object, attribute, &copy, &flag);
     if (err != MPI_SUCCESS) return callback_error(err, "copy", *keyval);
     if (flag == 0) continue;
     keyval_retain(keyval);
-    to.items_.push_back(Attribute{keyval, copy});
+    to.items_.push_back(Attribute{keyval, copy, attribute.type});
   }
   return MPI_SUCCESS;
 }

@@ -5,7 +5,7 @@
 // callbacks and names (attr_table.cc).
 #pragma once
 
-#include <vector>
+#include <list>
 
 namespace stmpi::mpi {
 
@@ -15,10 +15,19 @@ struct CommAttrs;
 struct TypeAttrs;
 struct WinAttrs;
 
+// How an attribute value was given (MPI 4.1 section 19.3.7), with the values
+// MPICH's Fortran library passes to the MPII_*_attr hooks: a C pointer, a
+// Fortran INTEGER(KIND=MPI_ADDRESS_KIND), or a Fortran INTEGER. The two
+// integer kinds store the value itself; C sees them through a pointer to the
+// stored value, Fortran sees a C pointer as an address-sized integer.
+enum class AttrType : int { kPointer = 0, kAint = 1, kInt = 3 };
+inline bool attr_is_integer(AttrType type) { return (static_cast<int>(type) & 1) != 0; }
+
 // One cached attribute; the attribute holds a reference on its keyval.
 struct Attribute {
   Keyval* keyval = nullptr;
   void* value = nullptr;
+  AttrType type = AttrType::kPointer;
 };
 
 // The attributes cached on one object, in the order they were first set.
@@ -33,9 +42,13 @@ template <class Kind>
 class AttributeTable {
  public:
   // MPI_*_set_attr: replaces an existing value (after its delete callback).
-  [[nodiscard]] int set(int object, int keyval, void* value, const char* function);
-  // MPI_*_get_attr for a user keyval: *static_cast<void**>(value) and *flag.
-  [[nodiscard]] int get(int keyval, void* value, int* flag, const char* function) const;
+  [[nodiscard]] int set(int object, int keyval, void* value, AttrType type, const char* function);
+  // MPI_*_get_attr for a user keyval, read as `as`: from C (kPointer) an
+  // integer attribute reads as a pointer to its stored value; from Fortran
+  // every attribute reads as the address-sized integer it holds (written to
+  // *static_cast<intptr_t*>(value); the caller takes the low INTEGER).
+  [[nodiscard]] int get(int keyval, void* value, int* flag, AttrType as,
+                        const char* function) const;
   // MPI_*_delete_attr: runs the delete callback, then drops the attribute
   // (it stays when the callback fails).
   [[nodiscard]] int remove(int object, int keyval, const char* function);
@@ -50,11 +63,13 @@ class AttributeTable {
   bool empty() const { return items_.empty(); }
 
  private:
-  std::vector<Attribute>::iterator find(const Keyval* keyval);
-  std::vector<Attribute>::const_iterator find(const Keyval* keyval) const;
+  std::list<Attribute>::iterator find(const Keyval* keyval);
+  std::list<Attribute>::const_iterator find(const Keyval* keyval) const;
   int call_delete(int object, const Attribute& attribute) const;
 
-  std::vector<Attribute> items_;
+  // A list, so that the address of a stored integer value that a C caller
+  // reads stays valid while other attributes come and go.
+  std::list<Attribute> items_;
 };
 
 }  // namespace stmpi::mpi

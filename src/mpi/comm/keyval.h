@@ -11,6 +11,15 @@
 
 namespace stmpi::mpi {
 
+// The callback proxies of MPICH's MPII_Keyval_set_proxy (a language binding
+// calls the user's callback in its own conventions). The handle is the
+// object's (communicators, datatypes and windows are all ints), `type` the
+// stored value's AttrType as an int, `value` the stored value itself.
+using AttrCopyProxy = int(MPI_Comm_copy_attr_function* user_fn, int handle, int keyval,
+                          void* extra_state, int type, void* value, void** copy, int* flag);
+using AttrDeleteProxy = int(MPI_Comm_delete_attr_function* user_fn, int handle, int keyval,
+                            int type, void* value, void* extra_state);
+
 struct Keyval {
   enum class Kind { kComm, kType, kWin };
   int handle = 0;
@@ -22,6 +31,10 @@ struct Keyval {
   MPI_Win_copy_attr_function* win_copy_fn = nullptr;
   MPI_Win_delete_attr_function* win_delete_fn = nullptr;
   void* extra_state = nullptr;
+  // Set by MPII_Keyval_set_proxy (Fortran keyvals): the callbacks above are
+  // then called through these.
+  AttrCopyProxy* copy_proxy = nullptr;
+  AttrDeleteProxy* delete_proxy = nullptr;
   // One reference for the user's handle (dropped by the free_keyval call)
   // and one per attribute that uses the key.
   std::atomic<int> refs{1};

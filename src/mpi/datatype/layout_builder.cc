@@ -209,9 +209,12 @@ void LayoutBuilder::finish(Datatype& type, bool pad_extent) {
   // Bounds from the entries without markers; a marker overrides the bound
   // it sets. The padding makes the span up to the unmarked upper bound a
   // multiple of the alignment.
+  // With no entry but markers, the unmarked bounds are 0 (as MPICH has it:
+  // {(LB,10)} has ub 0 and extent -10, {(UB,10)} lb 0 and extent 10).
+  const bool markers_only = !have_lb_ && !have_ub_ && (have_marker_lb_ || have_marker_ub_);
   MPI_Aint lb = have_marker_lb_ ? marker_lb_ : have_lb_ ? lb_ : 0;
-  MPI_Aint ub = have_marker_ub_ ? marker_ub_ : have_ub_ ? ub_ : lb;
-  if (!have_marker_lb_ && !have_lb_) lb = ub;
+  MPI_Aint ub = have_marker_ub_ ? marker_ub_ : have_ub_ ? ub_ : markers_only ? 0 : lb;
+  if (!have_marker_lb_ && !have_lb_ && !markers_only) lb = ub;
   if (pad_extent && !have_marker_ub_ && have_ub_) {
     const MPI_Aint from = have_lb_ ? lb_ : lb;
     ub = from + round_up(ub - from, layout_.alignment);

@@ -74,6 +74,8 @@ const BasicSpec kBasicTypes[] = {
     basic<int16_t>(MPI_INTEGER2, "MPI_INTEGER2", EK::kInt16, TC::kInteger),
     basic<int32_t>(MPI_INTEGER4, "MPI_INTEGER4", EK::kInt32, TC::kInteger),
     basic<int64_t>(MPI_INTEGER8, "MPI_INTEGER8", EK::kInt64, TC::kInteger),
+    // gfortran's integer(16): stored and moved; no reduction kernels.
+    basic<__int128>(MPI_INTEGER16, "MPI_INTEGER16", EK::kNone, TC::kInteger),
 
     basic<int8_t>(MPI_INT8_T, "MPI_INT8_T", EK::kInt8, TC::kInteger),
     basic<int16_t>(MPI_INT16_T, "MPI_INT16_T", EK::kInt16, TC::kInteger),

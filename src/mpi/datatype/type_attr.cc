@@ -20,6 +20,15 @@ int type_attr_copy_all(Datatype& from, Datatype& to) {
 
 int type_attr_delete_all(Datatype& type) { return type.attributes.delete_all(type.handle); }
 
+int type_set_attr_as(Datatype& type, int keyval, void* value, AttrType as, const char* function) {
+  return type.attributes.set(type.handle, keyval, value, as, function);
+}
+
+int type_get_attr_as(Datatype& type, int keyval, void* value, int* flag, AttrType as,
+                     const char* function) {
+  return type.attributes.get(keyval, value, flag, as, function);
+}
+
 }  // namespace stmpi::mpi
 
 namespace stmpi::impl {
@@ -42,11 +51,13 @@ int type_free_keyval(int* type_keyval) {
 }
 
 int type_set_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val) {
-  return datatype.attributes.set(datatype.handle, type_keyval, attribute_val, "MPI_Type_set_attr");
+  return mpi::type_set_attr_as(datatype, type_keyval, attribute_val, mpi::AttrType::kPointer,
+                               "MPI_Type_set_attr");
 }
 
 int type_get_attr(mpi::Datatype& datatype, int type_keyval, void* attribute_val, int* flag) {
-  return datatype.attributes.get(type_keyval, attribute_val, flag, "MPI_Type_get_attr");
+  return mpi::type_get_attr_as(datatype, type_keyval, attribute_val, flag, mpi::AttrType::kPointer,
+                               "MPI_Type_get_attr");
 }
 
 int type_delete_attr(mpi::Datatype& datatype, int type_keyval) {

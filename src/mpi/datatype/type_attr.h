@@ -1,9 +1,18 @@
 // Attribute caching on datatypes, for MPI_Type_dup and MPI_Type_free.
 #pragma once
 
+#include "mpi/comm/attr_table.h"
+
 namespace stmpi::mpi {
 
 struct Datatype;
+
+// MPI_Type_set_attr / MPI_Type_get_attr with the value's language type (see
+// mpi/comm/attr.h).
+[[nodiscard]] int type_set_attr_as(Datatype& type, int keyval, void* value, AttrType as,
+                                   const char* function);
+[[nodiscard]] int type_get_attr_as(Datatype& type, int keyval, void* value, int* flag, AttrType as,
+                                   const char* function);
 
 // Runs the copy callbacks of `from`'s attributes (MPI_Type_dup) and caches
 // the copies the callbacks ask for on `to`. Returns the first callback error.

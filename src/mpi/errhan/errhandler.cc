@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/impl_env.h"
+#include "mpi/mpix/impl_mpix.h"
 #include "pmi/client.h"
 
 namespace stmpi::mpi {
@@ -26,13 +28,21 @@ struct UserErrors {
   int last_class = errhan::kFirstUserClass - 1;
   int codes = 0;  // user-defined codes handed out
   std::map<int, std::string> strings;
+  std::set<int> deleted;  // classes and codes removed by MPIX_Delete_error_class/code
 } g_user_errors;
+
+// Whether the program set MPI_COMM_SELF's error handler (see raise_on_comm).
+bool g_self_errhandler_set = false;
+
+}  // namespace
 
 // A code this library could have returned: a predefined class, a code of
 // one (with a message slot), or a class or code added by the user.
 bool known_code(int code) {
   if (code < 0) return false;
   const int error_class = errhan::error_class_of(code);
+  if (g_user_errors.deleted.count(error_class) != 0 || g_user_errors.deleted.count(code) != 0)
+    return false;
   if (error_class & errhan::kUserClassBit) {
     if (error_class < errhan::kFirstUserClass || error_class > g_user_errors.last_class)
       return false;
@@ -46,8 +56,6 @@ bool known_code(int code) {
   }
   return true;
 }
-
-}  // namespace
 
 HandleTable<Errhandler, ObjectKind::kErrhandler>& errhandler_table() { return g_errhandlers; }
 
@@ -95,6 +103,11 @@ void abort_job(int code, const char* function) {
 
 int raise_on_comm(Comm* comm, int code, const char* function) {
   if (code == MPI_SUCCESS) return code;
+  // An error with no communicator goes to MPI_COMM_SELF's handler (MPI 4.1
+  // section 9.3). As MPICH does, for programs written before MPI 4.0 (when
+  // MPI_COMM_WORLD's handler served), MPI_COMM_WORLD's handler serves while
+  // the program has not set one on MPI_COMM_SELF.
+  if (comm == nullptr) comm = g_self_errhandler_set ? comm_self() : comm_world();
   if (comm == nullptr) comm = comm_self();
   Errhandler* eh = comm != nullptr ? comm->errhandler : nullptr;
   if (eh == nullptr) abort_job(code, function);  // before MPI_Init completed
@@ -138,6 +151,7 @@ int comm_set_errhandler(mpi::Comm& comm, MPI_Errhandler errhandler) {
   mpi::errhandler_retain(eh);
   if (comm.errhandler != nullptr) mpi::errhandler_release(comm.errhandler);
   comm.errhandler = eh;
+  if (comm.handle == MPI_COMM_SELF) mpi::g_self_errhandler_set = true;
   return MPI_SUCCESS;
 }
 
@@ -199,8 +213,9 @@ int add_error_class(int* errorclass) {
 
 int add_error_code(int errorclass, int* errorcode) {
   const bool predefined = errorclass >= MPI_SUCCESS && errorclass <= MPI_ERR_VALUE_TOO_LARGE;
-  const bool added =
-      errorclass >= mpi::errhan::kFirstUserClass && errorclass <= mpi::g_user_errors.last_class;
+  const bool added = errorclass >= mpi::errhan::kFirstUserClass &&
+                     errorclass <= mpi::g_user_errors.last_class &&
+                     mpi::g_user_errors.deleted.count(errorclass) == 0;
   if (!predefined && !added)
     return mpi::errhan::make_error(MPI_ERR_ARG,
                                    "errorclass=%d is neither predefined nor added by "
@@ -219,6 +234,45 @@ int add_error_string(int errorcode, const char* string) {
     return mpi::errhan::make_error(
         MPI_ERR_ARG, "errorcode=%d is predefined; its string cannot change", errorcode);
   mpi::g_user_errors.strings[errorcode] = string;
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+bool added_code(int code) {
+  return code >= 0 && (code & mpi::errhan::kUserCodeBit) != 0 && mpi::known_code(code);
+}
+
+bool added_class(int error_class) {
+  return error_class >= mpi::errhan::kFirstUserClass &&
+         error_class <= mpi::g_user_errors.last_class && mpi::known_code(error_class);
+}
+
+}  // namespace
+
+int mpix_delete_error_class(int errorclass) {
+  if (!added_class(errorclass))
+    return mpi::errhan::make_error(
+        MPI_ERR_ARG, "errorclass=%d is not a class added by MPI_Add_error_class", errorclass);
+  mpi::g_user_errors.deleted.insert(errorclass);
+  mpi::g_user_errors.strings.erase(errorclass);
+  return MPI_SUCCESS;
+}
+
+int mpix_delete_error_code(int errorcode) {
+  if (!added_code(errorcode))
+    return mpi::errhan::make_error(
+        MPI_ERR_ARG, "errorcode=%d is not a code added by MPI_Add_error_code", errorcode);
+  mpi::g_user_errors.deleted.insert(errorcode);
+  mpi::g_user_errors.strings.erase(errorcode);
+  return MPI_SUCCESS;
+}
+
+int mpix_delete_error_string(int errorcode) {
+  if (!added_code(errorcode) && !added_class(errorcode))
+    return mpi::errhan::make_error(
+        MPI_ERR_ARG, "errorcode=%d is not a class or code added by the program", errorcode);
+  mpi::g_user_errors.strings.erase(errorcode);
   return MPI_SUCCESS;
 }
 

@@ -28,6 +28,11 @@ Errhandler* errhandler_get(int handle);
 void errhandler_retain(Errhandler* eh);
 void errhandler_release(Errhandler* eh);
 
+// Whether `code` is one this library could have returned: a predefined
+// class, a code of one, or a class or code the program added (and did not
+// delete).
+bool known_code(int code);
+
 namespace errhan {
 void init_predefined();
 // Applies `comm`'s error handler (COMM_SELF's when comm is null) to a

@@ -45,5 +45,14 @@ namespace stmpi::impl {
 [[nodiscard]] int mpix_win_get_stream_pending(mpi::Win& win, long long* pending_epochs);
 [[nodiscard]] int mpix_win_get_stream_trigger_stats(mpi::Win* win, MPIX_Stream_trigger_stats* stats,
     int size);
+[[nodiscard]] int mpix_comm_revoke(mpi::Comm& comm);
+[[nodiscard]] int mpix_comm_shrink(mpi::Comm& comm, MPI_Comm* newcomm);
+[[nodiscard]] int mpix_comm_failure_ack(mpi::Comm& comm);
+[[nodiscard]] int mpix_comm_failure_get_acked(mpi::Comm& comm, MPI_Group* failedgrp);
+[[nodiscard]] int mpix_comm_agree(mpi::Comm& comm, int* flag);
+[[nodiscard]] int mpix_gpu_query_support(int gpu_type, int* is_supported);
+[[nodiscard]] int mpix_delete_error_class(int errorclass);
+[[nodiscard]] int mpix_delete_error_code(int errorcode);
+[[nodiscard]] int mpix_delete_error_string(int errorcode);
 
 }  // namespace stmpi::impl

@@ -1,8 +1,11 @@
 #include "mpi/pt2pt/bsend.h"
 
+#include <cstdint>
 #include <iterator>
 #include <map>
+#include <vector>
 
+#include "device/progress.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
@@ -14,18 +17,35 @@
 namespace stmpi::mpi::bsend {
 namespace {
 
+// A region of the attached buffer in use: the send using it and its number
+// (sends are numbered in the order they were buffered).
+struct Region {
+  Request* req = nullptr;
+  uint64_t number = 0;
+};
+
 // The attached buffer and the regions live sends occupy in it, by offset.
 struct AttachedBuffer {
   char* base = nullptr;
   std::size_t size = 0;
-  std::map<std::size_t, Request*> in_use;  // offset -> the send using it
+  std::map<std::size_t, Region> in_use;  // offset -> the send using it
 };
 AttachedBuffer g_buffer;
+uint64_t g_sends_buffered = 0;
+
+// MPI_Buffer_iflush requests still waiting: each completes once no send
+// buffered before it (number below `before`) is left.
+struct PendingFlush {
+  Request* req = nullptr;
+  uint64_t before = 0;
+};
+std::vector<PendingFlush> g_flushes;
+int g_flush_hook = -1;
 
 // Frees the regions of sends that completed.
 void reclaim() {
   for (auto it = g_buffer.in_use.begin(); it != g_buffer.in_use.end();) {
-    Request* req = it->second;
+    Request* req = it->second.req;
     if (request_test(req)) {
       request_free(req);
       it = g_buffer.in_use.erase(it);
@@ -40,13 +60,41 @@ void reclaim() {
 bool allocate(std::size_t bytes, std::size_t* offset) {
   const std::size_t need = bytes + MPI_BSEND_OVERHEAD;
   std::size_t cursor = 0;
-  for (const auto& [start, req] : g_buffer.in_use) {
+  for (const auto& [start, region] : g_buffer.in_use) {
     if (start - cursor >= need) break;
-    cursor = start + req->bsend_bytes + MPI_BSEND_OVERHEAD;
+    cursor = start + region.req->bsend_bytes + MPI_BSEND_OVERHEAD;
   }
   if (cursor + need > g_buffer.size) return false;
   *offset = cursor;
   return true;
+}
+
+// Whether every send buffered before number `before` has left the buffer.
+bool flushed(uint64_t before) {
+  for (const auto& entry : g_buffer.in_use)
+    if (entry.second.number < before) return false;
+  return true;
+}
+
+// The progress hook of MPI_Buffer_iflush: completes the flushes whose sends
+// are gone, and removes itself when none is left.
+int flush_progress(void*) {
+  reclaim();
+  int done = 0;
+  for (auto it = g_flushes.begin(); it != g_flushes.end();) {
+    if (flushed(it->before)) {
+      it->req->dev.done.store(true, std::memory_order_release);
+      it = g_flushes.erase(it);
+      ++done;
+    } else {
+      ++it;
+    }
+  }
+  if (g_flushes.empty()) {
+    dev::remove_progress_hook(g_flush_hook);
+    g_flush_hook = -1;
+  }
+  return done;
 }
 
 }  // namespace
@@ -81,7 +129,7 @@ int send(const void* buf, MPI_Count count, Datatype& type, int dest, int tag, Co
     request_free(req);
     return err;
   }
-  g_buffer.in_use.emplace(offset, req);
+  g_buffer.in_use.emplace(offset, Region{req, g_sends_buffered++});
   if (out != nullptr) {
     *out = request_create(Request::Kind::kDone);
     (*out)->dev.done.store(true, std::memory_order_relaxed);
@@ -117,6 +165,30 @@ int detach(void* buffer_addr, MPI_Count* size) {
   return MPI_SUCCESS;
 }
 
+int flush() {
+  dev::ProgressWait wait;
+  reclaim();
+  const uint64_t before = g_sends_buffered;
+  while (!flushed(before)) {
+    wait.pause();
+    reclaim();
+  }
+  return MPI_SUCCESS;
+}
+
+int iflush(Request** out) {
+  Request* req = request_create(Request::Kind::kGeneralized);
+  reclaim();
+  if (flushed(g_sends_buffered)) {
+    req->dev.done.store(true, std::memory_order_relaxed);
+  } else {
+    g_flushes.push_back(PendingFlush{req, g_sends_buffered});
+    if (g_flush_hook < 0) g_flush_hook = dev::add_progress_hook(flush_progress, nullptr);
+  }
+  *out = req;
+  return MPI_SUCCESS;
+}
+
 }  // namespace stmpi::mpi::bsend
 
 namespace stmpi::impl {
@@ -130,6 +202,13 @@ int buffer_detach(void* buffer_addr, int* size) {
 }
 int buffer_detach_c(void* buffer_addr, MPI_Count* size) {
   return mpi::bsend::detach(buffer_addr, size);
+}
+int buffer_flush() { return mpi::bsend::flush(); }
+int buffer_iflush(MPI_Request* request) {
+  mpi::Request* req = nullptr;
+  const int err = mpi::bsend::iflush(&req);
+  if (err == MPI_SUCCESS) *request = req->handle;
+  return err;
 }
 
 }  // namespace stmpi::impl

@@ -20,5 +20,10 @@ namespace stmpi::mpi::bsend {
 [[nodiscard]] int attach(void* buffer, MPI_Count size);
 // Waits for every buffered send to leave the buffer, then gives it back.
 [[nodiscard]] int detach(void* buffer_addr, MPI_Count* size);
+// MPI_Buffer_flush: waits until the sends buffered so far have left the
+// buffer (with no buffer attached, there is nothing to wait for).
+[[nodiscard]] int flush();
+// MPI_Buffer_iflush: a request that completes when they have.
+[[nodiscard]] int iflush(Request** out);
 
 }  // namespace stmpi::mpi::bsend

@@ -40,6 +40,8 @@ namespace stmpi::impl {
 [[nodiscard]] int buffer_attach_any(void* buffer, MPI_Count size);
 [[nodiscard]] int buffer_detach(void* buffer_addr, int* size);
 [[nodiscard]] int buffer_detach_c(void* buffer_addr, MPI_Count* size);
+[[nodiscard]] int buffer_flush();
+[[nodiscard]] int buffer_iflush(MPI_Request* request);
 // MPI_Recv[_c]
 [[nodiscard]] int recv_any(void* buf, MPI_Count count, mpi::Datatype& datatype, int source, int tag,
     mpi::Comm& comm, MPI_Status* status);

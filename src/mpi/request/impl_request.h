@@ -51,7 +51,7 @@ namespace stmpi::impl {
 // MPI_Get_elements_c, MPI_Get_elements_x
 [[nodiscard]] int get_elements_count(const MPI_Status* status, mpi::Datatype& datatype,
     MPI_Count* count);
-// MPI_Status_set_elements, MPI_Status_set_elements_x
+// MPI_Status_set_elements, MPI_Status_set_elements_x, MPI_Status_set_elements_c
 [[nodiscard]] int status_set_elements_count(MPI_Status* status, mpi::Datatype& datatype,
     MPI_Count count);
 [[nodiscard]] int status_set_cancelled(MPI_Status* status, int flag);

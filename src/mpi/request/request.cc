@@ -1,5 +1,6 @@
 #include "mpi/request/request.h"
 
+#include <cstring>
 #include <mutex>
 #include <new>
 
@@ -61,10 +62,7 @@ void finish(Request* req) {
     case Request::Kind::kGeneralized:
       // The query function's return value is the request's error: the
       // completing call returns it (MPI 4.1 13.2).
-      if (req->query_fn != nullptr) {
-        const int rc = req->query_fn(req->extra_state, &status);
-        status.MPI_ERROR = rc;
-      }
+      if (req->query_fn != nullptr) status.MPI_ERROR = grequest_call_query(req, &status);
       break;
     case Request::Kind::kMessage:
     case Request::Kind::kDone:
@@ -74,6 +72,42 @@ void finish(Request* req) {
 }
 
 }  // namespace
+
+// The Fortran forms of the callbacks (MPI 4.1 section 13.2): extra_state is
+// passed as the binding gave it, the status is an INTEGER array laid out as
+// MPI_Status, the error code comes back in the last argument.
+using FortranQuery = void(void* extra_state, MPI_Fint* status, MPI_Fint* ierr);
+using FortranFree = void(void* extra_state, MPI_Fint* ierr);
+using FortranCancel = void(void* extra_state, MPI_Fint* complete, MPI_Fint* ierr);
+static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0);
+
+int grequest_call_query(Request* req, MPI_Status* status) {
+  if (req->query_fn == nullptr) return MPI_SUCCESS;
+  if (!req->fortran_callbacks) return req->query_fn(req->extra_state, status);
+  MPI_Fint ierr = MPI_SUCCESS;
+  MPI_Fint fstatus[sizeof(MPI_Status) / sizeof(MPI_Fint)];
+  std::memcpy(fstatus, status, sizeof(MPI_Status));
+  reinterpret_cast<FortranQuery*>(req->query_fn)(req->extra_state, fstatus, &ierr);
+  std::memcpy(status, fstatus, sizeof(MPI_Status));
+  return ierr;
+}
+
+int grequest_call_free(Request* req) {
+  if (req->free_fn == nullptr) return MPI_SUCCESS;
+  if (!req->fortran_callbacks) return req->free_fn(req->extra_state);
+  MPI_Fint ierr = MPI_SUCCESS;
+  reinterpret_cast<FortranFree*>(req->free_fn)(req->extra_state, &ierr);
+  return ierr;
+}
+
+int grequest_call_cancel(Request* req, bool complete) {
+  if (req->cancel_fn == nullptr) return MPI_SUCCESS;
+  if (!req->fortran_callbacks) return req->cancel_fn(req->extra_state, complete ? 1 : 0);
+  MPI_Fint ierr = MPI_SUCCESS;
+  MPI_Fint fcomplete = complete ? 1 : 0;
+  reinterpret_cast<FortranCancel*>(req->cancel_fn)(req->extra_state, &fcomplete, &ierr);
+  return ierr;
+}
 
 Request* request_create(Request::Kind kind) {
   Request* req;
@@ -93,7 +127,7 @@ Request* request_create(Request::Kind kind) {
 
 void request_free(Request* req) {
   if (req->kind == Request::Kind::kGeneralized && req->free_fn != nullptr)
-    req->free_fn(req->extra_state);
+    (void)grequest_call_free(req);
   if (req->user_type != nullptr) datatype_release(req->user_type);
   if (req->persistent.type != nullptr) datatype_release(req->persistent.type);
   for (Request* part : req->parts) request_free(part);
@@ -133,7 +167,7 @@ int request_retire(Request* req, MPI_Status* status) {
   // A generalized request's free function runs here so that its error, too,
   // reaches the completing call when the query function succeeded.
   if (req->kind == Request::Kind::kGeneralized && req->free_fn != nullptr) {
-    const int rc = req->free_fn(req->extra_state);
+    const int rc = grequest_call_free(req);
     req->free_fn = nullptr;
     if (error == MPI_SUCCESS) error = rc;
   }

@@ -40,9 +40,10 @@ struct Request {
   Kind kind = Kind::kSend;
   bool persistent_active = false;  // persistent request between Start and completion
   bool cancelled = false;
-  bool finished = false;       // completion bookkeeping done (status filled)
-  bool freed_by_user = false;  // MPI_Request_free on an active request
-  dev::RequestDev dev;         // device state; dev.done says complete
+  bool finished = false;           // completion bookkeeping done (status filled)
+  bool freed_by_user = false;      // MPI_Request_free on an active request
+  bool fortran_callbacks = false;  // generalized request started from Fortran
+  dev::RequestDev dev;             // device state; dev.done says complete
   MPI_Status status{};
   Comm* comm = nullptr;  // held (refs) while active
 
@@ -85,6 +86,14 @@ struct Request {
   // kColl, kPrequestColl: the collective's schedule (owned).
   coll::Schedule* schedule = nullptr;
 };
+
+// The callbacks of a generalized request, in C conventions or, when
+// `fortran_callbacks` is set (MPII_Grequest_set_lang_f77), in Fortran ones
+// (status as INTEGER array, the error in a trailing INTEGER argument). Each
+// returns the callback's error code; a missing callback succeeds.
+int grequest_call_query(Request* req, MPI_Status* status);
+int grequest_call_free(Request* req);
+int grequest_call_cancel(Request* req, bool complete);
 
 // Persistent requests of every kind (inactive until started).
 inline bool request_is_persistent(const Request* req) {

@@ -271,9 +271,7 @@ int cancel(MPI_Request* request) {
   if (int err = resolve(*request, &req); err != MPI_SUCCESS) return err;
   if (req == nullptr) return MPI_SUCCESS;
   if (req->kind == Request::Kind::kGeneralized) {
-    if (req->cancel_fn != nullptr)
-      return req->cancel_fn(req->extra_state, req->dev.done.load(std::memory_order_acquire));
-    return MPI_SUCCESS;
+    return mpi::grequest_call_cancel(req, req->dev.done.load(std::memory_order_acquire));
   }
   if ((req->kind == Request::Kind::kRecv || req->kind == Request::Kind::kPrequestRecv) &&
       dev::cancel_recv(&req->dev)) {

@@ -110,4 +110,11 @@ inline Win* win_get(int handle) { return win_table().get(handle); }
 // Applies the window's error handler to a failed call (as raise_on_comm).
 int win_raise(Win* win, int code, const char* function);
 
+// MPI_Win_set_attr / MPI_Win_get_attr with the value's language type (see
+// mpi/comm/attr.h). Fortran reads the predefined attributes as values.
+[[nodiscard]] int win_set_attr_as(Win& win, int keyval, void* value, AttrType type,
+                                  const char* function);
+[[nodiscard]] int win_get_attr_as(Win& win, int keyval, void* value, int* flag, AttrType as,
+                                  const char* function);
+
 }  // namespace stmpi::mpi

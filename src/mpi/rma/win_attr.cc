@@ -1,6 +1,7 @@
 // Window objects as MPI objects: the handle table, error handlers,
 // attributes (predefined MPI_WIN_* and user keyvals), names, the group and
 // info hints (MPI 4.1 sections 12.2.6-12.2.7, 7.7.3, 9.3.2).
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -22,6 +23,47 @@ namespace {
 bool info_bool(std::string_view value) { return value == "true" || value == "1" || value == "yes"; }
 
 }  // namespace
+
+int win_set_attr_as(Win& win, int keyval, void* value, AttrType type, const char* function) {
+  return win.attributes.set(win.handle, keyval, value, type, function);
+}
+
+int win_get_attr_as(Win& win, int keyval, void* value, int* flag, AttrType as,
+                    const char* function) {
+  // The predefined attributes: C reads pointers (the base itself); Fortran,
+  // or their Fortran numbers (the C number plus one), read the values.
+  auto* out = static_cast<void**>(value);
+  auto* out_int = static_cast<intptr_t*>(value);
+  const bool c_number = (keyval & 1) != 0;
+  const bool as_value = as != AttrType::kPointer || !c_number;
+  const int c_keyval = c_number ? keyval : keyval - 1;
+  *flag = 1;
+  switch (c_keyval) {
+    case MPI_WIN_BASE:
+      if (as_value) *out_int = reinterpret_cast<intptr_t>(win.base);
+      else *out = win.base;
+      return MPI_SUCCESS;
+    case MPI_WIN_SIZE:
+      if (as_value) *out_int = win.bytes;
+      else *out = &win.bytes;
+      return MPI_SUCCESS;
+    case MPI_WIN_DISP_UNIT:
+      if (as_value) *out_int = win.disp_unit;
+      else *out = &win.disp_unit;
+      return MPI_SUCCESS;
+    case MPI_WIN_CREATE_FLAVOR:
+      if (as_value) *out_int = win.flavor;
+      else *out = &win.flavor;
+      return MPI_SUCCESS;
+    case MPI_WIN_MODEL:
+      if (as_value) *out_int = win.model;
+      else *out = &win.model;
+      return MPI_SUCCESS;
+    default: break;
+  }
+  *flag = 0;
+  return win.attributes.get(keyval, value, flag, as, function);
+}
 
 HandleTable<Win, ObjectKind::kWin>& win_table() {
   static HandleTable<Win, ObjectKind::kWin>* const table = new HandleTable<Win, ObjectKind::kWin>;
@@ -116,22 +158,13 @@ int win_free_keyval(int* win_keyval) {
 }
 
 int win_set_attr(mpi::Win& win, int win_keyval, void* attribute_val) {
-  return win.attributes.set(win.handle, win_keyval, attribute_val, "MPI_Win_set_attr");
+  return mpi::win_set_attr_as(win, win_keyval, attribute_val, mpi::AttrType::kPointer,
+                              "MPI_Win_set_attr");
 }
 
 int win_get_attr(mpi::Win& win, int win_keyval, void* attribute_val, int* flag) {
-  auto* out = static_cast<void**>(attribute_val);
-  *flag = 1;
-  switch (win_keyval) {
-    case MPI_WIN_BASE: *out = win.base; return MPI_SUCCESS;
-    case MPI_WIN_SIZE: *out = &win.bytes; return MPI_SUCCESS;
-    case MPI_WIN_DISP_UNIT: *out = &win.disp_unit; return MPI_SUCCESS;
-    case MPI_WIN_CREATE_FLAVOR: *out = &win.flavor; return MPI_SUCCESS;
-    case MPI_WIN_MODEL: *out = &win.model; return MPI_SUCCESS;
-    default: break;
-  }
-  *flag = 0;
-  return win.attributes.get(win_keyval, attribute_val, flag, "MPI_Win_get_attr");
+  return mpi::win_get_attr_as(win, win_keyval, attribute_val, flag, mpi::AttrType::kPointer,
+                              "MPI_Win_get_attr");
 }
 
 int win_delete_attr(mpi::Win& win, int win_keyval) {

@@ -55,10 +55,8 @@ void register_file(File* file) {
   auto& table = fortran_files();
   auto slot = std::find(table.begin() + 1, table.end(), nullptr);
   file->fortran_index = static_cast<int>(slot - table.begin());
-  if (slot == table.end())
-    table.push_back(file);
-  else
-    *slot = file;
+  if (slot == table.end()) table.push_back(file);
+  else *slot = file;
 }
 
 void unregister_file(File* file) {
@@ -68,25 +66,29 @@ void unregister_file(File* file) {
     table[static_cast<std::size_t>(file->fortran_index)] = nullptr;
 }
 
-int check_amode(int amode) {
+int check_amode(int amode, const char* name) {
   constexpr int kKnown = MPI_MODE_CREATE | MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR |
                          MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN | MPI_MODE_EXCL |
                          MPI_MODE_APPEND | MPI_MODE_SEQUENTIAL;
-  if (amode & ~kKnown) return make_error(MPI_ERR_AMODE, "amode=0x%x has unknown bits", amode);
+  if (amode & ~kKnown)
+    return make_error(MPI_ERR_AMODE, "MPI_File_open of \"%s\": amode=0x%x has unknown bits", name,
+                      amode);
   const int rw = amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
   if (rw != MPI_MODE_RDONLY && rw != MPI_MODE_WRONLY && rw != MPI_MODE_RDWR)
     return make_error(MPI_ERR_AMODE,
-                      "amode=0x%x must have exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY "
-                      "and MPI_MODE_RDWR",
-                      amode);
+                      "MPI_File_open of \"%s\": amode=0x%x must have exactly one of "
+                      "MPI_MODE_RDONLY, MPI_MODE_WRONLY and MPI_MODE_RDWR",
+                      name, amode);
   if (rw == MPI_MODE_RDONLY && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
     return make_error(MPI_ERR_AMODE,
-                      "amode=0x%x: MPI_MODE_RDONLY cannot go with MPI_MODE_CREATE or "
-                      "MPI_MODE_EXCL",
-                      amode);
+                      "MPI_File_open of \"%s\": amode=0x%x: MPI_MODE_RDONLY cannot go with "
+                      "MPI_MODE_CREATE or MPI_MODE_EXCL",
+                      name, amode);
   if (rw == MPI_MODE_RDWR && (amode & MPI_MODE_SEQUENTIAL))
     return make_error(MPI_ERR_AMODE,
-                      "amode=0x%x: MPI_MODE_RDWR cannot go with MPI_MODE_SEQUENTIAL", amode);
+                      "MPI_File_open of \"%s\": amode=0x%x: MPI_MODE_RDWR cannot go with "
+                      "MPI_MODE_SEQUENTIAL",
+                      name, amode);
   return MPI_SUCCESS;
 }
 
@@ -149,9 +151,8 @@ using mpi::io::File;
 
 int file_open(Comm& comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
   *fh = MPI_FILE_NULL;
-  if (comm.is_inter())
-    return make_error(MPI_ERR_COMM, "MPI_File_open needs an intracommunicator");
-  int local = mpi::io::check_amode(amode);
+  if (comm.is_inter()) return make_error(MPI_ERR_COMM, "MPI_File_open needs an intracommunicator");
+  int local = mpi::io::check_amode(amode, filename);
   if (local == MPI_SUCCESS && info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
     local = make_error(MPI_ERR_INFO, "info=0x%x is not a valid info object",
                        static_cast<unsigned>(info));
@@ -164,6 +165,7 @@ int file_open(Comm& comm, const char* filename, int amode, MPI_Info info, MPI_Fi
   int perm = 0666;
   if (local == MPI_SUCCESS) mpi::io::apply_hints(file->hints(), mpi::info_get(info), &perm);
   Comm& fcomm = *file->comm_;
+  const std::string what = "MPI_File_open of \"" + file->name_ + "\"";
   auto fail = [&](int err) {
     if (file->driver_) (void)file->driver_->close();
     mpi::io::free_comm(file->comm_);
@@ -172,11 +174,11 @@ int file_open(Comm& comm, const char* filename, int amode, MPI_Info info, MPI_Fi
   // Rank 0 first: it creates the file if asked.
   if (fcomm.rank == 0 && local == MPI_SUCCESS)
     local = mpi::io::posix_open(file->name_, amode, perm, &file->driver_, "MPI_File_open");
-  if (int err = agree(fcomm, local, "MPI_File_open")) return fail(err);
+  if (int err = agree(fcomm, local, what.c_str())) return fail(err);
   if (fcomm.rank != 0)
     local = mpi::io::posix_open(file->name_, amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL), perm,
                                 &file->driver_, "MPI_File_open");
-  if (int err = agree(fcomm, local, "MPI_File_open")) return fail(err);
+  if (int err = agree(fcomm, local, what.c_str())) return fail(err);
   mpi::io::view_init(*file);
   if (amode & MPI_MODE_APPEND) {
     MPI_Offset size = 0;
@@ -185,7 +187,7 @@ int file_open(Comm& comm, const char* filename, int amode, MPI_Info info, MPI_Fi
   }
   file->set_errhandler(mpi::io::default_file_errhandler());
   if (local == MPI_SUCCESS) local = mpi::io::shared_open(*file);
-  if (int err = agree(fcomm, local, "MPI_File_open")) {
+  if (int err = agree(fcomm, local, what.c_str())) {
     mpi::io::shared_close(*file);
     return fail(err);
   }
@@ -231,7 +233,9 @@ int file_set_size(File& fh, MPI_Offset size) {
     err = make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                      "MPI_File_set_size on \"%s\", opened with MPI_MODE_SEQUENTIAL",
                      fh.name().c_str());
-  if (err == MPI_SUCCESS && fh.comm().rank == 0) err = fh.driver().truncate(size);
+  // Every process has arrived (and checked) before the size changes.
+  if (int e = agree(fh.comm(), err, "MPI_File_set_size")) return e;
+  if (fh.comm().rank == 0) err = fh.driver().truncate(size);
   return agree(fh.comm(), err, "MPI_File_set_size");
 }
 
@@ -246,7 +250,9 @@ int file_preallocate(File& fh, MPI_Offset size) {
     err = make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                      "MPI_File_preallocate on \"%s\", opened with MPI_MODE_SEQUENTIAL",
                      fh.name().c_str());
-  if (err == MPI_SUCCESS && fh.comm().rank == 0) err = fh.driver().allocate(size);
+  // Every process has arrived (and checked) before the size changes.
+  if (int e = agree(fh.comm(), err, "MPI_File_preallocate")) return e;
+  if (fh.comm().rank == 0) err = fh.driver().allocate(size);
   return agree(fh.comm(), err, "MPI_File_preallocate");
 }
 
@@ -266,8 +272,9 @@ int file_set_atomicity(File& fh, int flag) {
   if (int err = mpi::coll::allgather(&mine, 1, &int_type, all.data(), 1, int_type, fh.comm()))
     return err;
   if (std::any_of(all.begin(), all.end(), [&](int v) { return v != mine; }))
-    return make_error(MPI_ERR_NOT_SAME, "MPI_File_set_atomicity: the processes passed different "
-                                        "flags");
+    return make_error(MPI_ERR_NOT_SAME,
+                      "MPI_File_set_atomicity: the processes passed different "
+                      "flags");
   fh.set_atomic(mine != 0);
   return MPI_SUCCESS;
 }

@@ -159,8 +159,8 @@ class PosixDriver final : public Driver {
         continue;
       }
       MPI_Count more = 0;
-      if (int err = pread(static_cast<char*>(iov[i].iov_base) + skip, len - skip, offset + *done,
-                          &more))
+      if (int err =
+              pread(static_cast<char*>(iov[i].iov_base) + skip, len - skip, offset + *done, &more))
         return err;
       *done += more;
       if (more < len - skip) return MPI_SUCCESS;  // end of file
@@ -191,17 +191,17 @@ int errno_class(int err) {
   switch (err) {
     case ENOENT:
     case ENOTDIR: return MPI_ERR_NO_SUCH_FILE;
-    case ENAMETOOLONG:
     case EEXIST: return MPI_ERR_FILE_EXISTS;
     case EACCES:
     case EPERM: return MPI_ERR_ACCESS;
+    case EROFS: return MPI_ERR_READ_ONLY;
+    case ENAMETOOLONG:
     case EISDIR:
     case ELOOP:
-    case EROFS: return MPI_ERR_READ_ONLY;
+    case EBADF: return MPI_ERR_BAD_FILE;
     case ENOSPC:
     case EFBIG: return MPI_ERR_NO_SPACE;
     case EDQUOT: return MPI_ERR_QUOTA;
-    case EBADF: return MPI_ERR_BAD_FILE;
     case ETXTBSY:
     case EBUSY: return MPI_ERR_FILE_IN_USE;
     case EINVAL: return MPI_ERR_AMODE;

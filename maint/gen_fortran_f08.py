@@ -211,7 +211,15 @@ def glue_arg(proc, ap):
     ftype, dims = f08_type(ap, cp, proc.large)
     ctype = cp.cxx_decl().replace(' ' + cp.name, ' ' + n) if cp else None
     if ap['kind'] in ('FUNCTION', 'POLYFUNCTION'):
+        # Passed to C as is only where the f08 callback has the C callback's
+        # argument passing (MPI_User_function_c); the others need proxies.
+        if ap['func_type'] != 'MPI_User_function':
+            raise KeyError(f'{proc.fn.name}: callback {ap["func_type"]} needs a proxy')
         return GlueArg(f'TYPE(C_FUNPTR), VALUE :: {n}', f'C_FUNLOC({n})', cp.cxx_decl())
+    if ap['kind'] == 'STRING' and ap['param_direction'] == 'in':
+        # Trailing blanks trimmed, NUL-terminated (leading ones are kept,
+        # as the f77 glue keeps them for names like datarep).
+        return GlueArg(f'CHARACTER(KIND=C_CHAR) :: {n}(*)', f'TRIM({n})//C_NULL_CHAR', ctype)
     if ap['kind'] in ('STRING', 'STRING_ARRAY', 'STRING_2DARRAY'):
         raise KeyError(f'{proc.fn.name}: strings in the C glue')
     if ap['kind'] in ('LOGICAL', 'LOGICAL_OPTIONAL'):

@@ -236,6 +236,138 @@ SUBROUTINE pmpir_pack_f08ts_large(inbuf, incount, datatype, outbuf, outsize, pos
   ierror_c = glue(inbuf, incount, datatype%MPI_VAL, outbuf, outsize, position, comm%MPI_VAL)
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_pack_f08ts_large
+SUBROUTINE mpi_pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER, INTENT(IN) :: incount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, incount, datatype, outbuf, outsize, position) BIND(C, &
+      NAME="stmpi_f08_MPI_Pack_external") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_INT), VALUE :: incount
+    INTEGER(C_INT), VALUE :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_INTPTR_T), VALUE :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: position
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, incount, datatype%MPI_VAL, outbuf, &
+      outsize, position)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_pack_external_f08ts
+SUBROUTINE pmpir_pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER, INTENT(IN) :: incount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, incount, datatype, outbuf, outsize, position) BIND(C, &
+      NAME="stmpi_f08_PMPI_Pack_external") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_INT), VALUE :: incount
+    INTEGER(C_INT), VALUE :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_INTPTR_T), VALUE :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: position
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, incount, datatype%MPI_VAL, outbuf, &
+      outsize, position)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_pack_external_f08ts
+SUBROUTINE mpi_pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, incount, datatype, outbuf, outsize, position) BIND(C, &
+      NAME="stmpi_f08_MPI_Pack_external_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_LONG), VALUE :: incount
+    INTEGER(C_INT), VALUE :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_LONG), VALUE :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, incount, datatype%MPI_VAL, outbuf, &
+      outsize, position)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_pack_external_f08ts_large
+SUBROUTINE pmpir_pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, incount, datatype, outbuf, outsize, position) BIND(C, &
+      NAME="stmpi_f08_PMPI_Pack_external_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_LONG), VALUE :: incount
+    INTEGER(C_INT), VALUE :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_LONG), VALUE :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, incount, datatype%MPI_VAL, outbuf, &
+      outsize, position)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_pack_external_f08ts_large
 SUBROUTINE mpi_pack_external_size_f08(datarep, incount, datatype, size, ierror)
   USE, INTRINSIC :: ISO_C_BINDING
   USE mpi_f08_types
@@ -284,6 +416,56 @@ SUBROUTINE pmpir_pack_external_size_f08(datarep, incount, datatype, size, ierror
   CALL pmpi_pack_external_size(datarep, incount, datatype, size, ierror_c)
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_pack_external_size_f08
+SUBROUTINE mpi_pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, incount, datatype, size) BIND(C, &
+      NAME="stmpi_f08_MPI_Pack_external_size_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    INTEGER(C_LONG), VALUE :: incount
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, incount, datatype%MPI_VAL, size)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_pack_external_size_f08_large
+SUBROUTINE pmpir_pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, incount, datatype, size) BIND(C, &
+      NAME="stmpi_f08_PMPI_Pack_external_size_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    INTEGER(C_LONG), VALUE :: incount
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND) :: size
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, incount, datatype%MPI_VAL, size)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_pack_external_size_f08_large
 SUBROUTINE mpi_pack_size_f08(incount, datatype, comm, size, ierror)
   USE, INTRINSIC :: ISO_C_BINDING
   USE mpi_f08_types
@@ -3007,3 +3189,135 @@ SUBROUTINE pmpir_unpack_f08ts_large(inbuf, insize, position, outbuf, outcount, d
   ierror_c = glue(inbuf, insize, position, outbuf, outcount, datatype%MPI_VAL, comm%MPI_VAL)
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_unpack_f08ts_large
+SUBROUTINE mpi_unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER, INTENT(IN) :: outcount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, insize, position, outbuf, outcount, datatype) BIND(C, &
+      NAME="stmpi_f08_MPI_Unpack_external") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_INTPTR_T), VALUE :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_INT), VALUE :: outcount
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, insize, position, outbuf, outcount, &
+      datatype%MPI_VAL)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_unpack_external_f08ts
+SUBROUTINE pmpir_unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER, INTENT(IN) :: outcount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, insize, position, outbuf, outcount, datatype) BIND(C, &
+      NAME="stmpi_f08_PMPI_Unpack_external") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_INTPTR_T), VALUE :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_INT), VALUE :: outcount
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, insize, position, outbuf, outcount, &
+      datatype%MPI_VAL)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_unpack_external_f08ts
+SUBROUTINE mpi_unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, insize, position, outbuf, outcount, datatype) BIND(C, &
+      NAME="stmpi_f08_MPI_Unpack_external_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_LONG), VALUE :: insize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_LONG), VALUE :: outcount
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, insize, position, outbuf, outcount, &
+      datatype%MPI_VAL)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_unpack_external_f08ts_large
+SUBROUTINE pmpir_unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, &
+      outcount, datatype, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+  TYPE(*), DIMENSION(..) :: outbuf
+  INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+  TYPE(MPI_Datatype), INTENT(IN) :: datatype
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, inbuf, insize, position, outbuf, outcount, datatype) BIND(C, &
+      NAME="stmpi_f08_PMPI_Unpack_external_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(*), DIMENSION(..) :: inbuf
+    INTEGER(C_LONG), VALUE :: insize
+    INTEGER(KIND=MPI_COUNT_KIND) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(C_LONG), VALUE :: outcount
+    INTEGER(C_INT), VALUE :: datatype
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, inbuf, insize, position, outbuf, outcount, &
+      datatype%MPI_VAL)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_unpack_external_f08ts_large

@@ -71,6 +71,60 @@ extern "C" int stmpi_f08_PMPI_Pack_c(CFI_cdesc_t* inbuf, MPI_Count incount, MPI_
   return rc;
 }
 
+extern "C" int stmpi_f08_MPI_Pack_external(const char* datarep, CFI_cdesc_t* inbuf, int incount, MPI_Datatype datatype, CFI_cdesc_t* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  Choice inbuf_b(inbuf, incount, datatype);
+  Choice outbuf_b(outbuf, Mode::kCopy, Dir::kOut);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = MPI_Pack_external(datarep, inbuf_b.ptr(), inbuf_b.count(incount), inbuf_b.type(datatype), outbuf_b.ptr(), outsize, position);
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_PMPI_Pack_external(const char* datarep, CFI_cdesc_t* inbuf, int incount, MPI_Datatype datatype, CFI_cdesc_t* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+  Choice inbuf_b(inbuf, incount, datatype);
+  Choice outbuf_b(outbuf, Mode::kCopy, Dir::kOut);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = PMPI_Pack_external(datarep, inbuf_b.ptr(), inbuf_b.count(incount), inbuf_b.type(datatype), outbuf_b.ptr(), outsize, position);
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_MPI_Pack_external_c(const char* datarep, CFI_cdesc_t* inbuf, MPI_Count incount, MPI_Datatype datatype, CFI_cdesc_t* outbuf, MPI_Count outsize, MPI_Count* position) {
+  Choice inbuf_b(inbuf, incount, datatype);
+  Choice outbuf_b(outbuf, Mode::kCopy, Dir::kOut);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = MPI_Pack_external_c(datarep, inbuf_b.ptr(), inbuf_b.count(incount), inbuf_b.type(datatype), outbuf_b.ptr(), outsize, position);
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_PMPI_Pack_external_c(const char* datarep, CFI_cdesc_t* inbuf, MPI_Count incount, MPI_Datatype datatype, CFI_cdesc_t* outbuf, MPI_Count outsize, MPI_Count* position) {
+  Choice inbuf_b(inbuf, incount, datatype);
+  Choice outbuf_b(outbuf, Mode::kCopy, Dir::kOut);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = PMPI_Pack_external_c(datarep, inbuf_b.ptr(), inbuf_b.count(incount), inbuf_b.type(datatype), outbuf_b.ptr(), outsize, position);
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_MPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
+  int rc = MPI_Pack_external_size_c(datarep, incount, datatype, size);
+  return rc;
+}
+
+extern "C" int stmpi_f08_PMPI_Pack_external_size_c(const char* datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
+  int rc = PMPI_Pack_external_size_c(datarep, incount, datatype, size);
+  return rc;
+}
+
 extern "C" int stmpi_f08_MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
   int rc = MPI_Pack_size_c(incount, datatype, comm, size);
   return rc;
@@ -280,6 +334,50 @@ extern "C" int stmpi_f08_PMPI_Unpack_c(CFI_cdesc_t* inbuf, MPI_Count insize, MPI
   if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
     return Raise::comm(comm).fail(err);
   int rc = PMPI_Unpack_c(inbuf_b.ptr(), insize, position, outbuf_b.ptr(), outbuf_b.count(outcount), outbuf_b.type(datatype), comm);
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_MPI_Unpack_external(const char* datarep, CFI_cdesc_t* inbuf, MPI_Aint insize, MPI_Aint* position, CFI_cdesc_t* outbuf, int outcount, MPI_Datatype datatype) {
+  Choice inbuf_b(inbuf, Mode::kCopy, Dir::kIn);
+  Choice outbuf_b(outbuf, outcount, datatype);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = MPI_Unpack_external(datarep, inbuf_b.ptr(), insize, position, outbuf_b.ptr(), outbuf_b.count(outcount), outbuf_b.type(datatype));
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_PMPI_Unpack_external(const char* datarep, CFI_cdesc_t* inbuf, MPI_Aint insize, MPI_Aint* position, CFI_cdesc_t* outbuf, int outcount, MPI_Datatype datatype) {
+  Choice inbuf_b(inbuf, Mode::kCopy, Dir::kIn);
+  Choice outbuf_b(outbuf, outcount, datatype);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = PMPI_Unpack_external(datarep, inbuf_b.ptr(), insize, position, outbuf_b.ptr(), outbuf_b.count(outcount), outbuf_b.type(datatype));
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_MPI_Unpack_external_c(const char* datarep, CFI_cdesc_t* inbuf, MPI_Count insize, MPI_Count* position, CFI_cdesc_t* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  Choice inbuf_b(inbuf, Mode::kCopy, Dir::kIn);
+  Choice outbuf_b(outbuf, outcount, datatype);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = MPI_Unpack_external_c(datarep, inbuf_b.ptr(), insize, position, outbuf_b.ptr(), outbuf_b.count(outcount), outbuf_b.type(datatype));
+  inbuf_b.finish(rc);
+  outbuf_b.finish(rc);
+  return rc;
+}
+
+extern "C" int stmpi_f08_PMPI_Unpack_external_c(const char* datarep, CFI_cdesc_t* inbuf, MPI_Count insize, MPI_Count* position, CFI_cdesc_t* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  Choice inbuf_b(inbuf, Mode::kCopy, Dir::kIn);
+  Choice outbuf_b(outbuf, outcount, datatype);
+  if (int err = first_error({&inbuf_b, &outbuf_b}); err != MPI_SUCCESS)
+    return Raise::none().fail(err);
+  int rc = PMPI_Unpack_external_c(datarep, inbuf_b.ptr(), insize, position, outbuf_b.ptr(), outbuf_b.count(outcount), outbuf_b.type(datatype));
   inbuf_b.finish(rc);
   outbuf_b.finish(rc);
   return rc;

@@ -4252,6 +4252,34 @@ INTERFACE MPI_Pack
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE mpi_pack_f08ts_large
 END INTERFACE MPI_Pack
+INTERFACE MPI_Pack_external
+  SUBROUTINE mpi_pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
+        position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_pack_external_f08ts
+  SUBROUTINE mpi_pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, outsize, &
+        position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_pack_external_f08ts_large
+END INTERFACE MPI_Pack_external
 INTERFACE MPI_Pack_external_size
   SUBROUTINE mpi_pack_external_size_f08(datarep, incount, datatype, size, ierror)
     IMPORT
@@ -4262,6 +4290,15 @@ INTERFACE MPI_Pack_external_size
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE mpi_pack_external_size_f08
+  SUBROUTINE mpi_pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_pack_external_size_f08_large
 END INTERFACE MPI_Pack_external_size
 INTERFACE MPI_Pack_size
   SUBROUTINE mpi_pack_size_f08(incount, datatype, comm, size, ierror)
@@ -6013,6 +6050,34 @@ INTERFACE MPI_Unpack
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE mpi_unpack_f08ts_large
 END INTERFACE MPI_Unpack
+INTERFACE MPI_Unpack_external
+  SUBROUTINE mpi_unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
+        datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_unpack_external_f08ts
+  SUBROUTINE mpi_unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, &
+        outcount, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_unpack_external_f08ts_large
+END INTERFACE MPI_Unpack_external
 INTERFACE MPI_Unpublish_name
   SUBROUTINE mpi_unpublish_name_f08(service_name, info, port_name, ierror)
     IMPORT
@@ -10719,6 +10784,34 @@ INTERFACE PMPI_Pack
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE pmpir_pack_f08ts_large
 END INTERFACE PMPI_Pack
+INTERFACE PMPI_Pack_external
+  SUBROUTINE pmpir_pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
+        position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER, INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_pack_external_f08ts
+  SUBROUTINE pmpir_pack_external_f08ts_large(datarep, inbuf, incount, datatype, outbuf, &
+        outsize, position, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_pack_external_f08ts_large
+END INTERFACE PMPI_Pack_external
 INTERFACE PMPI_Pack_external_size
   SUBROUTINE pmpir_pack_external_size_f08(datarep, incount, datatype, size, ierror)
     IMPORT
@@ -10729,6 +10822,15 @@ INTERFACE PMPI_Pack_external_size
     INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE pmpir_pack_external_size_f08
+  SUBROUTINE pmpir_pack_external_size_f08_large(datarep, incount, datatype, size, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_pack_external_size_f08_large
 END INTERFACE PMPI_Pack_external_size
 INTERFACE PMPI_Pack_size
   SUBROUTINE pmpir_pack_size_f08(incount, datatype, comm, size, ierror)
@@ -12483,6 +12585,34 @@ INTERFACE PMPI_Unpack
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE pmpir_unpack_f08ts_large
 END INTERFACE PMPI_Unpack
+INTERFACE PMPI_Unpack_external
+  SUBROUTINE pmpir_unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
+        datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER, INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_unpack_external_f08ts
+  SUBROUTINE pmpir_unpack_external_f08ts_large(datarep, inbuf, insize, position, outbuf, &
+        outcount, datatype, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+    TYPE(*), DIMENSION(..) :: outbuf
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_unpack_external_f08ts_large
+END INTERFACE PMPI_Unpack_external
 INTERFACE PMPI_Unpublish_name
   SUBROUTINE pmpir_unpublish_name_f08(service_name, info, port_name, ierror)
     IMPORT

@@ -23,14 +23,10 @@ peer=${STMPI_MPI4PY_PEER:-}
 # "module:NAME" (a whole test module, mpi4py's -e) or an fnmatch pattern on
 # module.Class.method (mpi4py's -x). Only features the README lists as not
 # provided may appear here, and only where our call ends in a clean
-# MPI_ERR_UNSUPPORTED_OPERATION. Tests that spawn processes are skipped by mpi4py
+# MPI_ERR_UNSUPPORTED_OPERATION. MPI-IO is provided: mpi4py's test_io, test_file,
+# test_subclass and the file tests of test_errhandler and test_objmodel all run. Tests that spawn processes are skipped by mpi4py
 # itself (MPI4PY_TEST_SPAWN=0 below).
 exclusions=(
-  "module:test_io  MPI-IO: MPI_File_open returns MPI_ERR_UNSUPPORTED_OPERATION (mpi4py's import-time probe expects NotImplementedError)"
-  "module:test_file  MPI-IO: as test_io"
-  "module:test_subclass  MPI-IO: the module opens a file at import (MPI_ERR_UNSUPPORTED_OPERATION), so its non-file tests are lost too"
-  "test_errhandler.TestErrhandlerFile.*  MPI-IO: setUp opens a file (MPI_ERR_UNSUPPORTED_OPERATION)"
-  "test_objmodel.TestObjModel.testSafeFreeCreated  MPI-IO: opens /dev/null with MPI_File_open (MPI_ERR_UNSUPPORTED_OPERATION)"
   "module:test_dynproc  dynamic processes: MPI_Open_port returns MPI_ERR_UNSUPPORTED_OPERATION on rank 0 and the other ranks then wait for a port name that never comes"
 )
 

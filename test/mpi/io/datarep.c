@@ -94,6 +94,8 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_File_get_type_extent(fh, MPI_DOUBLE, &ext));
     CHECK_INT(ext, 8);
     CHECK_SUCCESS(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+    CHECK_INT(ext, 4); /* external32's MPI_LONG is 4 bytes */
+    CHECK_SUCCESS(MPI_File_get_type_extent(fh, MPI_LONG_LONG, &ext));
     CHECK_INT(ext, 8);
     CHECK_SUCCESS(MPI_File_get_type_extent(fh, MPI_SHORT, &ext));
     CHECK_INT(ext, 2);

@@ -156,6 +156,7 @@ int main(int argc, char **argv)
         }
         free(img);
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0 has checked before the ints change */
     for (int i = 0; i < N / 4; i++)
         ia[i] = -rank * 100000 - i;
     CHECK_SUCCESS(MPI_File_iwrite_at_all(fh, 0, ia, N / 4, MPI_INT, &req));

@@ -16,14 +16,14 @@
 #define COLS 10 /* columns per rank in the column-split datasets */
 
 static int errors = 0;
-#define CHECK(cond, ...)                                                           \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            errors++;                                                              \
+#define CHECK(cond, ...)                                                             \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            errors++;                                                                \
             fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-        }                                                                          \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+        }                                                                            \
     } while (0)
 
 struct dset {
@@ -174,14 +174,14 @@ int main(int argc, char **argv)
         for (hsize_t i = 0; i < count[0]; i++)
             for (hsize_t j = 0; j < count[1]; j++) {
                 double v = value(d, (long)(start[0] + i), (long)(start[1] + j));
-                double g = s->is_double ? back[i * count[1] + j]
-                                        : (double)((int *)back)[i * count[1] + j];
+                double g =
+                    s->is_double ? back[i * count[1] + j] : (double)((int *)back)[i * count[1] + j];
                 if (s->is_double)
                     v += 0.25;
                 if (g != v && bad++ < 3)
                     CHECK(0, "%s[%llu][%llu] read %g, expected %g", s->name,
-                          (unsigned long long)(start[0] + i), (unsigned long long)(start[1] + j),
-                          g, v);
+                          (unsigned long long)(start[0] + i), (unsigned long long)(start[1] + j), g,
+                          v);
             }
         H5Pclose(dxpl);
         H5Sclose(mspace);

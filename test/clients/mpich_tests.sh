@@ -218,6 +218,12 @@ for dir in "${dirs[@]}"; do
       [ $lang = f77 ] && ext=f
       objs=() ok=1
       mkdir -p "$build/$flat"
+      # include folders the chapter's Makefile.am adds (AM_FFLAGS += -I../attr)
+      fincs=(-I"$t/$dir")
+      for i in $(sed -n 's/^[[:space:]]*AM_F[C]*FLAGS[[:space:]]*+\{0,1\}=//p' "$t/$dir/Makefile.am" 2>/dev/null |
+          tr ' ' '\n' | sed -n 's/^-I//p'); do
+        case $i in /*) fincs+=(-I"$i") ;; .) ;; *) fincs+=(-I"$t/$dir/$i") ;; esac
+      done
       for f in $(program_sources "$dir" "$name" "$ext"); do
         case $f in
           *.c) "$cc" "${cflags[@]}" -c "$t/$dir/$f" -o "$build/$flat/${f%.c}.o" >> "$log" 2>&1 < /dev/null || ok=""
@@ -225,7 +231,7 @@ for dir in "${dirs[@]}"; do
           *.f|*.f90|*.F|*.F90)
             extra=()
             grep -qi "^[^!]*include *['\"]mpif.h" "$t/$dir/$f" && extra=(-fallow-argument-mismatch)
-            (cd "$build/$flat" && "$fc" "${fflags[@]}" "${extra[@]}" -I"$t/$dir" -I"$build/fmod" -c "$t/$dir/$f" \
+            (cd "$build/$flat" && "$fc" "${fflags[@]}" "${extra[@]}" "${fincs[@]}" -I"$build/fmod" -c "$t/$dir/$f" \
               -o "$build/$flat/${f%.*}.o") >> "$log" 2>&1 < /dev/null || ok=""
             objs+=("$build/$flat/${f%.*}.o") ;;
         esac

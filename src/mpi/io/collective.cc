@@ -1,0 +1,686 @@
+// Two-phase collective I/O (collective.h says when it is used).
+//
+// One call:
+//   1. each process maps its data onto file byte runs (map_view) and packs
+//      it into one contiguous stream (run i holds stream bytes
+//      [start_i, start_i + length_i));
+//   2. the processes allgather the file range [lo, hi) each one touches;
+//      the union [gmin, gmax) is cut into one domain per aggregator, of
+//      equal size;
+//   3. round r covers, in each domain, the r-th slice of cb_buffer_size
+//      bytes (the "window"). Every process cuts its runs at the windows and
+//      sends each aggregator its pieces: a write sends (offset, length)
+//      descriptors followed by the data in one message; a read sends the
+//      descriptors, the aggregator reads the union of all pieces it was
+//      asked for and answers each process with its pieces' bytes;
+//   4. an aggregator writes its window as the sorted pieces, adjacent ones
+//      merged, through write_runs (holes are skipped, never read back and
+//      rewritten, so no read-modify-write and no lock is needed; in atomic
+//      mode the window is locked for the write);
+//   5. an allreduce of the error classes makes a failure anywhere visible
+//      everywhere.
+// Every process runs the same number of rounds (computed from the
+// allgathered ranges), so the exchanges stay matched.
+#include "mpi/io/collective.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "mpi/coll/coll.h"
+#include "mpi/coll/impl_coll.h"
+#include "mpi/coll/node.h"
+#include "mpi/coll/op.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/errhan/error.h"
+#include "mpi/io/file.h"
+#include "mpi/io/impl_io.h"
+#include "mpi/io/internal.h"
+#include "mpi/io/shared.h"
+#include "mpi/request/request.h"
+
+namespace stmpi::mpi::io {
+namespace {
+
+using errhan::make_error;
+
+constexpr MPI_Offset kNoAccess = std::numeric_limits<MPI_Offset>::max();
+
+Datatype& int64_type() { return *datatype_get(MPI_INT64_T); }
+
+// A piece of one process's data: file bytes [offset, offset + length),
+// stream bytes [pos, pos + length).
+struct Piece {
+  MPI_Offset offset;
+  MPI_Count length;
+  MPI_Count pos;
+};
+
+// This process's side of the access.
+struct Access {
+  std::vector<Run> runs;
+  std::vector<MPI_Count> starts;  // stream position of each run
+  MPI_Count bytes = 0;
+  MPI_Offset lo = kNoAccess;  // first file byte touched
+  MPI_Offset hi = 0;          // one past the last
+
+  void map(const File& file, MPI_Offset offset, MPI_Count nbytes) {
+    bytes = nbytes;
+    if (nbytes == 0) return;
+    map_view(file, offset, nbytes, runs);
+    starts.reserve(runs.size());
+    MPI_Count pos = 0;
+    for (const Run& run : runs) {
+      starts.push_back(pos);
+      pos += run.length;
+      lo = std::min(lo, run.offset);
+      hi = std::max(hi, run.offset + run.length);
+    }
+  }
+
+  // Appends the pieces inside the file window [wlo, whi).
+  void pieces_in(MPI_Offset wlo, MPI_Offset whi, std::vector<Piece>& out) const {
+    if (runs.empty() || whi <= lo || wlo >= hi) return;
+    // Runs are in increasing file order (filetypes have monotonically
+    // nondecreasing displacements): skip those that end before the window.
+    auto it = std::upper_bound(runs.begin(), runs.end(), wlo, [](MPI_Offset v, const Run& r) {
+      return v < r.offset + r.length;
+    });
+    for (; it != runs.end() && it->offset < whi; ++it) {
+      const MPI_Offset s = std::max(it->offset, wlo);
+      const MPI_Offset e = std::min(it->offset + it->length, whi);
+      if (e <= s) continue;
+      const auto i = static_cast<std::size_t>(it - runs.begin());
+      out.push_back({s, e - s, starts[i] + (s - it->offset)});
+    }
+  }
+};
+
+// The aggregators, their domains and the rounds; the same on every process.
+struct Plan {
+  std::vector<int> aggregators;  // ranks, ascending
+  MPI_Offset gmin = 0, gmax = 0;
+  MPI_Offset domain = 0;  // bytes per aggregator
+  MPI_Count window = 0;   // bytes per round
+  MPI_Count rounds = 0;
+
+  // File bytes aggregator `a` handles in round `r`.
+  void window_of(std::size_t a, MPI_Count r, MPI_Offset* wlo, MPI_Offset* whi) const {
+    const MPI_Offset dlo = gmin + static_cast<MPI_Offset>(a) * domain;
+    const MPI_Offset dhi = std::min(gmax, dlo + domain);
+    *wlo = std::min(dhi, dlo + r * window);
+    *whi = std::min(dhi, *wlo + window);
+  }
+};
+
+// One per node (the lowest rank), or cb_nodes ranks taken from the nodes in
+// turn so that they spread over the nodes.
+std::vector<int> choose_aggregators(File& file) {
+  Comm& comm = file.comm();
+  const coll::NodeLayout& layout = coll::node_layout(comm);
+  std::size_t want = layout.leaders.size();
+  if (file.hints().cb_nodes > 0)
+    want = std::min<std::size_t>(static_cast<std::size_t>(file.hints().cb_nodes),
+                                 static_cast<std::size_t>(comm.size));
+  std::vector<int> out;
+  for (std::size_t depth = 0; out.size() < want; ++depth)
+    for (const auto& members : layout.members) {
+      if (depth < members.size()) out.push_back(members[depth]);
+      if (out.size() == want) break;
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Byte alltoallv on the file's communicator: send[dest] goes to dest,
+// recv[src] comes from src (recv's sizes must be set).
+int exchange(Comm& comm, const std::vector<std::vector<char>>& send,
+             std::vector<std::vector<char>>& recv) {
+  const auto n = static_cast<std::size_t>(comm.size);
+  std::vector<MPI_Count> scounts(n), rcounts(n);
+  std::vector<MPI_Aint> sdispls(n), rdispls(n);
+  MPI_Aint stotal = 0, rtotal = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    scounts[i] = static_cast<MPI_Count>(send[i].size());
+    sdispls[i] = stotal;
+    stotal += static_cast<MPI_Aint>(send[i].size());
+    rcounts[i] = static_cast<MPI_Count>(recv[i].size());
+    rdispls[i] = rtotal;
+    rtotal += static_cast<MPI_Aint>(recv[i].size());
+  }
+  std::vector<char> sbuf(static_cast<std::size_t>(stotal) + 1), rbuf(static_cast<std::size_t>(rtotal) + 1);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!send[i].empty()) std::memcpy(sbuf.data() + sdispls[i], send[i].data(), send[i].size());
+  Datatype& byte = coll::byte_type();
+  const int err = impl::alltoallv_any<MPI_Count, MPI_Aint>(
+      sbuf.data(), scounts.data(), sdispls.data(), &byte, rbuf.data(), rcounts.data(),
+      rdispls.data(), byte, comm, coll::Mode::kBlocking, nullptr);
+  if (err != MPI_SUCCESS) return err;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!recv[i].empty()) std::memcpy(recv[i].data(), rbuf.data() + rdispls[i], recv[i].size());
+  return MPI_SUCCESS;
+}
+
+// Tells every process how many bytes each other one will send it.
+int exchange_sizes(Comm& comm, const std::vector<std::vector<char>>& send,
+                   std::vector<std::vector<char>>& recv) {
+  const auto n = static_cast<std::size_t>(comm.size);
+  std::vector<int64_t> ssize(n), rsize(n);
+  for (std::size_t i = 0; i < n; ++i) ssize[i] = static_cast<int64_t>(send[i].size());
+  std::vector<MPI_Count> ones(n, 1);
+  std::vector<MPI_Aint> displs(n);
+  for (std::size_t i = 0; i < n; ++i) displs[i] = static_cast<MPI_Aint>(i);
+  Datatype& i64 = int64_type();
+  const int err = impl::alltoallv_any<MPI_Count, MPI_Aint>(
+      ssize.data(), ones.data(), displs.data(), &i64, rsize.data(), ones.data(), displs.data(),
+      i64, comm, coll::Mode::kBlocking, nullptr);
+  if (err != MPI_SUCCESS) return err;
+  recv.assign(n, {});
+  for (std::size_t i = 0; i < n; ++i) recv[i].resize(static_cast<std::size_t>(rsize[i]));
+  return MPI_SUCCESS;
+}
+
+void put_i64(std::vector<char>& out, int64_t v) {
+  const std::size_t at = out.size();
+  out.resize(at + sizeof v);
+  std::memcpy(out.data() + at, &v, sizeof v);
+}
+
+int64_t get_i64(const char* p) {
+  int64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// A piece an aggregator received: where it goes and its bytes.
+struct Incoming {
+  MPI_Offset offset;
+  MPI_Count length;
+  const char* data;  // write: the bytes; read: unused
+  int source;
+  std::size_t index;  // read: position in the source's request
+};
+
+// Parses "[n][offset, length]*n[data]" messages (data only for writes).
+std::vector<Incoming> parse(const std::vector<std::vector<char>>& recv, bool with_data) {
+  std::vector<Incoming> out;
+  for (std::size_t src = 0; src < recv.size(); ++src) {
+    const std::vector<char>& msg = recv[src];
+    if (msg.empty()) continue;
+    const int64_t n = get_i64(msg.data());
+    const char* desc = msg.data() + sizeof(int64_t);
+    const char* data = desc + n * 2 * sizeof(int64_t);
+    for (int64_t i = 0; i < n; ++i) {
+      const MPI_Offset off = get_i64(desc + 2 * i * sizeof(int64_t));
+      const MPI_Count len = get_i64(desc + (2 * i + 1) * sizeof(int64_t));
+      out.push_back({off, len, with_data ? data : nullptr, static_cast<int>(src),
+                     static_cast<std::size_t>(i)});
+      if (with_data) data += len;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Incoming& a, const Incoming& b) { return a.offset < b.offset; });
+  return out;
+}
+
+// Builds this process's per-aggregator messages of round r.
+void build_requests(const Access& acc, const Plan& plan, MPI_Count r, const char* stream,
+                    std::vector<std::vector<char>>& send, std::vector<std::vector<Piece>>& sent) {
+  for (std::size_t a = 0; a < plan.aggregators.size(); ++a) {
+    const auto dest = static_cast<std::size_t>(plan.aggregators[a]);
+    MPI_Offset wlo, whi;
+    plan.window_of(a, r, &wlo, &whi);
+    std::vector<Piece>& pieces = sent[dest];
+    pieces.clear();
+    acc.pieces_in(wlo, whi, pieces);
+    std::vector<char>& msg = send[dest];
+    msg.clear();
+    if (pieces.empty()) continue;
+    put_i64(msg, static_cast<int64_t>(pieces.size()));
+    for (const Piece& p : pieces) {
+      put_i64(msg, p.offset);
+      put_i64(msg, p.length);
+    }
+    if (stream != nullptr)
+      for (const Piece& p : pieces) msg.insert(msg.end(), stream + p.pos, stream + p.pos + p.length);
+  }
+}
+
+// Aggregator side of a write round: the pieces, sorted, adjacent ones merged.
+int write_window(File& file, const std::vector<Incoming>& in) {
+  if (in.empty()) return MPI_SUCCESS;
+  std::vector<Run> runs;
+  std::vector<char> data;
+  for (const Incoming& p : in) {
+    if (!runs.empty() && runs.back().offset + runs.back().length == p.offset)
+      runs.back().length += p.length;
+    else
+      runs.push_back({p.offset, p.length});
+    data.insert(data.end(), p.data, p.data + p.length);
+  }
+  const MPI_Offset lo = runs.front().offset;
+  MPI_Offset hi = lo;
+  for (const Run& run : runs) hi = std::max(hi, run.offset + run.length);
+  if (file.atomic())
+    if (int err = file.driver().lock(lo, hi - lo, true); err != MPI_SUCCESS) return err;
+  const int err = write_runs(file, runs, data.data());
+  if (file.atomic()) (void)file.driver().unlock(lo, hi - lo);
+  return err;
+}
+
+// Aggregator side of a read round: reads the union of the requested pieces
+// and builds each requester's answer.
+int read_window(File& file, const std::vector<Incoming>& in,
+                const std::vector<std::vector<char>>& requests,
+                std::vector<std::vector<char>>& answers) {
+  for (std::size_t src = 0; src < requests.size(); ++src) answers[src].clear();
+  if (in.empty()) return MPI_SUCCESS;
+  std::vector<Run> runs;  // the union, in file order
+  std::vector<MPI_Count> starts;
+  MPI_Count total = 0;
+  for (const Incoming& p : in) {
+    const MPI_Offset end = p.offset + p.length;
+    if (!runs.empty() && p.offset <= runs.back().offset + runs.back().length) {
+      Run& last = runs.back();
+      const MPI_Offset grow = std::max<MPI_Offset>(0, end - (last.offset + last.length));
+      last.length += grow;
+      total += grow;
+    } else {
+      runs.push_back({p.offset, p.length});
+      starts.push_back(total);
+      total += p.length;
+    }
+  }
+  std::vector<char> data(static_cast<std::size_t>(total));
+  int err = MPI_SUCCESS;
+  if (file.atomic()) {
+    const MPI_Offset lo = runs.front().offset;
+    const MPI_Offset hi = runs.back().offset + runs.back().length;
+    err = file.driver().lock(lo, hi - lo, false);
+    if (err == MPI_SUCCESS) {
+      err = read_runs(file, runs, data.data(), nullptr);
+      (void)file.driver().unlock(lo, hi - lo);
+    }
+  } else {
+    err = read_runs(file, runs, data.data(), nullptr);
+  }
+  // Answers go in request order: each source listed its pieces in stream order.
+  std::vector<std::vector<const Incoming*>> by_source(requests.size());
+  for (const Incoming& p : in) {
+    auto& list = by_source[static_cast<std::size_t>(p.source)];
+    if (list.size() <= p.index) list.resize(p.index + 1);
+    list[p.index] = &p;
+  }
+  for (std::size_t src = 0; src < requests.size(); ++src)
+    for (const Incoming* p : by_source[src]) {
+      auto it = std::upper_bound(runs.begin(), runs.end(), p->offset,
+                                 [](MPI_Offset v, const Run& r) { return v < r.offset; });
+      const auto u = static_cast<std::size_t>(it - runs.begin()) - 1;
+      const char* from = data.data() + starts[u] + (p->offset - runs[u].offset);
+      answers[src].insert(answers[src].end(), from, from + p->length);
+    }
+  return err;
+}
+
+// Same class of error everywhere: an allreduce (max) of the error classes.
+int agree_on_errors(File& file, int err, const char* what) {
+  int mine = err == MPI_SUCCESS ? 0 : errhan::error_class_of(err);
+  int worst = 0;
+  const coll::Reduction max = coll::reduction_of(*op_get(MPI_MAX), *datatype_get(MPI_INT));
+  if (int e = coll::allreduce(&mine, &worst, 1, *datatype_get(MPI_INT), max, file.comm());
+      e != MPI_SUCCESS)
+    return err != MPI_SUCCESS ? err : e;
+  if (err != MPI_SUCCESS || worst == 0) return err;
+  return make_error(worst, "collective %s of file %s failed on another process", what,
+                    file.name().c_str());
+}
+
+// Whether this call aggregates; every process reaches the same answer.
+bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs) {
+  if (mode == Switch::kEnable) return true;
+  if (nprocs == 1) return false;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (int i = 0; i < nprocs; ++i) {
+    const int64_t lo = ranges[2 * static_cast<std::size_t>(i)];
+    const int64_t hi = ranges[2 * static_cast<std::size_t>(i) + 1];
+    if (lo == kNoAccess) continue;
+    if (hi - lo < kDirectMinBytes) return true;
+    spans.emplace_back(lo, hi);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second) return true;  // interleaved
+  return false;
+}
+
+// The plan from the allgathered ranges; false when nobody accesses anything.
+bool make_plan(File& file, const std::vector<int64_t>& ranges, Plan* plan) {
+  plan->gmin = kNoAccess;
+  plan->gmax = 0;
+  for (std::size_t i = 0; i < ranges.size(); i += 2) {
+    if (ranges[i] == kNoAccess) continue;
+    plan->gmin = std::min<MPI_Offset>(plan->gmin, ranges[i]);
+    plan->gmax = std::max<MPI_Offset>(plan->gmax, ranges[i + 1]);
+  }
+  if (plan->gmin == kNoAccess) return false;
+  plan->aggregators = choose_aggregators(file);
+  const auto naggr = static_cast<MPI_Offset>(plan->aggregators.size());
+  const MPI_Offset span = plan->gmax - plan->gmin;
+  plan->domain = (span + naggr - 1) / naggr;
+  // Domains on striping-unit boundaries, when the unit is known, so that
+  // two aggregators never write into one stripe.
+  if (const MPI_Count unit = file.hints().striping_unit; unit > 0 && plan->domain > unit)
+    plan->domain = (plan->domain + unit - 1) / unit * unit;
+  plan->window = std::max<MPI_Count>(1, file.hints().cb_buffer_size);
+  plan->rounds = (plan->domain + plan->window - 1) / plan->window;
+  return true;
+}
+
+int two_phase_write(File& file, const Access& acc, const char* stream, const Plan& plan) {
+  Comm& comm = file.comm();
+  const auto n = static_cast<std::size_t>(comm.size);
+  std::vector<std::vector<char>> send(n), recv(n);
+  std::vector<std::vector<Piece>> sent(n);
+  int err = MPI_SUCCESS;
+  for (MPI_Count r = 0; r < plan.rounds; ++r) {
+    build_requests(acc, plan, r, stream, send, sent);
+    if (int e = exchange_sizes(comm, send, recv); e != MPI_SUCCESS) return e;
+    if (int e = exchange(comm, send, recv); e != MPI_SUCCESS) return e;
+    const int w = write_window(file, parse(recv, /*with_data=*/true));
+    if (err == MPI_SUCCESS) err = w;
+  }
+  return err;
+}
+
+int two_phase_read(File& file, const Access& acc, char* stream, const Plan& plan) {
+  Comm& comm = file.comm();
+  const auto n = static_cast<std::size_t>(comm.size);
+  std::vector<std::vector<char>> send(n), recv(n), answers(n), back(n);
+  std::vector<std::vector<Piece>> sent(n);
+  int err = MPI_SUCCESS;
+  for (MPI_Count r = 0; r < plan.rounds; ++r) {
+    build_requests(acc, plan, r, nullptr, send, sent);
+    if (int e = exchange_sizes(comm, send, recv); e != MPI_SUCCESS) return e;
+    if (int e = exchange(comm, send, recv); e != MPI_SUCCESS) return e;
+    const int rd = read_window(file, parse(recv, /*with_data=*/false), recv, answers);
+    if (err == MPI_SUCCESS) err = rd;
+    for (std::size_t i = 0; i < n; ++i) {
+      MPI_Count want = 0;
+      for (const Piece& p : sent[i]) want += p.length;
+      back[i].resize(static_cast<std::size_t>(want));
+    }
+    if (int e = exchange(comm, answers, back); e != MPI_SUCCESS) return e;
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* from = back[i].data();
+      for (const Piece& p : sent[i]) {
+        std::memcpy(stream + p.pos, from, static_cast<std::size_t>(p.length));
+        from += p.length;
+      }
+    }
+  }
+  return err;
+}
+
+// The allgather of every process's [lo, hi).
+int gather_ranges(File& file, const Access& acc, std::vector<int64_t>* ranges) {
+  const int64_t mine[2] = {acc.lo, acc.hi};
+  ranges->assign(2 * static_cast<std::size_t>(file.comm().size), 0);
+  return coll::allgather(mine, 2, &int64_type(), ranges->data(), 2, int64_type(), file.comm());
+}
+
+// Stream bytes that lie before the end of the file (runs are in file order).
+MPI_Count bytes_before_eof(const Access& acc, MPI_Offset eof) {
+  MPI_Count got = 0;
+  for (const Run& run : acc.runs) {
+    if (run.offset >= eof) break;
+    const MPI_Count len = std::min<MPI_Count>(run.length, eof - run.offset);
+    got += len;
+    if (len < run.length) break;
+  }
+  return got;
+}
+
+}  // namespace
+
+MPI_Count etype_size(const File& file) {
+  const Datatype* etype = file.view().etype;
+  return etype != nullptr && etype->size > 0 ? etype->size : 1;
+}
+
+int check_access(const File& file, bool write, bool individual, const char* function) {
+  const int amode = file.amode();
+  if (write && (amode & MPI_MODE_RDONLY))
+    return make_error(MPI_ERR_READ_ONLY, "%s: file %s was opened MPI_MODE_RDONLY", function,
+                      file.name().c_str());
+  if (!write && (amode & MPI_MODE_WRONLY))
+    return make_error(MPI_ERR_ACCESS, "%s: file %s was opened MPI_MODE_WRONLY", function,
+                      file.name().c_str());
+  if (individual && (amode & MPI_MODE_SEQUENTIAL))
+    return make_error(MPI_ERR_UNSUPPORTED_OPERATION,
+                      "%s: file %s was opened MPI_MODE_SEQUENTIAL (only shared file pointer "
+                      "calls are allowed)",
+                      function, file.name().c_str());
+  return MPI_SUCCESS;
+}
+
+int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count,
+                 const Datatype& type, MPI_Status* status) {
+  if (file.hints().cb_write == Switch::kDisable)
+    return write_at(file, offset, buf, count, type, status);
+  Access acc;
+  acc.map(file, offset, count * type.size);
+  std::vector<int64_t> ranges;
+  if (int err = gather_ranges(file, acc, &ranges); err != MPI_SUCCESS) return err;
+  if (!aggregate(file.hints().cb_write, ranges, file.comm().size)) {
+    const int err = write_at(file, offset, buf, count, type, status);
+    return agree_on_errors(file, err, "write");
+  }
+  Plan plan;
+  int err = MPI_SUCCESS;
+  if (make_plan(file, ranges, &plan)) {
+    std::vector<char> packed;
+    const char* stream = nullptr;
+    const Datarep* rep = file.view().rep;
+    if (type.contiguous && rep == nullptr) {
+      stream = static_cast<const char*>(buf) + type.true_lb;
+    } else if (acc.bytes > 0) {
+      packed.resize(static_cast<std::size_t>(acc.bytes));
+      if (rep != nullptr)
+        err = datarep_to_file(*rep, buf, count, const_cast<Datatype&>(type), packed.data());
+      else
+        type.pack(buf, count, packed.data());
+      stream = packed.data();
+    }
+    // A failed conversion still takes part in the exchanges, with no data.
+    if (err != MPI_SUCCESS) acc = Access{};
+    const int w = two_phase_write(file, acc, stream, plan);
+    if (err == MPI_SUCCESS) err = w;
+  }
+  err = agree_on_errors(file, err, "write");
+  set_status(status, err == MPI_SUCCESS ? acc.bytes : 0);
+  return err;
+}
+
+int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Datatype& type,
+                MPI_Status* status) {
+  if (file.hints().cb_read == Switch::kDisable)
+    return read_at(file, offset, buf, count, type, status);
+  Access acc;
+  acc.map(file, offset, count * type.size);
+  std::vector<int64_t> ranges;
+  if (int err = gather_ranges(file, acc, &ranges); err != MPI_SUCCESS) return err;
+  if (!aggregate(file.hints().cb_read, ranges, file.comm().size)) {
+    const int err = read_at(file, offset, buf, count, type, status);
+    return agree_on_errors(file, err, "read");
+  }
+  Plan plan;
+  int err = MPI_SUCCESS;
+  MPI_Count got = 0;
+  if (make_plan(file, ranges, &plan)) {
+    // The stream goes to a scratch buffer even for a contiguous user buffer:
+    // the bytes past the end of the file must stay as they were there.
+    std::vector<char> packed(static_cast<std::size_t>(acc.bytes));
+    err = two_phase_read(file, acc, packed.data(), plan);
+    if (err == MPI_SUCCESS && acc.bytes > 0) {
+      MPI_Offset eof = 0;
+      err = file.driver().size(&eof);
+      got = bytes_before_eof(acc, eof);
+      if (err != MPI_SUCCESS) {
+        got = 0;
+      } else if (const Datarep* rep = file.view().rep; rep != nullptr) {
+        err = datarep_from_file(*rep, packed.data(), got, count, const_cast<Datatype&>(type), buf);
+      } else if (type.contiguous) {
+        std::memcpy(static_cast<char*>(buf) + type.true_lb, packed.data(),
+                    static_cast<std::size_t>(got));
+      } else {
+        type.unpack(packed.data(), got, count, buf);
+      }
+    }
+  }
+  err = agree_on_errors(file, err, "read");
+  set_status(status, err == MPI_SUCCESS ? got : 0);
+  return err;
+}
+
+}  // namespace stmpi::mpi::io
+
+namespace stmpi::impl {
+
+using mpi::Datatype;
+using mpi::io::File;
+using mpi::io::SplitCollective;
+using Kind = SplitCollective::Kind;
+
+namespace {
+
+// The individual-pointer forms: access at the pointer, which moves past
+// the data moved (a short read moves it by what was read).
+int individual_all(File& fh, bool write, void* buf, MPI_Count count, const Datatype& type,
+                   MPI_Status* status, const char* function) {
+  if (int err = mpi::io::check_access(fh, write, true, function); err != MPI_SUCCESS) return err;
+  MPI_Status local;
+  mpi::status_set_empty(&local);
+  const int err = write ? mpi::io::write_at_all(fh, fh.position, buf, count, type, &local)
+                        : mpi::io::read_at_all(fh, fh.position, buf, count, type, &local);
+  fh.position += mpi::status_bytes(&local) / mpi::io::etype_size(fh);
+  if (status != MPI_STATUS_IGNORE) mpi::status_copy_out(status, local);
+  return err;
+}
+
+int explicit_all(File& fh, bool write, MPI_Offset offset, void* buf, MPI_Count count,
+                 const Datatype& type, MPI_Status* status, const char* function) {
+  if (int err = mpi::io::check_access(fh, write, true, function); err != MPI_SUCCESS) return err;
+  if (offset < 0)
+    return mpi::errhan::make_error(MPI_ERR_ARG, "%s: offset=%lld is negative", function,
+                                   static_cast<long long>(offset));
+  return write ? mpi::io::write_at_all(fh, offset, buf, count, type, status)
+               : mpi::io::read_at_all(fh, offset, buf, count, type, status);
+}
+
+// A split collective's begin: refuses a second one, runs the operation and
+// keeps its result for the end call.
+template <class Run>
+int begin(File& fh, Kind kind, const void* buf, const char* function, Run&& run) {
+  if (mpi::io::split_active(fh))
+    return mpi::errhan::make_error(MPI_ERR_OTHER,
+                                   "%s: a split collective is already in progress on file %s "
+                                   "(MPI allows one at a time per file)",
+                                   function, fh.name().c_str());
+  MPI_Status status;
+  mpi::status_set_empty(&status);
+  const int err = run(&status);
+  return mpi::io::split_begin(fh, kind, buf, err, status, function);
+}
+
+}  // namespace
+
+int file_read_all_any(File& fh, void* buf, MPI_Count count, Datatype& datatype,
+                      MPI_Status* status) {
+  return individual_all(fh, false, buf, count, datatype, status, "MPI_File_read_all");
+}
+
+int file_write_all_any(File& fh, const void* buf, MPI_Count count, Datatype& datatype,
+                       MPI_Status* status) {
+  return individual_all(fh, true, const_cast<void*>(buf), count, datatype, status,
+                        "MPI_File_write_all");
+}
+
+int file_read_at_all_any(File& fh, MPI_Offset offset, void* buf, MPI_Count count,
+                         Datatype& datatype, MPI_Status* status) {
+  return explicit_all(fh, false, offset, buf, count, datatype, status, "MPI_File_read_at_all");
+}
+
+int file_write_at_all_any(File& fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                          Datatype& datatype, MPI_Status* status) {
+  return explicit_all(fh, true, offset, const_cast<void*>(buf), count, datatype, status,
+                      "MPI_File_write_at_all");
+}
+
+int file_read_all_begin_any(File& fh, void* buf, MPI_Count count, Datatype& datatype) {
+  return begin(fh, Kind::kReadAll, buf, "MPI_File_read_all_begin", [&](MPI_Status* st) {
+    return individual_all(fh, false, buf, count, datatype, st, "MPI_File_read_all_begin");
+  });
+}
+
+int file_write_all_begin_any(File& fh, const void* buf, MPI_Count count, Datatype& datatype) {
+  return begin(fh, Kind::kWriteAll, buf, "MPI_File_write_all_begin", [&](MPI_Status* st) {
+    return individual_all(fh, true, const_cast<void*>(buf), count, datatype, st,
+                          "MPI_File_write_all_begin");
+  });
+}
+
+int file_read_at_all_begin_any(File& fh, MPI_Offset offset, void* buf, MPI_Count count,
+                               Datatype& datatype) {
+  return begin(fh, Kind::kReadAtAll, buf, "MPI_File_read_at_all_begin", [&](MPI_Status* st) {
+    return explicit_all(fh, false, offset, buf, count, datatype, st,
+                        "MPI_File_read_at_all_begin");
+  });
+}
+
+int file_write_at_all_begin_any(File& fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                Datatype& datatype) {
+  return begin(fh, Kind::kWriteAtAll, buf, "MPI_File_write_at_all_begin", [&](MPI_Status* st) {
+    return explicit_all(fh, true, offset, const_cast<void*>(buf), count, datatype, st,
+                        "MPI_File_write_at_all_begin");
+  });
+}
+
+int file_read_ordered_begin_any(File& fh, void* buf, MPI_Count count, Datatype& datatype) {
+  return begin(fh, Kind::kReadOrdered, buf, "MPI_File_read_ordered_begin", [&](MPI_Status* st) {
+    return mpi::io::read_ordered(fh, buf, count, datatype, st);
+  });
+}
+
+int file_write_ordered_begin_any(File& fh, const void* buf, MPI_Count count,
+                                 Datatype& datatype) {
+  return begin(fh, Kind::kWriteOrdered, buf, "MPI_File_write_ordered_begin",
+               [&](MPI_Status* st) { return mpi::io::write_ordered(fh, buf, count, datatype, st); });
+}
+
+int file_read_all_end(File& fh, void* buf, MPI_Status* status) {
+  return mpi::io::split_end(fh, Kind::kReadAll, buf, status, "MPI_File_read_all_end");
+}
+
+int file_write_all_end(File& fh, const void* buf, MPI_Status* status) {
+  return mpi::io::split_end(fh, Kind::kWriteAll, buf, status, "MPI_File_write_all_end");
+}
+
+int file_read_at_all_end(File& fh, void* buf, MPI_Status* status) {
+  return mpi::io::split_end(fh, Kind::kReadAtAll, buf, status, "MPI_File_read_at_all_end");
+}
+
+int file_write_at_all_end(File& fh, const void* buf, MPI_Status* status) {
+  return mpi::io::split_end(fh, Kind::kWriteAtAll, buf, status, "MPI_File_write_at_all_end");
+}
+
+int file_read_ordered_end(File& fh, void* buf, MPI_Status* status) {
+  return mpi::io::split_end(fh, Kind::kReadOrdered, buf, status, "MPI_File_read_ordered_end");
+}
+
+int file_write_ordered_end(File& fh, const void* buf, MPI_Status* status) {
+  return mpi::io::split_end(fh, Kind::kWriteOrdered, buf, status, "MPI_File_write_ordered_end");
+}
+
+}  // namespace stmpi::impl

@@ -85,9 +85,8 @@ struct Access {
     if (runs.empty() || whi <= lo || wlo >= hi) return;
     // Runs are in increasing file order (filetypes have monotonically
     // nondecreasing displacements): skip those that end before the window.
-    auto it = std::upper_bound(runs.begin(), runs.end(), wlo, [](MPI_Offset v, const Run& r) {
-      return v < r.offset + r.length;
-    });
+    auto it = std::upper_bound(runs.begin(), runs.end(), wlo,
+                               [](MPI_Offset v, const Run& r) { return v < r.offset + r.length; });
     for (; it != runs.end() && it->offset < whi; ++it) {
       const MPI_Offset s = std::max(it->offset, wlo);
       const MPI_Offset e = std::min(it->offset + it->length, whi);
@@ -150,7 +149,8 @@ int exchange(Comm& comm, const std::vector<std::vector<char>>& send,
     rdispls[i] = rtotal;
     rtotal += static_cast<MPI_Aint>(recv[i].size());
   }
-  std::vector<char> sbuf(static_cast<std::size_t>(stotal) + 1), rbuf(static_cast<std::size_t>(rtotal) + 1);
+  std::vector<char> sbuf(static_cast<std::size_t>(stotal) + 1),
+      rbuf(static_cast<std::size_t>(rtotal) + 1);
   for (std::size_t i = 0; i < n; ++i)
     if (!send[i].empty()) std::memcpy(sbuf.data() + sdispls[i], send[i].data(), send[i].size());
   Datatype& byte = coll::byte_type();
@@ -174,8 +174,8 @@ int exchange_sizes(Comm& comm, const std::vector<std::vector<char>>& send,
   for (std::size_t i = 0; i < n; ++i) displs[i] = static_cast<MPI_Aint>(i);
   Datatype& i64 = int64_type();
   const int err = impl::alltoallv_any<MPI_Count, MPI_Aint>(
-      ssize.data(), ones.data(), displs.data(), &i64, rsize.data(), ones.data(), displs.data(),
-      i64, comm, coll::Mode::kBlocking, nullptr);
+      ssize.data(), ones.data(), displs.data(), &i64, rsize.data(), ones.data(), displs.data(), i64,
+      comm, coll::Mode::kBlocking, nullptr);
   if (err != MPI_SUCCESS) return err;
   recv.assign(n, {});
   for (std::size_t i = 0; i < n; ++i) recv[i].resize(static_cast<std::size_t>(rsize[i]));
@@ -244,7 +244,8 @@ void build_requests(const Access& acc, const Plan& plan, MPI_Count r, const char
       put_i64(msg, p.length);
     }
     if (stream != nullptr)
-      for (const Piece& p : pieces) msg.insert(msg.end(), stream + p.pos, stream + p.pos + p.length);
+      for (const Piece& p : pieces)
+        msg.insert(msg.end(), stream + p.pos, stream + p.pos + p.length);
   }
 }
 
@@ -256,8 +257,7 @@ int write_window(File& file, const std::vector<Incoming>& in) {
   for (const Incoming& p : in) {
     if (!runs.empty() && runs.back().offset + runs.back().length == p.offset)
       runs.back().length += p.length;
-    else
-      runs.push_back({p.offset, p.length});
+    else runs.push_back({p.offset, p.length});
     data.insert(data.end(), p.data, p.data + p.length);
   }
   const MPI_Offset lo = runs.front().offset;
@@ -489,8 +489,7 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
       packed.resize(static_cast<std::size_t>(acc.bytes));
       if (rep != nullptr)
         err = datarep_to_file(*rep, buf, count, const_cast<Datatype&>(type), packed.data());
-      else
-        type.pack(buf, count, packed.data());
+      else type.pack(buf, count, packed.data());
       stream = packed.data();
     }
     // A failed conversion still takes part in the exchanges, with no data.
@@ -634,8 +633,7 @@ int file_write_all_begin_any(File& fh, const void* buf, MPI_Count count, Datatyp
 int file_read_at_all_begin_any(File& fh, MPI_Offset offset, void* buf, MPI_Count count,
                                Datatype& datatype) {
   return begin(fh, Kind::kReadAtAll, buf, "MPI_File_read_at_all_begin", [&](MPI_Status* st) {
-    return explicit_all(fh, false, offset, buf, count, datatype, st,
-                        "MPI_File_read_at_all_begin");
+    return explicit_all(fh, false, offset, buf, count, datatype, st, "MPI_File_read_at_all_begin");
   });
 }
 
@@ -648,15 +646,14 @@ int file_write_at_all_begin_any(File& fh, MPI_Offset offset, const void* buf, MP
 }
 
 int file_read_ordered_begin_any(File& fh, void* buf, MPI_Count count, Datatype& datatype) {
-  return begin(fh, Kind::kReadOrdered, buf, "MPI_File_read_ordered_begin", [&](MPI_Status* st) {
-    return mpi::io::read_ordered(fh, buf, count, datatype, st);
-  });
+  return begin(fh, Kind::kReadOrdered, buf, "MPI_File_read_ordered_begin",
+               [&](MPI_Status* st) { return mpi::io::read_ordered(fh, buf, count, datatype, st); });
 }
 
-int file_write_ordered_begin_any(File& fh, const void* buf, MPI_Count count,
-                                 Datatype& datatype) {
-  return begin(fh, Kind::kWriteOrdered, buf, "MPI_File_write_ordered_begin",
-               [&](MPI_Status* st) { return mpi::io::write_ordered(fh, buf, count, datatype, st); });
+int file_write_ordered_begin_any(File& fh, const void* buf, MPI_Count count, Datatype& datatype) {
+  return begin(fh, Kind::kWriteOrdered, buf, "MPI_File_write_ordered_begin", [&](MPI_Status* st) {
+    return mpi::io::write_ordered(fh, buf, count, datatype, st);
+  });
 }
 
 int file_read_all_end(File& fh, void* buf, MPI_Status* status) {

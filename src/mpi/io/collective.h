@@ -48,7 +48,6 @@ MPI_Count etype_size(const File& file);
 // MPI_ERR_READ_ONLY for a write to a read-only file, and, when
 // `individual` (the call uses the individual file pointer or an explicit
 // offset), MPI_ERR_UNSUPPORTED_OPERATION on an MPI_MODE_SEQUENTIAL file.
-[[nodiscard]] int check_access(const File& file, bool write, bool individual,
-                               const char* function);
+[[nodiscard]] int check_access(const File& file, bool write, bool individual, const char* function);
 
 }  // namespace stmpi::mpi::io

@@ -170,8 +170,7 @@ using mpi::io::post_explicit;
 using mpi::io::post_individual;
 using mpi::io::post_shared;
 
-int file_iread_any(File& fh, void* buf, MPI_Count count, Datatype& datatype,
-                   MPI_Request* request) {
+int file_iread_any(File& fh, void* buf, MPI_Count count, Datatype& datatype, MPI_Request* request) {
   return post_individual(fh, false, buf, count, datatype, request, "MPI_File_iread");
 }
 
@@ -181,8 +180,8 @@ int file_iwrite_any(File& fh, const void* buf, MPI_Count count, Datatype& dataty
                          "MPI_File_iwrite");
 }
 
-int file_iread_at_any(File& fh, MPI_Offset offset, void* buf, MPI_Count count,
-                      Datatype& datatype, MPI_Request* request) {
+int file_iread_at_any(File& fh, MPI_Offset offset, void* buf, MPI_Count count, Datatype& datatype,
+                      MPI_Request* request) {
   return post_explicit(fh, false, offset, buf, count, datatype, request, "MPI_File_iread_at");
 }
 

@@ -60,10 +60,8 @@ int eof_position(File& file, MPI_Offset* pos) {
     const MPI_Offset mid = lo + (hi - lo) / 2;
     runs.clear();
     map_view(file, mid, 1, runs);
-    if (!runs.empty() && runs.front().offset < size)
-      lo = mid + 1;
-    else
-      hi = mid;
+    if (!runs.empty() && runs.front().offset < size) lo = mid + 1;
+    else hi = mid;
   }
   *pos = lo;
   return MPI_SUCCESS;
@@ -107,8 +105,7 @@ int shared_fetch_add(File& file, MPI_Offset delta, MPI_Offset* old) {
   return MPI_SUCCESS;
 }
 
-int read_shared(File& file, void* buf, MPI_Count count, const Datatype& type,
-                MPI_Status* status) {
+int read_shared(File& file, void* buf, MPI_Count count, const Datatype& type, MPI_Status* status) {
   if (int err = check_access(file, false, false, "MPI_File_read_shared"); err != MPI_SUCCESS)
     return err;
   MPI_Offset at = 0;
@@ -163,8 +160,7 @@ int ordered_position(File& file, MPI_Count count, const Datatype& type, MPI_Offs
 
 }  // namespace
 
-int read_ordered(File& file, void* buf, MPI_Count count, const Datatype& type,
-                 MPI_Status* status) {
+int read_ordered(File& file, void* buf, MPI_Count count, const Datatype& type, MPI_Status* status) {
   if (int err = check_access(file, false, false, "MPI_File_read_ordered"); err != MPI_SUCCESS)
     return err;
   MPI_Offset at = 0;
@@ -256,18 +252,15 @@ int file_get_position_shared(File& fh, MPI_Offset* offset) {
 // releases the others.
 int file_seek_shared(File& fh, MPI_Offset offset, int whence) {
   if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
-    return mpi::errhan::make_error(MPI_ERR_ARG,
-                                   "whence=%d is not MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END",
-                                   whence);
+    return mpi::errhan::make_error(
+        MPI_ERR_ARG, "whence=%d is not MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END", whence);
   mpi::Comm& comm = fh.comm();
   if (int err = mpi::coll::barrier(comm); err != MPI_SUCCESS) return err;
   int err = MPI_SUCCESS;
   if (comm.rank == 0) {
     int64_t base = 0;
-    if (whence == MPI_SEEK_CUR)
-      err = mpi::io::pointer_op(fh, MPI_NO_OP, 0, &base);
-    else if (whence == MPI_SEEK_END)
-      err = mpi::io::eof_position(fh, &base);
+    if (whence == MPI_SEEK_CUR) err = mpi::io::pointer_op(fh, MPI_NO_OP, 0, &base);
+    else if (whence == MPI_SEEK_END) err = mpi::io::eof_position(fh, &base);
     if (err == MPI_SUCCESS && base + offset < 0)
       err = mpi::errhan::make_error(MPI_ERR_ARG,
                                     "MPI_File_seek_shared: offset=%lld moves the shared file "

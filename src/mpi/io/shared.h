@@ -28,8 +28,15 @@ class File;
 // runs the whole operation; the end hands back its status. MPI allows one
 // per file at a time.
 struct SplitCollective {
-  enum class Kind { kNone, kReadAll, kWriteAll, kReadAtAll, kWriteAtAll, kReadOrdered,
-                    kWriteOrdered };
+  enum class Kind {
+    kNone,
+    kReadAll,
+    kWriteAll,
+    kReadAtAll,
+    kWriteAtAll,
+    kReadOrdered,
+    kWriteOrdered
+  };
   Kind kind = Kind::kNone;
   const void* buf = nullptr;
   int error = MPI_SUCCESS;
@@ -54,13 +61,13 @@ void shared_close(File& file);
 // the data moves through the independent path at the old position.
 [[nodiscard]] int read_shared(File& file, void* buf, MPI_Count count, const Datatype& type,
                               MPI_Status* status);
-[[nodiscard]] int write_shared(File& file, const void* buf, MPI_Count count,
-                               const Datatype& type, MPI_Status* status);
+[[nodiscard]] int write_shared(File& file, const void* buf, MPI_Count count, const Datatype& type,
+                               MPI_Status* status);
 // Ordered mode (collective): data in rank order from the shared pointer.
 [[nodiscard]] int read_ordered(File& file, void* buf, MPI_Count count, const Datatype& type,
                                MPI_Status* status);
-[[nodiscard]] int write_ordered(File& file, const void* buf, MPI_Count count,
-                                const Datatype& type, MPI_Status* status);
+[[nodiscard]] int write_ordered(File& file, const void* buf, MPI_Count count, const Datatype& type,
+                                MPI_Status* status);
 
 // Split collectives: begin (runs the operation and records it) and end
 // (checks and returns its status). `function` names the call in errors.

@@ -34,8 +34,8 @@ int main(int argc, char **argv)
     char path[512];
     io_path(MPI_COMM_WORLD, "collnb", path);
     MPI_File fh;
-    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
-                           &fh);
+    int rc =
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     CHECK_SUCCESS(rc);
     if (rc != MPI_SUCCESS)
         return mtest_finish();
@@ -111,9 +111,10 @@ int main(int argc, char **argv)
     double t_both = now() - t0;
     double overlap = t_both >= 2 * t_io ? 0.0 : (2 * t_io - t_both) / t_io;
     if (rank == 0)
-        printf("# iwrite %ld bytes: write %.2f ms, write+compute overlapped %.2f ms, overlap "
-               "%.0f %%\n",
-               n, t_io * 1e3, t_both * 1e3, overlap > 1 ? 100.0 : overlap * 100);
+        printf(
+            "# iwrite %ld bytes: write %.2f ms, write+compute overlapped %.2f ms, overlap "
+            "%.0f %%\n",
+            n, t_io * 1e3, t_both * 1e3, overlap > 1 ? 100.0 : overlap * 100);
 
     free(data);
     free(back);

@@ -17,8 +17,8 @@ int main(int argc, char **argv)
     char path[512];
     io_path(MPI_COMM_WORLD, "collshared", path);
     MPI_File fh;
-    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
-                           &fh);
+    int rc =
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
     CHECK_SUCCESS(rc);
     if (rc != MPI_SUCCESS)
         return mtest_finish();

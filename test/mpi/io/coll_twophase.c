@@ -81,8 +81,8 @@ static void run(const char *cb, const char *nodes, const char *bufsize)
     MPI_Datatype ftype;
     MPI_Type_vector(NBLK, BLOCK, BLOCK * nprocs, MPI_BYTE, &ftype);
     MPI_Type_commit(&ftype);
-    CHECK_SUCCESS(MPI_File_set_view(fh, (MPI_Offset)rank * BLOCK, MPI_BYTE, ftype, "native",
-                                    MPI_INFO_NULL));
+    CHECK_SUCCESS(
+        MPI_File_set_view(fh, (MPI_Offset)rank * BLOCK, MPI_BYTE, ftype, "native", MPI_INFO_NULL));
     /* The memory side is strided too: every other int of a buffer twice the size. */
     int nint = (int)(mine / 4);
     int *wide = calloc((size_t)nint * 2, sizeof(int));

@@ -26,14 +26,7 @@
 #include "mpi/info/info.h"
 #include "mpi/io/impl_io.h"
 #include "mpi/io/internal.h"
-
-#if __has_include("mpi/io/shared.h")
 #include "mpi/io/shared.h"
-#else
-namespace stmpi::mpi::io {
-struct SharedPointer {};
-}  // namespace stmpi::mpi::io
-#endif
 
 namespace stmpi::mpi::io {
 namespace {
@@ -187,6 +180,11 @@ int file_open(Comm& comm, const char* filename, int amode, MPI_Info info, MPI_Fi
   }
   file->set_errhandler(mpi::io::default_file_errhandler());
   if (local == MPI_SUCCESS) local = mpi::io::shared_open(*file);
+  // MPI_MODE_APPEND: the shared pointer starts at the end of the file too.
+  if (local == MPI_SUCCESS && (amode & MPI_MODE_APPEND) && fcomm.rank == 0 && file->position > 0) {
+    MPI_Offset old = 0;
+    local = mpi::io::shared_fetch_add(*file, file->position, &old);
+  }
   if (int err = agree(fcomm, local, what.c_str())) {
     mpi::io::shared_close(*file);
     return fail(err);

@@ -14,12 +14,14 @@
 
 #include <mpi.h>
 
+#include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/info/info.h"
 #include "mpi/io/file.h"
 #include "mpi/io/impl_io.h"
 #include "mpi/io/internal.h"
+#include "mpi/io/shared.h"
 
 namespace stmpi::mpi::io {
 namespace {
@@ -44,8 +46,8 @@ std::shared_ptr<const FlatType> flatten(const Datatype& type) {
       data += b.len;
     }
   }
-  flat->contiguous = flat->runs.size() == 1 && flat->runs[0].offset == 0 &&
-                     flat->runs[0].length == flat->extent;
+  flat->contiguous =
+      flat->runs.size() == 1 && flat->runs[0].offset == 0 && flat->runs[0].length == flat->extent;
   return flat;
 }
 
@@ -74,8 +76,8 @@ void view_init(File& file) {
 
 void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out) {
   out.clear();
-  if (bytes <= 0) return;
   const View& v = file.view();
+  if (bytes <= 0 || !v.flat) return;
   const FlatType& f = *v.flat;
   MPI_Count b = etype_offset * v.etype_size;
   if (f.contiguous) {
@@ -91,10 +93,8 @@ void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::v
     const Run& run = f.runs[r];
     const MPI_Count len = std::min(run.length - skip, bytes);
     const MPI_Offset at = v.disp + instance * f.extent + run.offset + skip;
-    if (!out.empty() && out.back().offset + out.back().length == at)
-      out.back().length += len;
-    else
-      out.push_back({at, len});
+    if (!out.empty() && out.back().offset + out.back().length == at) out.back().length += len;
+    else out.push_back({at, len});
     bytes -= len;
     skip = 0;
     if (++r == f.runs.size()) {
@@ -106,8 +106,8 @@ void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::v
 
 MPI_Offset view_position_of_byte(const File& file, MPI_Offset byte) {
   const View& v = file.view();
+  if (!v.flat || byte <= v.disp) return 0;
   const FlatType& f = *v.flat;
-  if (byte <= v.disp || f.size == 0) return 0;
   const MPI_Offset rel = byte - v.disp;
   MPI_Count data;
   if (f.contiguous) {
@@ -168,9 +168,12 @@ int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype
       return make_error(MPI_ERR_ARG,
                         "disp=MPI_DISPLACEMENT_CURRENT needs a file opened with "
                         "MPI_MODE_SEQUENTIAL");
-    // The current position of the shared pointer (IO-COLL) is not tracked
-    // here; with sequential access the individual pointer is the position.
-    disp = fh.view().disp + fh.position * fh.view().etype_size;
+    // The current position of the shared file pointer, as a byte offset.
+    MPI_Offset shared_at = 0;
+    if (int err = mpi::io::shared_fetch_add(fh, 0, &shared_at)) return err;
+    std::vector<mpi::io::Run> runs;
+    mpi::io::map_view(fh, shared_at, 1, runs);
+    disp = runs.empty() ? fh.view().disp : runs.front().offset;
   } else if (disp < 0) {
     return make_error(MPI_ERR_ARG, "disp=%lld is negative", static_cast<long long>(disp));
   }
@@ -191,8 +194,16 @@ int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype
   fh.position = 0;
   int perm = 0;
   mpi::io::apply_hints(fh.hints(), mpi::info_get(info), &perm);
-  // Both file pointers go back to zero; the view is collective.
-  return mpi::io::agree(fh.comm(), mpi::io::shared_set_view(fh), "MPI_File_set_view");
+  // Both file pointers go back to zero (rank 0 moves the shared one back by
+  // its value); the agreement after it keeps every process from using the
+  // shared pointer before then.
+  int err = mpi::io::shared_set_view(fh);
+  if (err == MPI_SUCCESS && fh.comm().rank == 0) {
+    MPI_Offset old = 0;
+    err = mpi::io::shared_fetch_add(fh, 0, &old);
+    if (err == MPI_SUCCESS && old != 0) err = mpi::io::shared_fetch_add(fh, -old, &old);
+  }
+  return mpi::io::agree(fh.comm(), err, "MPI_File_set_view");
 }
 
 int file_get_view(File& fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,

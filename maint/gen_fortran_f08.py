@@ -487,8 +487,13 @@ def gen_types(consts, apis):
         if c.handle is not None:
             lines.append(f'TYPE({c.handle}), PARAMETER :: {c.name} = {c.handle}({c.value})')
     lines.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.')
-    lines.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .TRUE.')
-    lines += ['INTEGER :: MPI_BOTTOM, MPI_IN_PLACE, MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY',
+    # gfortran does not promise that ASYNCHRONOUS alone keeps code from moving
+    # across a pending operation's buffer: MPI_F_sync_reg is needed.
+    lines.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
+    # MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY: arrays of one element, passed where
+    # a weights array goes.
+    lines += ['INTEGER :: MPI_BOTTOM, MPI_IN_PLACE',
+              'INTEGER :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)',
               'TYPE(MPI_Status) :: MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE(1)',
               'INTEGER :: MPI_ERRCODES_IGNORE(1)',
               'CHARACTER(LEN=1) :: MPI_ARGVS_NULL(1,1), MPI_ARGV_NULL(1)',

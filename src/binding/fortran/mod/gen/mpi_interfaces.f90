@@ -129,7 +129,8 @@ SUBROUTINE MPI_ALLOC_MEM(size, info, baseptr, ierror)
   IMPLICIT NONE
   INTEGER(KIND=MPI_ADDRESS_KIND) :: size
   INTEGER :: info
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: ierror
 END SUBROUTINE MPI_ALLOC_MEM
 SUBROUTINE MPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -3775,7 +3776,8 @@ SUBROUTINE MPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
   INTEGER :: disp_unit
   INTEGER :: info
   INTEGER :: comm
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: win
   INTEGER :: ierror
 END SUBROUTINE MPI_WIN_ALLOCATE
@@ -3786,7 +3788,8 @@ SUBROUTINE MPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, ie
   INTEGER :: disp_unit
   INTEGER :: info
   INTEGER :: comm
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: win
   INTEGER :: ierror
 END SUBROUTINE MPI_WIN_ALLOCATE_SHARED
@@ -4007,7 +4010,8 @@ SUBROUTINE MPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
   INTEGER :: rank
   INTEGER(KIND=MPI_ADDRESS_KIND) :: size
   INTEGER :: disp_unit
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: ierror
 END SUBROUTINE MPI_WIN_SHARED_QUERY
 SUBROUTINE MPI_WIN_START(group, assert, win, ierror)
@@ -4188,7 +4192,8 @@ SUBROUTINE PMPI_ALLOC_MEM(size, info, baseptr, ierror)
   IMPLICIT NONE
   INTEGER(KIND=MPI_ADDRESS_KIND) :: size
   INTEGER :: info
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: ierror
 END SUBROUTINE PMPI_ALLOC_MEM
 SUBROUTINE PMPI_ALLREDUCE(sendbuf, recvbuf, count, datatype, op, comm, ierror)
@@ -7836,7 +7841,8 @@ SUBROUTINE PMPI_WIN_ALLOCATE(size, disp_unit, info, comm, baseptr, win, ierror)
   INTEGER :: disp_unit
   INTEGER :: info
   INTEGER :: comm
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: win
   INTEGER :: ierror
 END SUBROUTINE PMPI_WIN_ALLOCATE
@@ -7847,7 +7853,8 @@ SUBROUTINE PMPI_WIN_ALLOCATE_SHARED(size, disp_unit, info, comm, baseptr, win, i
   INTEGER :: disp_unit
   INTEGER :: info
   INTEGER :: comm
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: win
   INTEGER :: ierror
 END SUBROUTINE PMPI_WIN_ALLOCATE_SHARED
@@ -8068,7 +8075,8 @@ SUBROUTINE PMPI_WIN_SHARED_QUERY(win, rank, size, disp_unit, baseptr, ierror)
   INTEGER :: rank
   INTEGER(KIND=MPI_ADDRESS_KIND) :: size
   INTEGER :: disp_unit
-  INTEGER(KIND=MPI_ADDRESS_KIND) :: baseptr
+  !GCC$ ATTRIBUTES NO_ARG_CHECK :: baseptr
+  TYPE(*), DIMENSION(*) :: baseptr
   INTEGER :: ierror
 END SUBROUTINE PMPI_WIN_SHARED_QUERY
 SUBROUTINE PMPI_WIN_START(group, assert, win, ierror)

@@ -73,6 +73,8 @@ void finish(Request* req) {
 
 }  // namespace
 
+namespace {
+
 // The Fortran forms of the callbacks (MPI 4.1 section 13.2): extra_state is
 // passed as the binding gave it, the status is an INTEGER array laid out as
 // MPI_Status, the error code comes back in the last argument.
@@ -81,13 +83,22 @@ using FortranFree = void(void* extra_state, MPI_Fint* ierr);
 using FortranCancel = void(void* extra_state, MPI_Fint* complete, MPI_Fint* ierr);
 static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0);
 
+// The callback the binding stored, as the Fortran subroutine it is (through
+// void (*)(), which marks the cast as intended).
+template <class To, class From>
+To* fortran_callback(From* fn) {
+  return reinterpret_cast<To*>(reinterpret_cast<void (*)()>(fn));
+}
+
+}  // namespace
+
 int grequest_call_query(Request* req, MPI_Status* status) {
   if (req->query_fn == nullptr) return MPI_SUCCESS;
   if (!req->fortran_callbacks) return req->query_fn(req->extra_state, status);
   MPI_Fint ierr = MPI_SUCCESS;
   MPI_Fint fstatus[sizeof(MPI_Status) / sizeof(MPI_Fint)];
   std::memcpy(fstatus, status, sizeof(MPI_Status));
-  reinterpret_cast<FortranQuery*>(req->query_fn)(req->extra_state, fstatus, &ierr);
+  fortran_callback<FortranQuery>(req->query_fn)(req->extra_state, fstatus, &ierr);
   std::memcpy(status, fstatus, sizeof(MPI_Status));
   return ierr;
 }
@@ -96,7 +107,7 @@ int grequest_call_free(Request* req) {
   if (req->free_fn == nullptr) return MPI_SUCCESS;
   if (!req->fortran_callbacks) return req->free_fn(req->extra_state);
   MPI_Fint ierr = MPI_SUCCESS;
-  reinterpret_cast<FortranFree*>(req->free_fn)(req->extra_state, &ierr);
+  fortran_callback<FortranFree>(req->free_fn)(req->extra_state, &ierr);
   return ierr;
 }
 
@@ -105,7 +116,7 @@ int grequest_call_cancel(Request* req, bool complete) {
   if (!req->fortran_callbacks) return req->cancel_fn(req->extra_state, complete ? 1 : 0);
   MPI_Fint ierr = MPI_SUCCESS;
   MPI_Fint fcomplete = complete ? 1 : 0;
-  reinterpret_cast<FortranCancel*>(req->cancel_fn)(req->extra_state, &fcomplete, &ierr);
+  fortran_callback<FortranCancel>(req->cancel_fn)(req->extra_state, &fcomplete, &ierr);
   return ierr;
 }
 

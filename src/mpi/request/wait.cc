@@ -1,5 +1,6 @@
 // Completion calls: Wait/Test and their any/all/some forms, Cancel,
 // Request_free, Request_get_status, status queries, generalized requests.
+#include <algorithm>
 #include <vector>
 
 #include "device/device.h"
@@ -362,14 +363,46 @@ int get_elements_count(const MPI_Status* status, mpi::Datatype& datatype, MPI_Co
   return MPI_SUCCESS;
 }
 
+namespace {
+
+// The bytes of the first `count` basic elements of repeated instances of
+// `type` (the inverse of Datatype::elements): whole instances, then the
+// elements of the type signature in order, so that a type mixing sizes
+// (a struct of char, int, double) counts each element by its own size.
+MPI_Count bytes_of_elements(const mpi::Datatype& type, MPI_Count count) {
+  const MPI_Count per_instance = type.layout.element_count;
+  if (per_instance <= 0) return 0;
+  MPI_Count bytes = count / per_instance * type.size;
+  MPI_Count rest = count % per_instance;
+  for (const mpi::ElementGroup& group : type.layout.signature) {
+    if (rest == 0) break;
+    MPI_Count group_bytes = 0, group_elements = 0;
+    for (const mpi::ElementRun& run : group.runs) {
+      group_bytes += run.size * run.count;
+      group_elements += run.count;
+    }
+    if (group_elements == 0) continue;
+    const MPI_Count repeats = std::min(rest / group_elements, group.repeat);
+    bytes += repeats * group_bytes;
+    rest -= repeats * group_elements;
+    if (repeats == group.repeat) continue;
+    for (const mpi::ElementRun& run : group.runs) {
+      const MPI_Count take = std::min(rest, run.count);
+      bytes += take * run.size;
+      rest -= take;
+      if (rest == 0) break;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
 int status_set_elements_count(MPI_Status* status, mpi::Datatype& datatype, MPI_Count count) {
   if (count < 0)
     return mpi::errhan::make_error(MPI_ERR_COUNT, "count=%lld must be non-negative",
                                    static_cast<long long>(count));
-  // Elements of the type's basic elements: bytes = count * (size / elements per instance).
-  const MPI_Count per_instance = datatype.elements(datatype.size);
-  const MPI_Count element_size = per_instance > 0 ? datatype.size / per_instance : datatype.size;
-  mpi::status_set_bytes(status, count * element_size);
+  mpi::status_set_bytes(status, bytes_of_elements(datatype, count));
   return MPI_SUCCESS;
 }
 int status_set_cancelled(MPI_Status* status, int flag) {

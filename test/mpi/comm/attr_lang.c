@@ -220,8 +220,8 @@ int main(int argc, char **argv)
     /* Windows: predefined attributes as values. */
     int buf[4];
     MPI_Win win = MPI_WIN_NULL;
-    CHECK_SUCCESS(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                                 &win));
+    CHECK_SUCCESS(
+        MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     CHECK_SUCCESS(MPII_Win_get_attr(win, MPI_WIN_SIZE, &v, &flag, kAint));
     CHECK(flag && v == (intptr_t)sizeof buf, "WIN_SIZE %ld", (long)v);
     CHECK_SUCCESS(MPII_Win_get_attr(win, MPI_WIN_DISP_UNIT + 1, &v, &flag, kAint));

@@ -24,8 +24,10 @@ static void check_markers(int n, const MPI_Datatype *types, const MPI_Aint *disp
     int size = -1;
     CHECK_SUCCESS(MPI_Type_get_extent(t, &got_lb, &got_extent));
     CHECK_SUCCESS(MPI_Type_size(t, &size));
-    CHECK(got_lb == lb && got_extent == extent, "markers-only struct (%d): lb %ld extent %ld, "
-          "expected %ld %ld", n, (long)got_lb, (long)got_extent, (long)lb, (long)extent);
+    CHECK(got_lb == lb && got_extent == extent,
+          "markers-only struct (%d): lb %ld extent %ld, "
+          "expected %ld %ld",
+          n, (long)got_lb, (long)got_extent, (long)lb, (long)extent);
     CHECK_INT(size, 0);
     CHECK_SUCCESS(MPI_Type_free(&t));
 }

@@ -44,11 +44,10 @@ int main(int argc, char **argv)
         int go = 0;
         CHECK_SUCCESS(MPI_Recv(&go, 1, MPI_INT, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         for (int m = 0; m < kMessages; m++) {
-            CHECK_SUCCESS(MPI_Recv(data[m], kInts, MPI_INT, 0, m, MPI_COMM_WORLD,
-                                   MPI_STATUS_IGNORE));
+            CHECK_SUCCESS(
+                MPI_Recv(data[m], kInts, MPI_INT, 0, m, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             for (int i = 0; i < kInts; i++)
-                CHECK(data[m][i] == m * 100000 + i, "message %d element %d: %d", m, i,
-                      data[m][i]);
+                CHECK(data[m][i] == m * 100000 + i, "message %d element %d: %d", m, i, data[m][i]);
         }
     }
     void *detached = NULL;

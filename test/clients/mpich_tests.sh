@@ -225,6 +225,12 @@ for dir in "${dirs[@]}"; do
         case $i in /*) fincs+=(-I"$i") ;; .) ;; *) fincs+=(-I"$t/$dir/$i") ;; esac
       done
       for f in $(program_sources "$dir" "$name" "$ext"); do
+        # a source the chapter's Makefile.am copies from another chapter (BUILT_SOURCES rule
+        # "f.c: $(srcdir)/../../f90/ext/f.c")
+        if [ ! -f "$t/$dir/$f" ]; then
+          from=$(sed -n "s|^$f:[[:space:]]*\$(srcdir)/||p" "$t/$dir/Makefile.am" 2>/dev/null | head -1)
+          [ -n "$from" ] && [ -f "$t/$dir/$from" ] && cp "$t/$dir/$from" "$t/$dir/$f"
+        fi
         case $f in
           *.c) "$cc" "${cflags[@]}" -c "$t/$dir/$f" -o "$build/$flat/${f%.c}.o" >> "$log" 2>&1 < /dev/null || ok=""
             objs+=("$build/$flat/${f%.c}.o") ;;

@@ -469,6 +469,9 @@ SUBROUTINE MPI_F_sync_reg(buf)
   TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
   ! The call itself is the barrier against code motion: nothing to do.
 END SUBROUTINE MPI_F_sync_reg
+SUBROUTINE PMPI_F_sync_reg(buf)
+  TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+END SUBROUTINE PMPI_F_sync_reg
 '''
 
 

@@ -629,4 +629,6 @@ def outputs(apis, spec, consts):
             out[base + f'glue_{ch}.cc'] = '\n'.join(g)
     for s in sorted(skipped):
         print('gen_fortran_mod: not in mpi_f08:', s)
+    print(f'gen_fortran_mod: mpi_f08: {len({p.generic for p in procs})} generics over '
+          f'{len(procs)} specifics ({sum(p.uses_glue for p in procs)} through the C glue)')
     return out

@@ -412,6 +412,10 @@ def outputs(apis_path):
     out[base + 'mpi_constants.f90'] = gen_constants(consts)
     out[base + 'mpi_interfaces.f90'] = gen_interfaces(pairs)
     out[base + 'mpi.f90'] = gen_mpi_module()
+    for lang in ('f90', 'f08'):
+        for name in missing_in_c(apis, spec, lang):
+            print(f'gen_fortran_mod: {name} ({lang}) is not in maint/api.spec')
+    print(f'gen_fortran_mod: mpi: {len(pairs)} interfaces (and their PMPI_ forms)')
     import gen_fortran_f08
     out.update(gen_fortran_f08.outputs(apis, spec, consts))
     return out

@@ -113,7 +113,13 @@ extern "C" __attribute__((visibility("default"))) int stmpi_info_print_markdown(
 
 extern "C" __attribute__((visibility("default"))) int stmpi_info_print(FILE* out) {
   fprintf(out, "STMPI %s\n", PACKAGE_VERSION);
-  fprintf(out, "build options: %s\n\n", STMPI_BUILD_OPTIONS);
+  fprintf(out, "build options: %s\n", STMPI_BUILD_OPTIONS);
+#ifdef STMPI_FC
+  fprintf(out, "Fortran compiler: %s\nFortran modules: %s\n", STMPI_FC, STMPI_FMODDIR);
+#else
+  fprintf(out, "Fortran: not built\n");
+#endif
+  fprintf(out, "\n");
   fprintf(out,
           "Runtime parameters (environment variable, default, allowed range, when it may change "
           "[init: fixed at MPI_Init; local, all_eq: at any time, through MPI_T], description):\n");

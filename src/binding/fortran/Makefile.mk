@@ -33,7 +33,9 @@ pkgconfig_DATA += src/tools/stmpi-fort.pc
 endif
 
 # mpif90 and mpif77 are other names of mpifort; mpich-fort.pc and
-# mpi-fort.pc other names of stmpi-fort.pc (nothing without Fortran).
+# mpi-fort.pc other names of stmpi-fort.pc (nothing without Fortran); the
+# module directory exists even before the modules are installed (the
+# wrappers, pkg-config and CMake name it).
 install-exec-local: install-fortran-links
 install-data-hook: install-fortran-pc
 uninstall-local: uninstall-fortran
@@ -44,7 +46,7 @@ install-fortran-links:
 	fi
 install-fortran-pc:
 	if test "$(STMPI_HAVE_FORTRAN)" = yes; then \
-	  cd $(DESTDIR)$(pkgconfigdir) && ln -sf stmpi-fort.pc mpich-fort.pc && \
+	  $(MKDIR_P) $(DESTDIR)$(fmoddir) && cd $(DESTDIR)$(pkgconfigdir) && ln -sf stmpi-fort.pc mpich-fort.pc && \
 	  ln -sf stmpi-fort.pc mpi-fort.pc; \
 	fi
 uninstall-fortran:

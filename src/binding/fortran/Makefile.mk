@@ -7,6 +7,7 @@ include $(top_srcdir)/src/binding/fortran/gen/sources.mk
 # libmpichfort.so.12 (MPICH's soname): links against our libmpich.so.12.
 libmpichfort_la_SOURCES = \
 	src/binding/fortran/special.cc \
+	src/binding/fortran/legacy.cc \
 	$(STMPI_FORTRAN_GLUE_SOURCES)
 libmpichfort_la_LIBADD = libmpich.la
 libmpichfort_la_LDFLAGS = -version-info 12:0:0 -Wl,--no-undefined

@@ -52,54 +52,54 @@ namespace {
 // The Fortran forms of the callbacks (every argument by reference).
 using F90CopyFn = void(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* extra_state, MPI_Aint* in,
                        MPI_Aint* out, MPI_Fint* flag, MPI_Fint* ierror);
-using F90DeleteFn = void(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value,
-                         MPI_Aint* extra_state, MPI_Fint* ierror);
+using F90DeleteFn = void(MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value, MPI_Aint* extra_state,
+                         MPI_Fint* ierror);
 using F77CopyFn = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* extra_state, MPI_Fint* in,
                        MPI_Fint* out, MPI_Fint* flag, MPI_Fint* ierror);
-using F77DeleteFn = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value,
-                         MPI_Fint* extra_state, MPI_Fint* ierror);
+using F77DeleteFn = void(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* extra_state,
+                         MPI_Fint* ierror);
 using FileErrhandlerFn = void(MPI_Fint* file, MPI_Fint* code);
 
 // The keyval's extra_state is the address of the program's
 // INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for MPI_KEYVAL_CREATE), as MPICH
 // keeps it; the value is passed as the integer the attribute holds.
-int f90_copy_proxy(MPI_Comm_copy_attr_function* user_fn, int handle, int keyval,
-                   void* extra_state, int /*type*/, void* value, void** copy, int* flag) {
+int f90_copy_proxy(MPI_Comm_copy_attr_function* user_fn, int handle, int keyval, void* extra_state,
+                   int /*type*/, void* value, void** copy, int* flag) {
   MPI_Fint fhandle = handle, fkeyval = keyval, fflag = 0, ierror = MPI_SUCCESS;
   MPI_Aint in = reinterpret_cast<MPI_Aint>(value), out = 0;
-  F::function_cast<F90CopyFn>(user_fn)(&fhandle, &fkeyval, static_cast<MPI_Aint*>(extra_state),
-                                        &in, &out, &fflag, &ierror);
+  F::function_cast<F90CopyFn>(user_fn)(&fhandle, &fkeyval, static_cast<MPI_Aint*>(extra_state), &in,
+                                       &out, &fflag, &ierror);
   *flag = F::from_logical(fflag);
   *copy = reinterpret_cast<void*>(out);
   return ierror;
 }
 
-int f90_delete_proxy(MPI_Comm_delete_attr_function* user_fn, int handle, int keyval,
-                     int /*type*/, void* value, void* extra_state) {
+int f90_delete_proxy(MPI_Comm_delete_attr_function* user_fn, int handle, int keyval, int /*type*/,
+                     void* value, void* extra_state) {
   MPI_Fint fhandle = handle, fkeyval = keyval, ierror = MPI_SUCCESS;
   MPI_Aint fvalue = reinterpret_cast<MPI_Aint>(value);
   F::function_cast<F90DeleteFn>(user_fn)(&fhandle, &fkeyval, &fvalue,
-                                          static_cast<MPI_Aint*>(extra_state), &ierror);
+                                         static_cast<MPI_Aint*>(extra_state), &ierror);
   return ierror;
 }
 
-int f77_copy_proxy(MPI_Comm_copy_attr_function* user_fn, int handle, int keyval,
-                   void* extra_state, int /*type*/, void* value, void** copy, int* flag) {
+int f77_copy_proxy(MPI_Comm_copy_attr_function* user_fn, int handle, int keyval, void* extra_state,
+                   int /*type*/, void* value, void** copy, int* flag) {
   MPI_Fint fhandle = handle, fkeyval = keyval, fflag = 0, ierror = MPI_SUCCESS;
   MPI_Fint in = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value)), out = 0;
-  F::function_cast<F77CopyFn>(user_fn)(&fhandle, &fkeyval, static_cast<MPI_Fint*>(extra_state),
-                                        &in, &out, &fflag, &ierror);
+  F::function_cast<F77CopyFn>(user_fn)(&fhandle, &fkeyval, static_cast<MPI_Fint*>(extra_state), &in,
+                                       &out, &fflag, &ierror);
   *flag = F::from_logical(fflag);
   *copy = reinterpret_cast<void*>(static_cast<MPI_Aint>(out));
   return ierror;
 }
 
-int f77_delete_proxy(MPI_Comm_delete_attr_function* user_fn, int handle, int keyval,
-                     int /*type*/, void* value, void* extra_state) {
+int f77_delete_proxy(MPI_Comm_delete_attr_function* user_fn, int handle, int keyval, int /*type*/,
+                     void* value, void* extra_state) {
   MPI_Fint fhandle = handle, fkeyval = keyval, ierror = MPI_SUCCESS;
   MPI_Fint fvalue = static_cast<MPI_Fint>(reinterpret_cast<MPI_Aint>(value));
   F::function_cast<F77DeleteFn>(user_fn)(&fhandle, &fkeyval, &fvalue,
-                                          static_cast<MPI_Fint*>(extra_state), &ierror);
+                                         static_cast<MPI_Fint*>(extra_state), &ierror);
   return ierror;
 }
 
@@ -138,7 +138,8 @@ constexpr std::array<MPI_File_errhandler_function*, sizeof...(N)> make_trampolin
     std::index_sequence<N...>) {
   return {&file_errhandler_trampoline<N>...};
 }
-constexpr auto kFileTrampolines = make_trampolines(std::make_index_sequence<kFileErrhandlerSlots>());
+constexpr auto kFileTrampolines =
+    make_trampolines(std::make_index_sequence<kFileErrhandlerSlots>());
 
 // A Fortran CHARACTER*(len) array of arguments ending at a blank one; `step`
 // is the distance between two arguments of one command, in strings.
@@ -175,8 +176,8 @@ extern "C" STMPI_F77_API void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, M
     *ierror = MPI_ERR_INTERN;
     return;
   }
-  *ierror = MPII_Comm_set_attr(*comm, *keyval, reinterpret_cast<void*>(MPI_Aint{*value}),
-                               kMpiiAttrInt);
+  *ierror =
+      MPII_Comm_set_attr(*comm, *keyval, reinterpret_cast<void*>(MPI_Aint{*value}), kMpiiAttrInt);
 }
 STMPI_F77_NAMES(pmpi_attr_put_, "attr_put", "ATTR_PUT")
 
@@ -186,47 +187,44 @@ extern "C" STMPI_F77_API void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, M
 }
 STMPI_F77_NAMES(pmpi_attr_get_, "attr_get", "ATTR_GET")
 
-#define STMPI_F77_ATTR(obj, OBJ, hook_set, hook_get)                                             \
-  extern "C" STMPI_F77_API void pmpi_##obj##_set_attr_(MPI_Fint* handle, MPI_Fint* keyval,      \
-                                                       MPI_Aint* value, MPI_Fint* ierror) {     \
-    if (!mpii_hooks_present()) {                                                                \
-      *ierror = MPI_ERR_INTERN;                                                                 \
-      return;                                                                                   \
-    }                                                                                           \
-    *ierror = hook_set(*handle, *keyval, reinterpret_cast<void*>(*value), kMpiiAttrAint);       \
-  }                                                                                             \
-  STMPI_F77_NAMES(pmpi_##obj##_set_attr_, #obj "_set_attr", #OBJ "_SET_ATTR")                   \
-  extern "C" STMPI_F77_API void pmpi_##obj##_get_attr_(MPI_Fint* handle, MPI_Fint* keyval,      \
-                                                       MPI_Aint* value, MPI_Fint* flag,         \
-                                                       MPI_Fint* ierror) {                      \
-    get_attr(hook_get, *handle, *keyval, value, flag, ierror, kMpiiAttrAint);                   \
-  }                                                                                             \
-  STMPI_F77_NAMES(pmpi_##obj##_get_attr_, #obj "_get_attr", #OBJ "_GET_ATTR")                   \
-  extern "C" STMPI_F77_API void pmpi_##obj##_create_keyval_(F90CopyFn* copy_fn,                 \
-                                                            F90DeleteFn* delete_fn,             \
-                                                            MPI_Fint* keyval,                   \
-                                                            MPI_Aint* extra_state,              \
-                                                            MPI_Fint* ierror) {                 \
-    if (!mpii_hooks_present()) {                                                                \
-      *ierror = MPI_ERR_INTERN;                                                                 \
-      return;                                                                                   \
-    }                                                                                           \
-    int err = PMPI_##OBJ##_create_keyval_c(copy_fn, delete_fn, keyval, extra_state);            \
-    if (err == MPI_SUCCESS) MPII_Keyval_set_proxy(*keyval, f90_copy_proxy, f90_delete_proxy);   \
-    *ierror = err;                                                                              \
-  }                                                                                             \
+#define STMPI_F77_ATTR(obj, OBJ, hook_set, hook_get)                                           \
+  extern "C" STMPI_F77_API void pmpi_##obj##_set_attr_(MPI_Fint* handle, MPI_Fint* keyval,     \
+                                                       MPI_Aint* value, MPI_Fint* ierror) {    \
+    if (!mpii_hooks_present()) {                                                               \
+      *ierror = MPI_ERR_INTERN;                                                                \
+      return;                                                                                  \
+    }                                                                                          \
+    *ierror = hook_set(*handle, *keyval, reinterpret_cast<void*>(*value), kMpiiAttrAint);      \
+  }                                                                                            \
+  STMPI_F77_NAMES(pmpi_##obj##_set_attr_, #obj "_set_attr", #OBJ "_SET_ATTR")                  \
+  extern "C" STMPI_F77_API void pmpi_##obj##_get_attr_(                                        \
+      MPI_Fint* handle, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierror) { \
+    get_attr(hook_get, *handle, *keyval, value, flag, ierror, kMpiiAttrAint);                  \
+  }                                                                                            \
+  STMPI_F77_NAMES(pmpi_##obj##_get_attr_, #obj "_get_attr", #OBJ "_GET_ATTR")                  \
+  extern "C" STMPI_F77_API void pmpi_##obj##_create_keyval_(                                   \
+      F90CopyFn* copy_fn, F90DeleteFn* delete_fn, MPI_Fint* keyval, MPI_Aint* extra_state,     \
+      MPI_Fint* ierror) {                                                                      \
+    if (!mpii_hooks_present()) {                                                               \
+      *ierror = MPI_ERR_INTERN;                                                                \
+      return;                                                                                  \
+    }                                                                                          \
+    int err = PMPI_##OBJ##_create_keyval_c(copy_fn, delete_fn, keyval, extra_state);           \
+    if (err == MPI_SUCCESS) MPII_Keyval_set_proxy(*keyval, f90_copy_proxy, f90_delete_proxy);  \
+    *ierror = err;                                                                             \
+  }                                                                                            \
   STMPI_F77_NAMES(pmpi_##obj##_create_keyval_, #obj "_create_keyval", #OBJ "_CREATE_KEYVAL")
 
 // PMPI_<Obj>_create_keyval with the Fortran callbacks cast to C's types (the
 // proxies call them with Fortran conventions).
-#define PMPI_COMM_create_keyval_c(c, d, k, e)                                       \
-  PMPI_Comm_create_keyval(F::function_cast<MPI_Comm_copy_attr_function>(c),        \
+#define PMPI_COMM_create_keyval_c(c, d, k, e)                               \
+  PMPI_Comm_create_keyval(F::function_cast<MPI_Comm_copy_attr_function>(c), \
                           F::function_cast<MPI_Comm_delete_attr_function>(d), k, e)
-#define PMPI_TYPE_create_keyval_c(c, d, k, e)                                       \
-  PMPI_Type_create_keyval(F::function_cast<MPI_Type_copy_attr_function>(c),        \
+#define PMPI_TYPE_create_keyval_c(c, d, k, e)                               \
+  PMPI_Type_create_keyval(F::function_cast<MPI_Type_copy_attr_function>(c), \
                           F::function_cast<MPI_Type_delete_attr_function>(d), k, e)
-#define PMPI_WIN_create_keyval_c(c, d, k, e)                                        \
-  PMPI_Win_create_keyval(F::function_cast<MPI_Win_copy_attr_function>(c),          \
+#define PMPI_WIN_create_keyval_c(c, d, k, e)                              \
+  PMPI_Win_create_keyval(F::function_cast<MPI_Win_copy_attr_function>(c), \
                          F::function_cast<MPI_Win_delete_attr_function>(d), k, e)
 
 STMPI_F77_ATTR(comm, COMM, MPII_Comm_set_attr, MPII_Comm_get_attr)
@@ -240,9 +238,9 @@ extern "C" STMPI_F77_API void pmpi_keyval_create_(F77CopyFn* copy_fn, F77DeleteF
     *ierror = MPI_ERR_INTERN;
     return;
   }
-  int err = PMPI_Keyval_create(F::function_cast<MPI_Copy_function>(copy_fn),
-                               F::function_cast<MPI_Delete_function>(delete_fn), keyval,
-                               extra_state);
+  int err =
+      PMPI_Keyval_create(F::function_cast<MPI_Copy_function>(copy_fn),
+                         F::function_cast<MPI_Delete_function>(delete_fn), keyval, extra_state);
   if (err == MPI_SUCCESS) MPII_Keyval_set_proxy(*keyval, f77_copy_proxy, f77_delete_proxy);
   *ierror = err;
 }
@@ -250,23 +248,26 @@ STMPI_F77_NAMES(pmpi_keyval_create_, "keyval_create", "KEYVAL_CREATE")
 
 // ---- predefined callbacks (Fortran conventions) ---------------------------------
 
-#define STMPI_F77_FN_NAMES(target, lower, upper)       \
-  STMPI_F77_ALIAS(target, target##a1, lower "__") \
-  STMPI_F77_ALIAS(target, target##a2, lower)      \
-  STMPI_F77_ALIAS(target, target##a3, upper)
+// (MPICH also exports pmpi_ names for these)
+#define STMPI_F77_FN_NAMES(target, lower, upper)      \
+  STMPI_F77_ALIAS(target, target##a1, lower "__")     \
+  STMPI_F77_ALIAS(target, target##a2, lower)          \
+  STMPI_F77_ALIAS(target, target##a3, upper)          \
+  STMPI_F77_ALIAS(target, target##a4, "p" lower "_")  \
+  STMPI_F77_ALIAS(target, target##a5, "p" lower "__") \
+  STMPI_F77_ALIAS(target, target##a6, "p" lower)      \
+  STMPI_F77_ALIAS(target, target##a7, "P" upper)
 
-#define STMPI_F77_PREDEFINED(prefix, PREFIX, Int)                                                \
-  extern "C" STMPI_F77_API void mpi_##prefix##null_copy_fn_(MPI_Fint*, MPI_Fint*, Int*, Int*,   \
-                                                            Int*, MPI_Fint* flag,               \
-                                                            MPI_Fint* ierror) {                 \
+#define STMPI_F77_PREDEFINED(prefix, PREFIX, Int)                                               \
+  extern "C" STMPI_F77_API void mpi_##prefix##null_copy_fn_(                                    \
+      MPI_Fint*, MPI_Fint*, Int*, Int*, Int*, MPI_Fint* flag, MPI_Fint* ierror) {               \
     *flag = 0;                                                                                  \
     *ierror = MPI_SUCCESS;                                                                      \
   }                                                                                             \
   STMPI_F77_FN_NAMES(mpi_##prefix##null_copy_fn_, "mpi_" #prefix "null_copy_fn",                \
                      "MPI_" #PREFIX "NULL_COPY_FN")                                             \
-  extern "C" STMPI_F77_API void mpi_##prefix##dup_fn_(MPI_Fint*, MPI_Fint*, Int*, Int* in,      \
-                                                      Int* out, MPI_Fint* flag,                 \
-                                                      MPI_Fint* ierror) {                       \
+  extern "C" STMPI_F77_API void mpi_##prefix##dup_fn_(                                          \
+      MPI_Fint*, MPI_Fint*, Int*, Int* in, Int* out, MPI_Fint* flag, MPI_Fint* ierror) {        \
     *out = *in;                                                                                 \
     *flag = 1;                                                                                  \
     *ierror = MPI_SUCCESS;                                                                      \
@@ -294,9 +295,9 @@ STMPI_F77_FN_NAMES(mpi_conversion_fn_null_, "mpi_conversion_fn_null", "MPI_CONVE
 
 // ---- generalized requests, file error handlers, data representations ---------------
 
-extern "C" STMPI_F77_API void pmpi_grequest_start_(void* query_fn, void* free_fn,
-                                                   void* cancel_fn, MPI_Aint* extra_state,
-                                                   MPI_Fint* request, MPI_Fint* ierror) {
+extern "C" STMPI_F77_API void pmpi_grequest_start_(void* query_fn, void* free_fn, void* cancel_fn,
+                                                   MPI_Aint* extra_state, MPI_Fint* request,
+                                                   MPI_Fint* ierror) {
   if (!mpii_hooks_present()) {
     *ierror = MPI_ERR_INTERN;
     return;
@@ -311,8 +312,7 @@ extern "C" STMPI_F77_API void pmpi_grequest_start_(void* query_fn, void* free_fn
 STMPI_F77_NAMES(pmpi_grequest_start_, "grequest_start", "GREQUEST_START")
 
 extern "C" STMPI_F77_API void pmpi_file_create_errhandler_(FileErrhandlerFn* fn,
-                                                           MPI_Fint* errhandler,
-                                                           MPI_Fint* ierror) {
+                                                           MPI_Fint* errhandler, MPI_Fint* ierror) {
   int slot = 0;
   while (slot < kFileErrhandlerSlots && file_errhandlers[slot] != nullptr &&
          file_errhandlers[slot] != fn)
@@ -338,11 +338,10 @@ STMPI_F77_NAMES(pmpi_register_datarep_, "register_datarep", "REGISTER_DATAREP")
 // ---- string arrays ---------------------------------------------------------------
 
 extern "C" STMPI_F77_API void pmpi_comm_spawn_(const char* command, const char* argv,
-                                               MPI_Fint* maxprocs, MPI_Fint* info,
-                                               MPI_Fint* root, MPI_Fint* comm,
-                                               MPI_Fint* intercomm, MPI_Fint* errcodes,
-                                               MPI_Fint* ierror, size_t command_len,
-                                               size_t argv_len) {
+                                               MPI_Fint* maxprocs, MPI_Fint* info, MPI_Fint* root,
+                                               MPI_Fint* comm, MPI_Fint* intercomm,
+                                               MPI_Fint* errcodes, MPI_Fint* ierror,
+                                               size_t command_len, size_t argv_len) {
   std::string command_c;
   std::vector<std::string> args;
   std::vector<char*> argv_c;
@@ -355,15 +354,17 @@ extern "C" STMPI_F77_API void pmpi_comm_spawn_(const char* command, const char* 
       argv_arg = argv_c.data();
     }
   }
-  *ierror = PMPI_Comm_spawn(command_c.c_str(), argv_arg, *maxprocs, *info, *root, *comm,
-                            intercomm, F::errcodes(errcodes));
+  *ierror = PMPI_Comm_spawn(command_c.c_str(), argv_arg, *maxprocs, *info, *root, *comm, intercomm,
+                            F::errcodes(errcodes));
 }
 STMPI_F77_NAMES(pmpi_comm_spawn_, "comm_spawn", "COMM_SPAWN")
 
-extern "C" STMPI_F77_API void pmpi_comm_spawn_multiple_(
-    MPI_Fint* count, const char* commands, const char* argvs, MPI_Fint* maxprocs, MPI_Fint* infos,
-    MPI_Fint* root, MPI_Fint* comm, MPI_Fint* intercomm, MPI_Fint* errcodes, MPI_Fint* ierror,
-    size_t commands_len, size_t argvs_len) {
+extern "C" STMPI_F77_API void pmpi_comm_spawn_multiple_(MPI_Fint* count, const char* commands,
+                                                        const char* argvs, MPI_Fint* maxprocs,
+                                                        MPI_Fint* infos, MPI_Fint* root,
+                                                        MPI_Fint* comm, MPI_Fint* intercomm,
+                                                        MPI_Fint* errcodes, MPI_Fint* ierror,
+                                                        size_t commands_len, size_t argvs_len) {
   std::vector<std::string> commands_c;
   std::vector<char*> command_ptrs;
   std::vector<std::vector<std::string>> args;

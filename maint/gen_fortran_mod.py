@@ -355,32 +355,38 @@ SIZEOF_TYPES = [('ch', 'CHARACTER(LEN=*)'), ('l', 'LOGICAL'),
                 ('c16', 'COMPLEX(KIND=16)')]
 
 
-def sizeof_module(module, prefix, uses):
+def sizeof_parts(namer, optional_ierror):
     """MPI_Sizeof (and PMPI_Sizeof) as module procedures over every intrinsic
-    type and kind, any rank (assumed-rank dummies)."""
-    lines = [f'MODULE {module}'] + [f'USE {u}' for u in uses] + ['IMPLICIT NONE', 'PRIVATE']
-    for p in ('', 'P'):
-        lines.append(f'PUBLIC :: {p}MPI_Sizeof')
-        lines.append(f'INTERFACE {p}MPI_Sizeof')
-        lines += [f'  MODULE PROCEDURE {prefix}{p.lower()}sizeof_{t}' for t, _ in SIZEOF_TYPES]
-        lines.append('END INTERFACE')
-    lines.append('CONTAINS')
-    for p in ('', 'P'):
+    type and kind, any rank (assumed-rank dummies): (declarations, procedures).
+    namer(pmpi, short type name) names a specific."""
+    decls, procs = [], []
+    for pmpi in (False, True):
+        p = 'P' if pmpi else ''
+        decls.append(f'PUBLIC :: {p}MPI_Sizeof')
+        decls.append(f'INTERFACE {p}MPI_Sizeof')
+        decls += [f'  MODULE PROCEDURE {namer(pmpi, t)}' for t, _ in SIZEOF_TYPES]
+        decls.append('END INTERFACE')
         for t, decl in SIZEOF_TYPES:
-            n = f'{prefix}{p.lower()}sizeof_{t}'
-            lines.append(f'SUBROUTINE {n}(x, size, ierror)')
-            lines.append(f'  {decl}, DIMENSION(..) :: x')
-            lines.append('  INTEGER, INTENT(OUT) :: size')
-            opt = ', OPTIONAL' if 'f08' in module else ''
-            lines.append(f'  INTEGER{opt}, INTENT(OUT) :: ierror')
-            lines.append('  size = INT(STORAGE_SIZE(x) / 8)')
+            n = namer(pmpi, t)
+            procs.append(f'SUBROUTINE {n}(x, size, ierror)')
+            procs.append(f'  {decl}, DIMENSION(..) :: x')
+            procs.append('  INTEGER, INTENT(OUT) :: size')
+            opt = ', OPTIONAL' if optional_ierror else ''
+            procs.append(f'  INTEGER{opt}, INTENT(OUT) :: ierror')
+            procs.append('  size = INT(STORAGE_SIZE(x) / 8)')
             if opt:
-                lines.append('  IF (PRESENT(ierror)) ierror = 0')
+                procs.append('  IF (PRESENT(ierror)) ierror = 0')
             else:
-                lines.append('  ierror = 0')
-            lines.append(f'END SUBROUTINE {n}')
-    lines.append(f'END MODULE {module}')
-    return lines
+                procs.append('  ierror = 0')
+            procs.append(f'END SUBROUTINE {n}')
+    return decls, procs
+
+
+def sizeof_module(module, prefix, uses):
+    decls, procs = sizeof_parts(lambda pmpi, t: f'{prefix}{"p" if pmpi else ""}sizeof_{t}',
+                                'f08' in module)
+    return ([f'MODULE {module}'] + [f'USE {u}' for u in uses] + ['IMPLICIT NONE', 'PRIVATE']
+            + decls + ['CONTAINS'] + procs + [f'END MODULE {module}'])
 
 
 def gen_mpi_module():

@@ -17,13 +17,25 @@ struct Priv1 {
 
 extern "C" {
 __attribute__((weak, visibility("default"))) stmpi::binding::f08::Priv1 mpipriv1_;
+
+// The sentinels of MPICH's own mpi_f08 module, so that a program built with
+// Debian's mpifort.mpich passes sentinels this glue recognises.
+__attribute__((visibility("default"))) MPI_Fint MPIR_F08_MPI_BOTTOM;
+__attribute__((visibility("default"))) MPI_Fint MPIR_F08_MPI_IN_PLACE;
+__attribute__((visibility("default"))) MPI_Status MPIR_F08_MPI_STATUS_IGNORE_OBJ;
+__attribute__((visibility("default"))) MPI_Status MPIR_F08_MPI_STATUSES_IGNORE_OBJ[1];
+
+__attribute__((visibility("default"))) int stmpi_f08_status_ignored(CFI_cdesc_t* status) {
+  const void* p = status->base_addr;
+  return p == &MPIR_F08_MPI_STATUS_IGNORE_OBJ || p == MPIR_F08_MPI_STATUSES_IGNORE_OBJ;
+}
 }
 
 namespace stmpi::binding::f08 {
 namespace {
 
-bool is_bottom(const void* p) { return p == &mpipriv1_.bottom; }
-bool is_in_place(const void* p) { return p == &mpipriv1_.in_place; }
+bool is_bottom(const void* p) { return p == &mpipriv1_.bottom || p == &MPIR_F08_MPI_BOTTOM; }
+bool is_in_place(const void* p) { return p == &mpipriv1_.in_place || p == &MPIR_F08_MPI_IN_PLACE; }
 
 MPI_Count elements(const CFI_cdesc_t* d) {
   MPI_Count n = 1;
@@ -182,7 +194,8 @@ int first_error(std::initializer_list<const Choice*> buffers) {
 }
 
 MPI_Status* status_in(MPI_Status* status) {
-  if (static_cast<void*>(status) == static_cast<void*>(mpipriv1_.status_ignore)) {
+  if (static_cast<void*>(status) == static_cast<void*>(mpipriv1_.status_ignore) ||
+      status == &MPIR_F08_MPI_STATUS_IGNORE_OBJ) {
     return MPI_STATUS_IGNORE;
   }
   return status;

@@ -549,7 +549,11 @@ SUBROUTINE mpi_improbe_f08(source, tag, comm, flag, message, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_improbe
   END INTERFACE
-  CALL mpi_improbe(source, tag, comm, flag, message, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_improbe(source, tag, comm, flag, message, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_improbe(source, tag, comm, flag, message, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_improbe_f08
 SUBROUTINE pmpir_improbe_f08(source, tag, comm, flag, message, status, ierror)
@@ -577,7 +581,11 @@ SUBROUTINE pmpir_improbe_f08(source, tag, comm, flag, message, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_improbe
   END INTERFACE
-  CALL pmpi_improbe(source, tag, comm, flag, message, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_improbe(source, tag, comm, flag, message, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_improbe(source, tag, comm, flag, message, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_improbe_f08
 SUBROUTINE mpi_imrecv_f08ts(buf, count, datatype, message, request, ierror)
@@ -711,7 +719,11 @@ SUBROUTINE mpi_iprobe_f08(source, tag, comm, flag, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_iprobe
   END INTERFACE
-  CALL mpi_iprobe(source, tag, comm, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_iprobe(source, tag, comm, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_iprobe(source, tag, comm, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_iprobe_f08
 SUBROUTINE pmpir_iprobe_f08(source, tag, comm, flag, status, ierror)
@@ -737,7 +749,11 @@ SUBROUTINE pmpir_iprobe_f08(source, tag, comm, flag, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_iprobe
   END INTERFACE
-  CALL pmpi_iprobe(source, tag, comm, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_iprobe(source, tag, comm, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_iprobe(source, tag, comm, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_iprobe_f08
 SUBROUTINE mpi_irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
@@ -1579,7 +1595,11 @@ SUBROUTINE mpi_mprobe_f08(source, tag, comm, message, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_mprobe
   END INTERFACE
-  CALL mpi_mprobe(source, tag, comm, message, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_mprobe(source, tag, comm, message, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_mprobe(source, tag, comm, message, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_mprobe_f08
 SUBROUTINE pmpir_mprobe_f08(source, tag, comm, message, status, ierror)
@@ -1605,7 +1625,11 @@ SUBROUTINE pmpir_mprobe_f08(source, tag, comm, message, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_mprobe
   END INTERFACE
-  CALL pmpi_mprobe(source, tag, comm, message, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_mprobe(source, tag, comm, message, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_mprobe(source, tag, comm, message, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_mprobe_f08
 SUBROUTINE mpi_mrecv_f08ts(buf, count, datatype, message, status, ierror)
@@ -1737,7 +1761,11 @@ SUBROUTINE mpi_probe_f08(source, tag, comm, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_probe
   END INTERFACE
-  CALL mpi_probe(source, tag, comm, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_probe(source, tag, comm, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_probe(source, tag, comm, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_probe_f08
 SUBROUTINE pmpir_probe_f08(source, tag, comm, status, ierror)
@@ -1761,7 +1789,11 @@ SUBROUTINE pmpir_probe_f08(source, tag, comm, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_probe
   END INTERFACE
-  CALL pmpi_probe(source, tag, comm, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_probe(source, tag, comm, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_probe(source, tag, comm, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_probe_f08
 SUBROUTINE mpi_recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)

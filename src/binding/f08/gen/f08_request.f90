@@ -399,7 +399,11 @@ SUBROUTINE mpi_request_get_status_f08(request, flag, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_request_get_status
   END INTERFACE
-  CALL mpi_request_get_status(request, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_request_get_status(request, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_request_get_status(request, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_request_get_status_f08
 SUBROUTINE pmpir_request_get_status_f08(request, flag, status, ierror)
@@ -421,7 +425,11 @@ SUBROUTINE pmpir_request_get_status_f08(request, flag, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_request_get_status
   END INTERFACE
-  CALL pmpi_request_get_status(request, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_request_get_status(request, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_request_get_status(request, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_request_get_status_f08
 SUBROUTINE mpi_start_f08(request, ierror)
@@ -517,7 +525,11 @@ SUBROUTINE mpi_status_set_cancelled_f08(status, flag, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_status_set_cancelled
   END INTERFACE
-  CALL mpi_status_set_cancelled(status, flag, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_status_set_cancelled(MPI_STATUS_IGNORE, flag, ierror_c)
+  ELSE
+    CALL mpi_status_set_cancelled(status, flag, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_status_set_cancelled_f08
 SUBROUTINE pmpir_status_set_cancelled_f08(status, flag, ierror)
@@ -537,7 +549,11 @@ SUBROUTINE pmpir_status_set_cancelled_f08(status, flag, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_status_set_cancelled
   END INTERFACE
-  CALL pmpi_status_set_cancelled(status, flag, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_status_set_cancelled(MPI_STATUS_IGNORE, flag, ierror_c)
+  ELSE
+    CALL pmpi_status_set_cancelled(status, flag, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_status_set_cancelled_f08
 SUBROUTINE mpi_status_set_elements_f08(status, datatype, count, ierror)
@@ -559,7 +575,11 @@ SUBROUTINE mpi_status_set_elements_f08(status, datatype, count, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_status_set_elements
   END INTERFACE
-  CALL mpi_status_set_elements(status, datatype, count, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_status_set_elements(MPI_STATUS_IGNORE, datatype, count, ierror_c)
+  ELSE
+    CALL mpi_status_set_elements(status, datatype, count, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_status_set_elements_f08
 SUBROUTINE pmpir_status_set_elements_f08(status, datatype, count, ierror)
@@ -581,7 +601,11 @@ SUBROUTINE pmpir_status_set_elements_f08(status, datatype, count, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_status_set_elements
   END INTERFACE
-  CALL pmpi_status_set_elements(status, datatype, count, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_status_set_elements(MPI_STATUS_IGNORE, datatype, count, ierror_c)
+  ELSE
+    CALL pmpi_status_set_elements(status, datatype, count, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_status_set_elements_f08
 SUBROUTINE mpi_status_set_elements_f08_large(status, datatype, count, ierror)
@@ -649,7 +673,11 @@ SUBROUTINE mpi_status_set_elements_x_f08(status, datatype, count, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_status_set_elements_x
   END INTERFACE
-  CALL mpi_status_set_elements_x(status, datatype, count, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_status_set_elements_x(MPI_STATUS_IGNORE, datatype, count, ierror_c)
+  ELSE
+    CALL mpi_status_set_elements_x(status, datatype, count, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_status_set_elements_x_f08
 SUBROUTINE pmpir_status_set_elements_x_f08(status, datatype, count, ierror)
@@ -671,7 +699,11 @@ SUBROUTINE pmpir_status_set_elements_x_f08(status, datatype, count, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_status_set_elements_x
   END INTERFACE
-  CALL pmpi_status_set_elements_x(status, datatype, count, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_status_set_elements_x(MPI_STATUS_IGNORE, datatype, count, ierror_c)
+  ELSE
+    CALL pmpi_status_set_elements_x(status, datatype, count, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_status_set_elements_x_f08
 SUBROUTINE mpi_test_f08(request, flag, status, ierror)
@@ -693,7 +725,11 @@ SUBROUTINE mpi_test_f08(request, flag, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_test
   END INTERFACE
-  CALL mpi_test(request, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_test(request, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_test(request, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_test_f08
 SUBROUTINE pmpir_test_f08(request, flag, status, ierror)
@@ -715,7 +751,11 @@ SUBROUTINE pmpir_test_f08(request, flag, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_test
   END INTERFACE
-  CALL pmpi_test(request, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_test(request, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_test(request, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_test_f08
 SUBROUTINE mpi_test_cancelled_f08(status, flag, ierror)
@@ -779,7 +819,11 @@ SUBROUTINE mpi_testall_f08(count, array_of_requests, flag, array_of_statuses, ie
     INTEGER :: ierror
   END SUBROUTINE mpi_testall
   END INTERFACE
-  CALL mpi_testall(count, array_of_requests, flag, array_of_statuses, ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL mpi_testall(count, array_of_requests, flag, MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_testall(count, array_of_requests, flag, array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_testall_f08
 SUBROUTINE pmpir_testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
@@ -803,7 +847,11 @@ SUBROUTINE pmpir_testall_f08(count, array_of_requests, flag, array_of_statuses, 
     INTEGER :: ierror
   END SUBROUTINE pmpi_testall
   END INTERFACE
-  CALL pmpi_testall(count, array_of_requests, flag, array_of_statuses, ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL pmpi_testall(count, array_of_requests, flag, MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_testall(count, array_of_requests, flag, array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_testall_f08
 SUBROUTINE mpi_testany_f08(count, array_of_requests, index, flag, status, ierror)
@@ -829,7 +877,11 @@ SUBROUTINE mpi_testany_f08(count, array_of_requests, index, flag, status, ierror
     INTEGER :: ierror
   END SUBROUTINE mpi_testany
   END INTERFACE
-  CALL mpi_testany(count, array_of_requests, index, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_testany(count, array_of_requests, index, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_testany(count, array_of_requests, index, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_testany_f08
 SUBROUTINE pmpir_testany_f08(count, array_of_requests, index, flag, status, ierror)
@@ -855,7 +907,11 @@ SUBROUTINE pmpir_testany_f08(count, array_of_requests, index, flag, status, ierr
     INTEGER :: ierror
   END SUBROUTINE pmpi_testany
   END INTERFACE
-  CALL pmpi_testany(count, array_of_requests, index, flag, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_testany(count, array_of_requests, index, flag, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_testany(count, array_of_requests, index, flag, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_testany_f08
 SUBROUTINE mpi_testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
@@ -883,8 +939,13 @@ SUBROUTINE mpi_testsome_f08(incount, array_of_requests, outcount, array_of_indic
     INTEGER :: ierror
   END SUBROUTINE mpi_testsome
   END INTERFACE
-  CALL mpi_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
-      ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL mpi_testsome(incount, array_of_requests, outcount, array_of_indices, &
+      MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_testsome(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_testsome_f08
 SUBROUTINE pmpir_testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
@@ -912,8 +973,13 @@ SUBROUTINE pmpir_testsome_f08(incount, array_of_requests, outcount, array_of_ind
     INTEGER :: ierror
   END SUBROUTINE pmpi_testsome
   END INTERFACE
-  CALL pmpi_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
-      ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL pmpi_testsome(incount, array_of_requests, outcount, array_of_indices, &
+      MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_testsome(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_testsome_f08
 SUBROUTINE mpi_wait_f08(request, status, ierror)
@@ -933,7 +999,11 @@ SUBROUTINE mpi_wait_f08(request, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_wait
   END INTERFACE
-  CALL mpi_wait(request, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_wait(request, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_wait(request, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_wait_f08
 SUBROUTINE pmpir_wait_f08(request, status, ierror)
@@ -953,7 +1023,11 @@ SUBROUTINE pmpir_wait_f08(request, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_wait
   END INTERFACE
-  CALL pmpi_wait(request, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_wait(request, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_wait(request, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_wait_f08
 SUBROUTINE mpi_waitall_f08(count, array_of_requests, array_of_statuses, ierror)
@@ -975,7 +1049,11 @@ SUBROUTINE mpi_waitall_f08(count, array_of_requests, array_of_statuses, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_waitall
   END INTERFACE
-  CALL mpi_waitall(count, array_of_requests, array_of_statuses, ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL mpi_waitall(count, array_of_requests, MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_waitall(count, array_of_requests, array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_waitall_f08
 SUBROUTINE pmpir_waitall_f08(count, array_of_requests, array_of_statuses, ierror)
@@ -997,7 +1075,11 @@ SUBROUTINE pmpir_waitall_f08(count, array_of_requests, array_of_statuses, ierror
     INTEGER :: ierror
   END SUBROUTINE pmpi_waitall
   END INTERFACE
-  CALL pmpi_waitall(count, array_of_requests, array_of_statuses, ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL pmpi_waitall(count, array_of_requests, MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_waitall(count, array_of_requests, array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_waitall_f08
 SUBROUTINE mpi_waitany_f08(count, array_of_requests, index, status, ierror)
@@ -1021,7 +1103,11 @@ SUBROUTINE mpi_waitany_f08(count, array_of_requests, index, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE mpi_waitany
   END INTERFACE
-  CALL mpi_waitany(count, array_of_requests, index, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL mpi_waitany(count, array_of_requests, index, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_waitany(count, array_of_requests, index, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_waitany_f08
 SUBROUTINE pmpir_waitany_f08(count, array_of_requests, index, status, ierror)
@@ -1045,7 +1131,11 @@ SUBROUTINE pmpir_waitany_f08(count, array_of_requests, index, status, ierror)
     INTEGER :: ierror
   END SUBROUTINE pmpi_waitany
   END INTERFACE
-  CALL pmpi_waitany(count, array_of_requests, index, status, ierror_c)
+  IF (stmpi_f08_status_ignored(status) /= 0) THEN
+    CALL pmpi_waitany(count, array_of_requests, index, MPI_STATUS_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_waitany(count, array_of_requests, index, status, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_waitany_f08
 SUBROUTINE mpi_waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
@@ -1073,8 +1163,13 @@ SUBROUTINE mpi_waitsome_f08(incount, array_of_requests, outcount, array_of_indic
     INTEGER :: ierror
   END SUBROUTINE mpi_waitsome
   END INTERFACE
-  CALL mpi_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
-      ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL mpi_waitsome(incount, array_of_requests, outcount, array_of_indices, &
+      MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL mpi_waitsome(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE mpi_waitsome_f08
 SUBROUTINE pmpir_waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
@@ -1102,7 +1197,12 @@ SUBROUTINE pmpir_waitsome_f08(incount, array_of_requests, outcount, array_of_ind
     INTEGER :: ierror
   END SUBROUTINE pmpi_waitsome
   END INTERFACE
-  CALL pmpi_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, &
-      ierror_c)
+  IF (stmpi_f08_status_ignored(array_of_statuses) /= 0) THEN
+    CALL pmpi_waitsome(incount, array_of_requests, outcount, array_of_indices, &
+      MPI_STATUSES_IGNORE, ierror_c)
+  ELSE
+    CALL pmpi_waitsome(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror_c)
+  END IF
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_waitsome_f08

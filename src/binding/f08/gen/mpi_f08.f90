@@ -4,7 +4,6 @@ MODULE mpi_f08
 USE, INTRINSIC :: ISO_C_BINDING
 USE mpi_f08_types
 USE mpi_f08_callbacks
-USE mpi_f08_sizeofs
 IMPLICIT NONE
 PUBLIC
 INTERFACE MPI_Abort

@@ -3,17 +3,6 @@
 MODULE mpi_f08_types
 USE, INTRINSIC :: ISO_C_BINDING
 IMPLICIT NONE
-PRIVATE :: commeq, commneq
-PRIVATE :: datatypeeq, datatypeneq
-PRIVATE :: errhandlereq, errhandlerneq
-PRIVATE :: fileeq, fileneq
-PRIVATE :: groupeq, groupneq
-PRIVATE :: infoeq, infoneq
-PRIVATE :: messageeq, messageneq
-PRIVATE :: opeq, opneq
-PRIVATE :: requesteq, requestneq
-PRIVATE :: sessioneq, sessionneq
-PRIVATE :: wineq, winneq
 INTEGER, PARAMETER :: MPI_ADDRESS_KIND = 8
 INTEGER, PARAMETER :: MPI_OFFSET_KIND = 8
 INTEGER, PARAMETER :: MPI_COUNT_KIND = 8
@@ -338,30 +327,30 @@ COMMON /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL
 SAVE /MPIPRIVC/
 ASYNCHRONOUS :: MPI_BOTTOM
 INTERFACE OPERATOR(==)
-  MODULE PROCEDURE commeq
-  MODULE PROCEDURE datatypeeq
-  MODULE PROCEDURE errhandlereq
-  MODULE PROCEDURE fileeq
-  MODULE PROCEDURE groupeq
-  MODULE PROCEDURE infoeq
-  MODULE PROCEDURE messageeq
-  MODULE PROCEDURE opeq
-  MODULE PROCEDURE requesteq
-  MODULE PROCEDURE sessioneq
-  MODULE PROCEDURE wineq
+  MODULE PROCEDURE mpi_comm_eq
+  MODULE PROCEDURE mpi_datatype_eq
+  MODULE PROCEDURE mpi_errhandler_eq
+  MODULE PROCEDURE mpi_file_eq
+  MODULE PROCEDURE mpi_group_eq
+  MODULE PROCEDURE mpi_info_eq
+  MODULE PROCEDURE mpi_message_eq
+  MODULE PROCEDURE mpi_op_eq
+  MODULE PROCEDURE mpi_request_eq
+  MODULE PROCEDURE mpi_session_eq
+  MODULE PROCEDURE mpi_win_eq
 END INTERFACE
 INTERFACE OPERATOR(/=)
-  MODULE PROCEDURE commneq
-  MODULE PROCEDURE datatypeneq
-  MODULE PROCEDURE errhandlerneq
-  MODULE PROCEDURE fileneq
-  MODULE PROCEDURE groupneq
-  MODULE PROCEDURE infoneq
-  MODULE PROCEDURE messageneq
-  MODULE PROCEDURE opneq
-  MODULE PROCEDURE requestneq
-  MODULE PROCEDURE sessionneq
-  MODULE PROCEDURE winneq
+  MODULE PROCEDURE mpi_comm_neq
+  MODULE PROCEDURE mpi_datatype_neq
+  MODULE PROCEDURE mpi_errhandler_neq
+  MODULE PROCEDURE mpi_file_neq
+  MODULE PROCEDURE mpi_group_neq
+  MODULE PROCEDURE mpi_info_neq
+  MODULE PROCEDURE mpi_message_neq
+  MODULE PROCEDURE mpi_op_neq
+  MODULE PROCEDURE mpi_request_neq
+  MODULE PROCEDURE mpi_session_neq
+  MODULE PROCEDURE mpi_win_neq
 END INTERFACE
 ABSTRACT INTERFACE
 SUBROUTINE MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
@@ -533,95 +522,133 @@ SUBROUTINE MPI_Win_errhandler_function(win, error_code)
   INTEGER :: error_code
 END SUBROUTINE MPI_Win_errhandler_function
 END INTERFACE
+PUBLIC :: MPI_Sizeof
+INTERFACE MPI_Sizeof
+  MODULE PROCEDURE mpi_sizeof_character
+  MODULE PROCEDURE mpi_sizeof_logical
+  MODULE PROCEDURE mpi_sizeof_xint8
+  MODULE PROCEDURE mpi_sizeof_xint16
+  MODULE PROCEDURE mpi_sizeof_xint32
+  MODULE PROCEDURE mpi_sizeof_xint64
+  MODULE PROCEDURE mpi_sizeof_xreal32
+  MODULE PROCEDURE mpi_sizeof_xreal64
+  MODULE PROCEDURE mpi_sizeof_xreal128
+  MODULE PROCEDURE mpi_sizeof_xcomplex32
+  MODULE PROCEDURE mpi_sizeof_xcomplex64
+  MODULE PROCEDURE mpi_sizeof_xcomplex128
+END INTERFACE
+PUBLIC :: PMPI_Sizeof
+INTERFACE PMPI_Sizeof
+  MODULE PROCEDURE stmpi_pmpi_sizeof_ch
+  MODULE PROCEDURE stmpi_pmpi_sizeof_l
+  MODULE PROCEDURE stmpi_pmpi_sizeof_i1
+  MODULE PROCEDURE stmpi_pmpi_sizeof_i2
+  MODULE PROCEDURE stmpi_pmpi_sizeof_i4
+  MODULE PROCEDURE stmpi_pmpi_sizeof_i8
+  MODULE PROCEDURE stmpi_pmpi_sizeof_r4
+  MODULE PROCEDURE stmpi_pmpi_sizeof_r8
+  MODULE PROCEDURE stmpi_pmpi_sizeof_r16
+  MODULE PROCEDURE stmpi_pmpi_sizeof_c4
+  MODULE PROCEDURE stmpi_pmpi_sizeof_c8
+  MODULE PROCEDURE stmpi_pmpi_sizeof_c16
+END INTERFACE
+INTERFACE
+FUNCTION stmpi_f08_status_ignored(status) BIND(C, NAME="stmpi_f08_status_ignored") &
+    RESULT(res)
+  IMPORT
+  TYPE(*), DIMENSION(..) :: status
+  INTEGER(C_INT) :: res
+END FUNCTION stmpi_f08_status_ignored
+END INTERFACE
 CONTAINS
-ELEMENTAL LOGICAL FUNCTION commeq(x, y)
+ELEMENTAL LOGICAL FUNCTION mpi_comm_eq(x, y)
   TYPE(MPI_Comm), INTENT(IN) :: x, y
-  commeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION commeq
-ELEMENTAL LOGICAL FUNCTION commneq(x, y)
+  mpi_comm_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_comm_eq
+ELEMENTAL LOGICAL FUNCTION mpi_comm_neq(x, y)
   TYPE(MPI_Comm), INTENT(IN) :: x, y
-  commneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION commneq
-ELEMENTAL LOGICAL FUNCTION datatypeeq(x, y)
+  mpi_comm_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_comm_neq
+ELEMENTAL LOGICAL FUNCTION mpi_datatype_eq(x, y)
   TYPE(MPI_Datatype), INTENT(IN) :: x, y
-  datatypeeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION datatypeeq
-ELEMENTAL LOGICAL FUNCTION datatypeneq(x, y)
+  mpi_datatype_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_datatype_eq
+ELEMENTAL LOGICAL FUNCTION mpi_datatype_neq(x, y)
   TYPE(MPI_Datatype), INTENT(IN) :: x, y
-  datatypeneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION datatypeneq
-ELEMENTAL LOGICAL FUNCTION errhandlereq(x, y)
+  mpi_datatype_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_datatype_neq
+ELEMENTAL LOGICAL FUNCTION mpi_errhandler_eq(x, y)
   TYPE(MPI_Errhandler), INTENT(IN) :: x, y
-  errhandlereq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION errhandlereq
-ELEMENTAL LOGICAL FUNCTION errhandlerneq(x, y)
+  mpi_errhandler_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_errhandler_eq
+ELEMENTAL LOGICAL FUNCTION mpi_errhandler_neq(x, y)
   TYPE(MPI_Errhandler), INTENT(IN) :: x, y
-  errhandlerneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION errhandlerneq
-ELEMENTAL LOGICAL FUNCTION fileeq(x, y)
+  mpi_errhandler_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_errhandler_neq
+ELEMENTAL LOGICAL FUNCTION mpi_file_eq(x, y)
   TYPE(MPI_File), INTENT(IN) :: x, y
-  fileeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION fileeq
-ELEMENTAL LOGICAL FUNCTION fileneq(x, y)
+  mpi_file_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_file_eq
+ELEMENTAL LOGICAL FUNCTION mpi_file_neq(x, y)
   TYPE(MPI_File), INTENT(IN) :: x, y
-  fileneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION fileneq
-ELEMENTAL LOGICAL FUNCTION groupeq(x, y)
+  mpi_file_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_file_neq
+ELEMENTAL LOGICAL FUNCTION mpi_group_eq(x, y)
   TYPE(MPI_Group), INTENT(IN) :: x, y
-  groupeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION groupeq
-ELEMENTAL LOGICAL FUNCTION groupneq(x, y)
+  mpi_group_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_group_eq
+ELEMENTAL LOGICAL FUNCTION mpi_group_neq(x, y)
   TYPE(MPI_Group), INTENT(IN) :: x, y
-  groupneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION groupneq
-ELEMENTAL LOGICAL FUNCTION infoeq(x, y)
+  mpi_group_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_group_neq
+ELEMENTAL LOGICAL FUNCTION mpi_info_eq(x, y)
   TYPE(MPI_Info), INTENT(IN) :: x, y
-  infoeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION infoeq
-ELEMENTAL LOGICAL FUNCTION infoneq(x, y)
+  mpi_info_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_info_eq
+ELEMENTAL LOGICAL FUNCTION mpi_info_neq(x, y)
   TYPE(MPI_Info), INTENT(IN) :: x, y
-  infoneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION infoneq
-ELEMENTAL LOGICAL FUNCTION messageeq(x, y)
+  mpi_info_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_info_neq
+ELEMENTAL LOGICAL FUNCTION mpi_message_eq(x, y)
   TYPE(MPI_Message), INTENT(IN) :: x, y
-  messageeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION messageeq
-ELEMENTAL LOGICAL FUNCTION messageneq(x, y)
+  mpi_message_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_message_eq
+ELEMENTAL LOGICAL FUNCTION mpi_message_neq(x, y)
   TYPE(MPI_Message), INTENT(IN) :: x, y
-  messageneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION messageneq
-ELEMENTAL LOGICAL FUNCTION opeq(x, y)
+  mpi_message_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_message_neq
+ELEMENTAL LOGICAL FUNCTION mpi_op_eq(x, y)
   TYPE(MPI_Op), INTENT(IN) :: x, y
-  opeq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION opeq
-ELEMENTAL LOGICAL FUNCTION opneq(x, y)
+  mpi_op_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_op_eq
+ELEMENTAL LOGICAL FUNCTION mpi_op_neq(x, y)
   TYPE(MPI_Op), INTENT(IN) :: x, y
-  opneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION opneq
-ELEMENTAL LOGICAL FUNCTION requesteq(x, y)
+  mpi_op_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_op_neq
+ELEMENTAL LOGICAL FUNCTION mpi_request_eq(x, y)
   TYPE(MPI_Request), INTENT(IN) :: x, y
-  requesteq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION requesteq
-ELEMENTAL LOGICAL FUNCTION requestneq(x, y)
+  mpi_request_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_request_eq
+ELEMENTAL LOGICAL FUNCTION mpi_request_neq(x, y)
   TYPE(MPI_Request), INTENT(IN) :: x, y
-  requestneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION requestneq
-ELEMENTAL LOGICAL FUNCTION sessioneq(x, y)
+  mpi_request_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_request_neq
+ELEMENTAL LOGICAL FUNCTION mpi_session_eq(x, y)
   TYPE(MPI_Session), INTENT(IN) :: x, y
-  sessioneq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION sessioneq
-ELEMENTAL LOGICAL FUNCTION sessionneq(x, y)
+  mpi_session_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_session_eq
+ELEMENTAL LOGICAL FUNCTION mpi_session_neq(x, y)
   TYPE(MPI_Session), INTENT(IN) :: x, y
-  sessionneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION sessionneq
-ELEMENTAL LOGICAL FUNCTION wineq(x, y)
+  mpi_session_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_session_neq
+ELEMENTAL LOGICAL FUNCTION mpi_win_eq(x, y)
   TYPE(MPI_Win), INTENT(IN) :: x, y
-  wineq = x%MPI_VAL == y%MPI_VAL
-END FUNCTION wineq
-ELEMENTAL LOGICAL FUNCTION winneq(x, y)
+  mpi_win_eq = x%MPI_VAL == y%MPI_VAL
+END FUNCTION mpi_win_eq
+ELEMENTAL LOGICAL FUNCTION mpi_win_neq(x, y)
   TYPE(MPI_Win), INTENT(IN) :: x, y
-  winneq = x%MPI_VAL /= y%MPI_VAL
-END FUNCTION winneq
+  mpi_win_neq = x%MPI_VAL /= y%MPI_VAL
+END FUNCTION mpi_win_neq
 SUBROUTINE MPI_Status_f2f08(f_status, f08_status, ierror)
   INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
   TYPE(MPI_Status), INTENT(OUT) :: f08_status
@@ -645,208 +672,172 @@ SUBROUTINE PMPI_F_sync_reg(buf)
   TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
 END SUBROUTINE PMPI_F_sync_reg
 
+SUBROUTINE mpi_sizeof_character(x, size, ierror)
+  CHARACTER(LEN=*), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_character
+SUBROUTINE mpi_sizeof_logical(x, size, ierror)
+  LOGICAL, DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_logical
+SUBROUTINE mpi_sizeof_xint8(x, size, ierror)
+  INTEGER(KIND=1), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xint8
+SUBROUTINE mpi_sizeof_xint16(x, size, ierror)
+  INTEGER(KIND=2), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xint16
+SUBROUTINE mpi_sizeof_xint32(x, size, ierror)
+  INTEGER(KIND=4), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xint32
+SUBROUTINE mpi_sizeof_xint64(x, size, ierror)
+  INTEGER(KIND=8), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xint64
+SUBROUTINE mpi_sizeof_xreal32(x, size, ierror)
+  REAL(KIND=4), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xreal32
+SUBROUTINE mpi_sizeof_xreal64(x, size, ierror)
+  REAL(KIND=8), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xreal64
+SUBROUTINE mpi_sizeof_xreal128(x, size, ierror)
+  REAL(KIND=16), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xreal128
+SUBROUTINE mpi_sizeof_xcomplex32(x, size, ierror)
+  COMPLEX(KIND=4), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xcomplex32
+SUBROUTINE mpi_sizeof_xcomplex64(x, size, ierror)
+  COMPLEX(KIND=8), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xcomplex64
+SUBROUTINE mpi_sizeof_xcomplex128(x, size, ierror)
+  COMPLEX(KIND=16), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE mpi_sizeof_xcomplex128
+SUBROUTINE stmpi_pmpi_sizeof_ch(x, size, ierror)
+  CHARACTER(LEN=*), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_ch
+SUBROUTINE stmpi_pmpi_sizeof_l(x, size, ierror)
+  LOGICAL, DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_l
+SUBROUTINE stmpi_pmpi_sizeof_i1(x, size, ierror)
+  INTEGER(KIND=1), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_i1
+SUBROUTINE stmpi_pmpi_sizeof_i2(x, size, ierror)
+  INTEGER(KIND=2), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_i2
+SUBROUTINE stmpi_pmpi_sizeof_i4(x, size, ierror)
+  INTEGER(KIND=4), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_i4
+SUBROUTINE stmpi_pmpi_sizeof_i8(x, size, ierror)
+  INTEGER(KIND=8), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_i8
+SUBROUTINE stmpi_pmpi_sizeof_r4(x, size, ierror)
+  REAL(KIND=4), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_r4
+SUBROUTINE stmpi_pmpi_sizeof_r8(x, size, ierror)
+  REAL(KIND=8), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_r8
+SUBROUTINE stmpi_pmpi_sizeof_r16(x, size, ierror)
+  REAL(KIND=16), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_r16
+SUBROUTINE stmpi_pmpi_sizeof_c4(x, size, ierror)
+  COMPLEX(KIND=4), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_c4
+SUBROUTINE stmpi_pmpi_sizeof_c8(x, size, ierror)
+  COMPLEX(KIND=8), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_c8
+SUBROUTINE stmpi_pmpi_sizeof_c16(x, size, ierror)
+  COMPLEX(KIND=16), DIMENSION(..) :: x
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  size = INT(STORAGE_SIZE(x) / 8)
+  IF (PRESENT(ierror)) ierror = 0
+END SUBROUTINE stmpi_pmpi_sizeof_c16
 END MODULE mpi_f08_types
-MODULE mpi_f08_sizeofs
-USE mpi_f08_types
-IMPLICIT NONE
-PRIVATE
-PUBLIC :: MPI_Sizeof
-INTERFACE MPI_Sizeof
-  MODULE PROCEDURE stmpi_f08_sizeof_ch
-  MODULE PROCEDURE stmpi_f08_sizeof_l
-  MODULE PROCEDURE stmpi_f08_sizeof_i1
-  MODULE PROCEDURE stmpi_f08_sizeof_i2
-  MODULE PROCEDURE stmpi_f08_sizeof_i4
-  MODULE PROCEDURE stmpi_f08_sizeof_i8
-  MODULE PROCEDURE stmpi_f08_sizeof_r4
-  MODULE PROCEDURE stmpi_f08_sizeof_r8
-  MODULE PROCEDURE stmpi_f08_sizeof_r16
-  MODULE PROCEDURE stmpi_f08_sizeof_c4
-  MODULE PROCEDURE stmpi_f08_sizeof_c8
-  MODULE PROCEDURE stmpi_f08_sizeof_c16
-END INTERFACE
-PUBLIC :: PMPI_Sizeof
-INTERFACE PMPI_Sizeof
-  MODULE PROCEDURE stmpi_f08_psizeof_ch
-  MODULE PROCEDURE stmpi_f08_psizeof_l
-  MODULE PROCEDURE stmpi_f08_psizeof_i1
-  MODULE PROCEDURE stmpi_f08_psizeof_i2
-  MODULE PROCEDURE stmpi_f08_psizeof_i4
-  MODULE PROCEDURE stmpi_f08_psizeof_i8
-  MODULE PROCEDURE stmpi_f08_psizeof_r4
-  MODULE PROCEDURE stmpi_f08_psizeof_r8
-  MODULE PROCEDURE stmpi_f08_psizeof_r16
-  MODULE PROCEDURE stmpi_f08_psizeof_c4
-  MODULE PROCEDURE stmpi_f08_psizeof_c8
-  MODULE PROCEDURE stmpi_f08_psizeof_c16
-END INTERFACE
-CONTAINS
-SUBROUTINE stmpi_f08_sizeof_ch(x, size, ierror)
-  CHARACTER(LEN=*), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_ch
-SUBROUTINE stmpi_f08_sizeof_l(x, size, ierror)
-  LOGICAL, DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_l
-SUBROUTINE stmpi_f08_sizeof_i1(x, size, ierror)
-  INTEGER(KIND=1), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_i1
-SUBROUTINE stmpi_f08_sizeof_i2(x, size, ierror)
-  INTEGER(KIND=2), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_i2
-SUBROUTINE stmpi_f08_sizeof_i4(x, size, ierror)
-  INTEGER(KIND=4), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_i4
-SUBROUTINE stmpi_f08_sizeof_i8(x, size, ierror)
-  INTEGER(KIND=8), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_i8
-SUBROUTINE stmpi_f08_sizeof_r4(x, size, ierror)
-  REAL(KIND=4), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_r4
-SUBROUTINE stmpi_f08_sizeof_r8(x, size, ierror)
-  REAL(KIND=8), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_r8
-SUBROUTINE stmpi_f08_sizeof_r16(x, size, ierror)
-  REAL(KIND=16), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_r16
-SUBROUTINE stmpi_f08_sizeof_c4(x, size, ierror)
-  COMPLEX(KIND=4), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_c4
-SUBROUTINE stmpi_f08_sizeof_c8(x, size, ierror)
-  COMPLEX(KIND=8), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_c8
-SUBROUTINE stmpi_f08_sizeof_c16(x, size, ierror)
-  COMPLEX(KIND=16), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_sizeof_c16
-SUBROUTINE stmpi_f08_psizeof_ch(x, size, ierror)
-  CHARACTER(LEN=*), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_ch
-SUBROUTINE stmpi_f08_psizeof_l(x, size, ierror)
-  LOGICAL, DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_l
-SUBROUTINE stmpi_f08_psizeof_i1(x, size, ierror)
-  INTEGER(KIND=1), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_i1
-SUBROUTINE stmpi_f08_psizeof_i2(x, size, ierror)
-  INTEGER(KIND=2), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_i2
-SUBROUTINE stmpi_f08_psizeof_i4(x, size, ierror)
-  INTEGER(KIND=4), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_i4
-SUBROUTINE stmpi_f08_psizeof_i8(x, size, ierror)
-  INTEGER(KIND=8), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_i8
-SUBROUTINE stmpi_f08_psizeof_r4(x, size, ierror)
-  REAL(KIND=4), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_r4
-SUBROUTINE stmpi_f08_psizeof_r8(x, size, ierror)
-  REAL(KIND=8), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_r8
-SUBROUTINE stmpi_f08_psizeof_r16(x, size, ierror)
-  REAL(KIND=16), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_r16
-SUBROUTINE stmpi_f08_psizeof_c4(x, size, ierror)
-  COMPLEX(KIND=4), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_c4
-SUBROUTINE stmpi_f08_psizeof_c8(x, size, ierror)
-  COMPLEX(KIND=8), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_c8
-SUBROUTINE stmpi_f08_psizeof_c16(x, size, ierror)
-  COMPLEX(KIND=16), DIMENSION(..) :: x
-  INTEGER, INTENT(OUT) :: size
-  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-  size = INT(STORAGE_SIZE(x) / 8)
-  IF (PRESENT(ierror)) ierror = 0
-END SUBROUTINE stmpi_f08_psizeof_c16
-END MODULE mpi_f08_sizeofs

@@ -67,8 +67,9 @@ struct Access {
   MPI_Offset hi = 0;          // one past the last
 
   void map(const File& file, MPI_Offset offset, MPI_Count nbytes) {
-    bytes = nbytes;
-    if (nbytes == 0) return;
+    // A filetype without data (size 0) gives no access at all.
+    bytes = file.view().flat != nullptr ? nbytes : 0;
+    if (bytes == 0) return;
     map_view(file, offset, nbytes, runs);
     starts.reserve(runs.size());
     MPI_Count pos = 0;
@@ -324,18 +325,8 @@ int read_window(File& file, const std::vector<Incoming>& in,
   return err;
 }
 
-// Same class of error everywhere: an allreduce (max) of the error classes.
-int agree_on_errors(File& file, int err, const char* what) {
-  int mine = err == MPI_SUCCESS ? 0 : errhan::error_class_of(err);
-  int worst = 0;
-  const coll::Reduction max = coll::reduction_of(*op_get(MPI_MAX), *datatype_get(MPI_INT));
-  if (int e = coll::allreduce(&mine, &worst, 1, *datatype_get(MPI_INT), max, file.comm());
-      e != MPI_SUCCESS)
-    return err != MPI_SUCCESS ? err : e;
-  if (err != MPI_SUCCESS || worst == 0) return err;
-  return make_error(worst, "collective %s of file %s failed on another process", what,
-                    file.name().c_str());
-}
+// Same class of error everywhere (agree: an allgather of error classes).
+int agree_on_errors(File& file, int err, const char* what) { return agree(file.comm(), err, what); }
 
 // Whether this call aggregates; every process reaches the same answer.
 bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs) {
@@ -475,7 +466,7 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
   if (int err = gather_ranges(file, acc, &ranges); err != MPI_SUCCESS) return err;
   if (!aggregate(file.hints().cb_write, ranges, file.comm().size)) {
     const int err = write_at(file, offset, buf, count, type, status);
-    return agree_on_errors(file, err, "write");
+    return agree_on_errors(file, err, "MPI_File_write_at_all");
   }
   Plan plan;
   int err = MPI_SUCCESS;
@@ -497,7 +488,7 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
     const int w = two_phase_write(file, acc, stream, plan);
     if (err == MPI_SUCCESS) err = w;
   }
-  err = agree_on_errors(file, err, "write");
+  err = agree_on_errors(file, err, "MPI_File_write_at_all");
   set_status(status, err == MPI_SUCCESS ? acc.bytes : 0);
   return err;
 }
@@ -512,7 +503,7 @@ int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const
   if (int err = gather_ranges(file, acc, &ranges); err != MPI_SUCCESS) return err;
   if (!aggregate(file.hints().cb_read, ranges, file.comm().size)) {
     const int err = read_at(file, offset, buf, count, type, status);
-    return agree_on_errors(file, err, "read");
+    return agree_on_errors(file, err, "MPI_File_read_at_all");
   }
   Plan plan;
   int err = MPI_SUCCESS;
@@ -538,7 +529,7 @@ int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const
       }
     }
   }
-  err = agree_on_errors(file, err, "read");
+  err = agree_on_errors(file, err, "MPI_File_read_at_all");
   set_status(status, err == MPI_SUCCESS ? got : 0);
   return err;
 }

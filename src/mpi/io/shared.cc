@@ -98,6 +98,15 @@ void shared_close(File& file) {
   file.shared.reset();
 }
 
+// MPI_File_set_view (collective) puts the shared pointer back to zero:
+// rank 0 stores it; the caller's agreement afterwards orders it before any
+// later use.
+int shared_set_view(File& file) {
+  if (file.comm().rank != 0) return MPI_SUCCESS;
+  int64_t old = 0;
+  return pointer_op(file, MPI_REPLACE, 0, &old);
+}
+
 int shared_fetch_add(File& file, MPI_Offset delta, MPI_Offset* old) {
   int64_t value = 0;
   if (int err = pointer_op(file, MPI_SUM, delta, &value); err != MPI_SUCCESS) return err;

@@ -90,6 +90,8 @@ one() {
   case $file in
     src/stream/cuda/*) read -ra flags <<<"$CUDA_CPPFLAGS" ;;
     src/stream/hip/*) read -ra flags <<<"$HIP_CPPFLAGS" ;;
+    # ISO_Fortran_binding.h is gfortran's (in GCC's own include folder).
+    src/binding/f08/*) [ -n "${FORTRAN_CPPFLAGS:-}" ] && read -ra flags <<<"$FORTRAN_CPPFLAGS" ;;
   esac
   # shellcheck disable=SC2086
   out=$($cxx $LINT_CXXFLAGS $LINT_CPPFLAGS "${flags[@]}" -Wall -Wextra -Werror -fsyntax-only "$file" 2>&1)
@@ -98,7 +100,7 @@ one() {
     return
   fi
   # A network module's or GPU runtime's SDK that is not installed: skipped.
-  missing=$(sed -n 's/.*fatal error: \(\(cuda\|hip\|rdma\|ucp\|hwloc\)[^:]*\): No such file.*/\1/p; s/.*fatal error: .\(\(cuda\|hip\|rdma\|ucp\|hwloc\)[^:]*\). file not found.*/\1/p' <<<"$out" | head -n 1)
+  missing=$(sed -n 's/.*fatal error: \(\(cuda\|hip\|rdma\|ucp\|hwloc\|ISO_Fortran\)[^:]*\): No such file.*/\1/p; s/.*fatal error: .\(\(cuda\|hip\|rdma\|ucp\|hwloc\|ISO_Fortran\)[^:]*\). file not found.*/\1/p' <<<"$out" | head -n 1)
   if [ -n "$missing" ]; then
     echo "SKIP $check $file ($missing is not installed)"
     return
@@ -130,7 +132,11 @@ if [ -z "${CUDA_CPPFLAGS:-}" ]; then
 fi
 [ -z "${HIP_CPPFLAGS:-}" ] && HIP_CPPFLAGS="-D__HIP_PLATFORM_AMD__" &&
   [ -d /opt/rocm/include ] && HIP_CPPFLAGS="$HIP_CPPFLAGS -isystem /opt/rocm/include"
-export GXX CLANGXX CLANG_FORMAT LINT_CPPFLAGS LINT_CXXFLAGS CUDA_CPPFLAGS HIP_CPPFLAGS
+if [ -z "${FORTRAN_CPPFLAGS:-}" ] && command -v gfortran >/dev/null; then
+  fortran_binding=$(gfortran -print-file-name=include/ISO_Fortran_binding.h)
+  [ -f "$fortran_binding" ] && FORTRAN_CPPFLAGS="-idirafter $(dirname "$fortran_binding")"
+fi
+export GXX CLANGXX CLANG_FORMAT LINT_CPPFLAGS LINT_CXXFLAGS CUDA_CPPFLAGS HIP_CPPFLAGS FORTRAN_CPPFLAGS
 
 failed=0
 jobs=()

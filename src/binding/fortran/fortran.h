@@ -24,7 +24,7 @@
   extern "C" STMPI_F77_API decltype(target) id __asm__(name) __attribute__((alias(#target)));
 #define STMPI_F77_WEAK(target, id, name) \
   extern "C" STMPI_F77_API decltype(target) id __asm__(name) __attribute__((weak, alias(#target)));
-#define STMPI_F77_NAMES(target, lower, upper)              \
+#define STMPI_F77_NAMES(target, lower, upper)             \
   STMPI_F77_ALIAS(target, target##a1, "pmpi_" lower "__") \
   STMPI_F77_ALIAS(target, target##a2, "pmpi_" lower)      \
   STMPI_F77_ALIAS(target, target##a3, "PMPI_" upper)      \

@@ -103,7 +103,7 @@ STMPI_F77_NAMES(pmpi_type_struct_, "type_struct", "TYPE_STRUCT")
 
 // ---- MPICH's MPIX extensions ----------------------------------------------------------
 
-#define STMPI_F77X_NAMES(target, lower, upper)              \
+#define STMPI_F77X_NAMES(target, lower, upper)             \
   STMPI_F77_ALIAS(target, target##a1, "pmpix_" lower "__") \
   STMPI_F77_ALIAS(target, target##a2, "pmpix_" lower)      \
   STMPI_F77_ALIAS(target, target##a3, "PMPIX_" upper)      \

@@ -23,14 +23,18 @@ typedef int(MpiiAttrDeleteProxy)(MPI_Comm_delete_attr_function* user_fn, int han
                                  int type, void* value, void* extra_state);
 
 __attribute__((weak)) int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int type);
-__attribute__((weak)) int MPII_Type_set_attr(MPI_Datatype datatype, int keyval, void* value, int type);
+__attribute__((weak)) int MPII_Type_set_attr(MPI_Datatype datatype, int keyval, void* value,
+                                             int type);
 __attribute__((weak)) int MPII_Win_set_attr(MPI_Win win, int keyval, void* value, int type);
 // `value` points at where the value goes, as the caller's `type` reads it.
-__attribute__((weak)) int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag, int type);
-__attribute__((weak)) int MPII_Type_get_attr(MPI_Datatype datatype, int keyval, void* value, int* flag, int type);
-__attribute__((weak)) int MPII_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag, int type);
+__attribute__((weak)) int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag,
+                                             int type);
+__attribute__((weak)) int MPII_Type_get_attr(MPI_Datatype datatype, int keyval, void* value,
+                                             int* flag, int type);
+__attribute__((weak)) int MPII_Win_get_attr(MPI_Win win, int keyval, void* value, int* flag,
+                                            int type);
 __attribute__((weak)) void MPII_Keyval_set_proxy(int keyval, MpiiAttrCopyProxy* copy_proxy,
-                           MpiiAttrDeleteProxy* delete_proxy);
+                                                 MpiiAttrDeleteProxy* delete_proxy);
 // The request's query/free/cancel callbacks are Fortran subroutines.
 __attribute__((weak)) void MPII_Grequest_set_lang_f77(MPI_Request request);
 

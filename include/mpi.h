@@ -391,6 +391,15 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE;
 #define MPI_SEEK_CUR  602
 #define MPI_SEEK_END  604
 
+/* MPICH's MPI-IO request names (its mpio.h): plain MPI requests. */
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Request       MPI_Request
+#define MPIO_REQUEST_NULL  MPI_REQUEST_NULL
+#define MPIO_Test          MPI_Test
+#define MPIO_Wait          MPI_Wait
+#define PMPIO_Test         PMPI_Test
+#define PMPIO_Wait         PMPI_Wait
+
 /* ---------------------------------------------------------------------- */
 /* Error classes                                                           */
 /* ---------------------------------------------------------------------- */

@@ -135,6 +135,10 @@ int shared_set_view(File& file);
 // File byte runs, in view order, of `bytes` bytes of data starting at view
 // position `etype_offset` (in etypes). Adjacent runs are merged.
 void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out);
+// Added after the first version: the same for a copy of a view (a nonblocking
+// access started before MPI_File_set_view changed the file's view; copying
+// a View keeps its flattened filetype alive, not its datatypes).
+void map_view(const View& view, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out);
 
 // Independent blocking access at `offset` etypes into the view; `status`
 // (may be MPI_STATUS_IGNORE) gets the exact byte count. A read past the end

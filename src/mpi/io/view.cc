@@ -51,6 +51,26 @@ std::shared_ptr<const FlatType> flatten(const Datatype& type) {
   return flat;
 }
 
+// The standard asks for etypes and filetypes whose displacements are not
+// negative and do not decrease, and that do not overlap in a file opened for
+// writing; MPI_ERR_IO, as MPICH.
+int check_monotonic(const Datatype& type, const char* what, bool writable) {
+  MPI_Aint last = 0, end = 0;
+  for (const DataBlock& b : type.layout.blocks) {
+    if (b.len == 0) continue;
+    if (b.disp < 0)
+      return make_error(MPI_ERR_IO, "the %s has a negative displacement (%ld)", what,
+                        static_cast<long>(b.disp));
+    if (b.disp < last || (b.count > 1 && b.stride < 0))
+      return make_error(MPI_ERR_IO, "the %s has decreasing displacements", what);
+    if (writable && (b.disp < end || (b.count > 1 && b.stride < b.len)))
+      return make_error(MPI_ERR_IO, "the %s overlaps itself, in a file opened for writing", what);
+    last = b.disp + (b.count - 1) * b.stride;
+    end = std::max(end, last + b.len);
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 void view_clear(View& view) {
@@ -75,8 +95,11 @@ void view_init(File& file) {
 }
 
 void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out) {
+  map_view(file.view(), etype_offset, bytes, out);
+}
+
+void map_view(const View& v, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out) {
   out.clear();
-  const View& v = file.view();
   if (bytes <= 0 || !v.flat) return;
   const FlatType& f = *v.flat;
   MPI_Count b = etype_offset * v.etype_size;
@@ -137,8 +160,11 @@ using mpi::Datatype;
 using mpi::errhan::make_error;
 using mpi::io::File;
 
-int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype,
-                  const char* datarep, MPI_Info info) {
+namespace {
+
+// The local checks of MPI_File_set_view; *rep gets the representation.
+int check_view(const File& fh, MPI_Offset disp, const Datatype& etype, Datatype& filetype,
+               const char* datarep, MPI_Info info, const mpi::io::Datarep** rep) {
   if (!etype.committed && !etype.predefined)
     return make_error(MPI_ERR_TYPE, "etype is not committed");
   if (!filetype.committed && !filetype.predefined)
@@ -153,51 +179,66 @@ int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype
   if (filetype.size > 0 && filetype.extent <= 0)
     return make_error(MPI_ERR_TYPE, "filetype has extent %ld; it must be positive",
                       static_cast<long>(filetype.extent));
-  for (const mpi::DataBlock& b : filetype.layout.blocks)
-    if (b.disp < 0 || b.stride < 0)
-      return make_error(MPI_ERR_TYPE, "filetype has a negative displacement (%ld)",
-                        static_cast<long>(std::min(b.disp, b.stride)));
+  const bool writable = !(fh.amode() & MPI_MODE_RDONLY);
+  if (int err = mpi::io::check_monotonic(etype, "etype", writable)) return err;
+  if (int err = mpi::io::check_monotonic(filetype, "filetype", writable)) return err;
   if (datarep == nullptr) return make_error(MPI_ERR_ARG, "datarep is NULL");
-  const mpi::io::Datarep* rep = mpi::io::datarep_find(datarep);
-  if (rep == nullptr)
+  *rep = mpi::io::datarep_find(datarep);
+  if (*rep == nullptr)
     return make_error(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not a known representation",
                       datarep);
-  if (int err = mpi::io::datarep_check_view(*rep, etype, filetype)) return err;
-  if (disp == MPI_DISPLACEMENT_CURRENT) {
-    if (!(fh.amode() & MPI_MODE_SEQUENTIAL))
-      return make_error(MPI_ERR_ARG,
-                        "disp=MPI_DISPLACEMENT_CURRENT needs a file opened with "
-                        "MPI_MODE_SEQUENTIAL");
-    // The current position of the shared file pointer, as a byte offset.
-    MPI_Offset shared_at = 0;
-    if (int err = mpi::io::shared_fetch_add(fh, 0, &shared_at)) return err;
-    std::vector<mpi::io::Run> runs;
-    mpi::io::map_view(fh, shared_at, 1, runs);
-    disp = runs.empty() ? fh.view().disp : runs.front().offset;
-  } else if (disp < 0) {
+  if (int err = mpi::io::datarep_check_view(**rep, const_cast<Datatype&>(etype), filetype))
+    return err;
+  if (disp == MPI_DISPLACEMENT_CURRENT && !(fh.amode() & MPI_MODE_SEQUENTIAL))
+    return make_error(MPI_ERR_ARG,
+                      "disp=MPI_DISPLACEMENT_CURRENT needs a file opened with "
+                      "MPI_MODE_SEQUENTIAL");
+  if (disp != MPI_DISPLACEMENT_CURRENT && disp < 0)
     return make_error(MPI_ERR_ARG, "disp=%lld is negative", static_cast<long long>(disp));
-  }
   if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
     return make_error(MPI_ERR_INFO, "info=0x%x is not a valid info object",
                       static_cast<unsigned>(info));
-  mpi::io::View& v = fh.view();
-  mpi::datatype_retain(&etype);
-  mpi::datatype_retain(&filetype);
-  mpi::io::view_clear(v);
-  v.disp = disp;
-  v.etype = &etype;
-  v.filetype = &filetype;
-  v.datarep = rep->name;
-  v.rep = rep->kind == mpi::io::Datarep::Kind::kNative ? nullptr : rep;
-  v.etype_size = etype.size;
-  v.flat = filetype.size > 0 ? mpi::io::flatten(filetype) : nullptr;
-  fh.position = 0;
-  int perm = 0;
-  mpi::io::apply_hints(fh.hints(), mpi::info_get(info), &perm);
-  // Both file pointers go back to zero (rank 0 moves the shared one back by
-  // its value); the agreement after it keeps every process from using the
-  // shared pointer before then.
-  int err = mpi::io::shared_set_view(fh);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// Collective: a process whose arguments fail still takes part in the
+// agreement at the end, so no process waits for it.
+int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype,
+                  const char* datarep, MPI_Info info) {
+  const mpi::io::Datarep* rep = nullptr;
+  int err = check_view(fh, disp, etype, filetype, datarep, info, &rep);
+  const bool current = disp == MPI_DISPLACEMENT_CURRENT;
+  if (current) {
+    // The current position of the shared file pointer, as a byte offset;
+    // every process reads it before it goes back to zero.
+    MPI_Offset shared_at = 0;
+    if (err == MPI_SUCCESS) err = mpi::io::shared_fetch_add(fh, 0, &shared_at);
+    std::vector<mpi::io::Run> runs;
+    if (err == MPI_SUCCESS) mpi::io::map_view(fh, shared_at, 1, runs);
+    disp = runs.empty() ? fh.view().disp : runs.front().offset;
+    if (int e = mpi::io::agree(fh.comm(), err, "MPI_File_set_view")) return e;
+  }
+  if (err == MPI_SUCCESS) {
+    mpi::io::View& v = fh.view();
+    mpi::datatype_retain(&etype);
+    mpi::datatype_retain(&filetype);
+    mpi::io::view_clear(v);
+    v.disp = disp;
+    v.etype = &etype;
+    v.filetype = &filetype;
+    v.datarep = rep->name;
+    v.rep = rep->kind == mpi::io::Datarep::Kind::kNative ? nullptr : rep;
+    v.etype_size = etype.size;
+    v.flat = filetype.size > 0 ? mpi::io::flatten(filetype) : nullptr;
+    fh.position = 0;
+    mpi::io::apply_hints(fh.hints(), mpi::info_get(info), nullptr);
+    // Both file pointers go back to zero: rank 0 moves the shared one back
+    // by its value; the agreement after it keeps every process from using
+    // the shared pointer before then.
+    err = mpi::io::shared_set_view(fh);
+  }
   if (err == MPI_SUCCESS && fh.comm().rank == 0) {
     MPI_Offset old = 0;
     err = mpi::io::shared_fetch_add(fh, 0, &old);

@@ -65,8 +65,7 @@ int datarep_check_view(const Datarep& rep, Datatype& etype, Datatype& filetype) 
     if (rep.kind == Datarep::Kind::kUser) {
       if (rep.extent_fn == nullptr || type->layout.base_type == 0) continue;
       MPI_Aint extent = 0;
-      if (int err = rep.extent_fn(type->layout.base_type, &extent, rep.extra_state))
-        return err;
+      if (int err = rep.extent_fn(type->layout.base_type, &extent, rep.extra_state)) return err;
       bytes = extent * type->layout.base_count;
     } else if (int err = file_size_of(rep, *type, 1, &bytes)) {
       return err;
@@ -85,17 +84,15 @@ int datarep_to_file(const Datarep& rep, const void* buf, MPI_Count count, Dataty
                     void* out) {
   if (rep.kind == Datarep::Kind::kExternal32) {
     MPI_Count position = 0;
-    return impl::pack_external_c("external32", buf, count, type, out, count * type.size,
-                                 &position);
+    return impl::pack_external_c("external32", buf, count, type, out, count * type.size, &position);
   }
   if (rep.kind == Datarep::Kind::kUser && (rep.write_fn != nullptr || rep.write_fn_c != nullptr)) {
     // The function converts `count` items of the user's layout into
     // contiguous file data.
     return rep.write_fn_c != nullptr
-                  ? rep.write_fn_c(const_cast<void*>(buf), type.handle, count, out, 0,
-                                   rep.extra_state)
-                  : rep.write_fn(const_cast<void*>(buf), type.handle, static_cast<int>(count),
-                                 out, 0, rep.extra_state);
+               ? rep.write_fn_c(const_cast<void*>(buf), type.handle, count, out, 0, rep.extra_state)
+               : rep.write_fn(const_cast<void*>(buf), type.handle, static_cast<int>(count), out, 0,
+                              rep.extra_state);
   }
   type.pack(buf, count, out);
   return MPI_SUCCESS;

@@ -244,8 +244,8 @@ int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Dat
     if (int err = read_runs_impl(file, runs, static_cast<char*>(buf) + type.true_lb, &done))
       return err;
   } else if (rep == nullptr && runs.size() == 1 && memory_iov(buf, count, type, iov)) {
-    if (int err = file.driver().preadv(iov.data(), static_cast<int>(iov.size()), runs[0].offset,
-                                       &done))
+    if (int err =
+            file.driver().preadv(iov.data(), static_cast<int>(iov.size()), runs[0].offset, &done))
       return err;
   } else {
     std::vector<char> tmp(static_cast<std::size_t>(bytes));
@@ -253,8 +253,8 @@ int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Dat
     if (rep == nullptr) {
       type.unpack(tmp.data(), done, count, buf);
     } else {
-      if (int err = datarep_from_file(*rep, tmp.data(), done, count, const_cast<Datatype&>(type),
-                                      buf))
+      if (int err =
+              datarep_from_file(*rep, tmp.data(), done, count, const_cast<Datatype&>(type), buf))
         return err;
       done -= done % type.size;
     }
@@ -263,8 +263,8 @@ int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Dat
   return MPI_SUCCESS;
 }
 
-int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count,
-             const Datatype& type, MPI_Status* status) {
+int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count, const Datatype& type,
+             MPI_Status* status) {
   if (int err = check_count(count)) return err;
   if (int err = access_check(file, true)) return err;
   if (offset < 0)
@@ -279,8 +279,7 @@ int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count,
   RangeLock lock;
   if (file.atomic()) {
     const MPI_Offset lo = span_start(runs);
-    if (int err = lock.take(file.driver(), lo, span_end(runs) - lo, /*exclusive=*/true))
-      return err;
+    if (int err = lock.take(file.driver(), lo, span_end(runs) - lo, /*exclusive=*/true)) return err;
   }
   const Datarep* rep = file.view().rep;
   std::vector<iovec> iov;
@@ -293,8 +292,7 @@ int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count,
       return err;
   } else {
     std::vector<char> tmp(static_cast<std::size_t>(bytes));
-    if (rep == nullptr)
-      type.pack(buf, count, tmp.data());
+    if (rep == nullptr) type.pack(buf, count, tmp.data());
     else if (int err = datarep_to_file(*rep, buf, count, const_cast<Datatype&>(type), tmp.data()))
       return err;
     if (int err = write_runs_impl(file, runs, tmp.data(), file.atomic())) return err;

@@ -389,9 +389,35 @@ def sizeof_module(module, prefix, uses):
             + decls + ['CONTAINS'] + procs + [f'END MODULE {module}'])
 
 
+# MPICH's specific names of MPI_Sizeof in its `mpi` module (mpi_sizeofs), with
+# the size each answers, so that a program built with mpifort.mpich finds them;
+# x itself is never read, only its kind (and a CHARACTER's hidden length).
+MPICH_F90_SIZEOFS = [('ch', None), ('cx', 8), ('d', 8), ('i', 4), ('i1', 1), ('i2', 2),
+                     ('i8', 8), ('l', 4), ('r', 4)]
+
+
+def mpich_sizeofs():
+    decls, procs = [], []
+    for t, size in MPICH_F90_SIZEOFS:
+        for v in ('', 'v'):
+            n = f'mpi_sizeof_{t}{v}'
+            decls.append(f'PUBLIC :: {n}')
+            dims = '(*)' if v else ''
+            xdecl = 'CHARACTER(LEN=*)' if size is None else 'INTEGER'
+            procs += [f'SUBROUTINE {n}(x, size, ierror)', f'  {xdecl} :: x{dims}',
+                      '  INTEGER, INTENT(OUT) :: size, ierror',
+                      f'  size = {"LEN(x)" if size is None else size}', '  ierror = 0',
+                      f'END SUBROUTINE {n}']
+    return decls, procs
+
+
 def gen_mpi_module():
     lines = [HEADER]
-    lines += sizeof_module('mpi_sizeofs', 'stmpi_', [])
+    module = sizeof_module('mpi_sizeofs', 'stmpi_', [])
+    decls, procs = mpich_sizeofs()
+    at = module.index('CONTAINS')
+    module = module[:at] + decls + ['CONTAINS'] + procs + module[at + 1:]
+    lines += module
     lines += ['MODULE mpi', 'USE mpi_constants', 'USE mpi_interfaces', 'USE mpi_sizeofs',
               'IMPLICIT NONE', 'PUBLIC', 'END MODULE mpi']
     return '\n'.join(lines) + '\n'

@@ -33,7 +33,133 @@ INTERFACE PMPI_Sizeof
   MODULE PROCEDURE stmpi_psizeof_c8
   MODULE PROCEDURE stmpi_psizeof_c16
 END INTERFACE
+PUBLIC :: mpi_sizeof_ch
+PUBLIC :: mpi_sizeof_chv
+PUBLIC :: mpi_sizeof_cx
+PUBLIC :: mpi_sizeof_cxv
+PUBLIC :: mpi_sizeof_d
+PUBLIC :: mpi_sizeof_dv
+PUBLIC :: mpi_sizeof_i
+PUBLIC :: mpi_sizeof_iv
+PUBLIC :: mpi_sizeof_i1
+PUBLIC :: mpi_sizeof_i1v
+PUBLIC :: mpi_sizeof_i2
+PUBLIC :: mpi_sizeof_i2v
+PUBLIC :: mpi_sizeof_i8
+PUBLIC :: mpi_sizeof_i8v
+PUBLIC :: mpi_sizeof_l
+PUBLIC :: mpi_sizeof_lv
+PUBLIC :: mpi_sizeof_r
+PUBLIC :: mpi_sizeof_rv
 CONTAINS
+SUBROUTINE mpi_sizeof_ch(x, size, ierror)
+  CHARACTER(LEN=*) :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = LEN(x)
+  ierror = 0
+END SUBROUTINE mpi_sizeof_ch
+SUBROUTINE mpi_sizeof_chv(x, size, ierror)
+  CHARACTER(LEN=*) :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = LEN(x)
+  ierror = 0
+END SUBROUTINE mpi_sizeof_chv
+SUBROUTINE mpi_sizeof_cx(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 8
+  ierror = 0
+END SUBROUTINE mpi_sizeof_cx
+SUBROUTINE mpi_sizeof_cxv(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 8
+  ierror = 0
+END SUBROUTINE mpi_sizeof_cxv
+SUBROUTINE mpi_sizeof_d(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 8
+  ierror = 0
+END SUBROUTINE mpi_sizeof_d
+SUBROUTINE mpi_sizeof_dv(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 8
+  ierror = 0
+END SUBROUTINE mpi_sizeof_dv
+SUBROUTINE mpi_sizeof_i(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 4
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i
+SUBROUTINE mpi_sizeof_iv(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 4
+  ierror = 0
+END SUBROUTINE mpi_sizeof_iv
+SUBROUTINE mpi_sizeof_i1(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 1
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i1
+SUBROUTINE mpi_sizeof_i1v(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 1
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i1v
+SUBROUTINE mpi_sizeof_i2(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 2
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i2
+SUBROUTINE mpi_sizeof_i2v(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 2
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i2v
+SUBROUTINE mpi_sizeof_i8(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 8
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i8
+SUBROUTINE mpi_sizeof_i8v(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 8
+  ierror = 0
+END SUBROUTINE mpi_sizeof_i8v
+SUBROUTINE mpi_sizeof_l(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 4
+  ierror = 0
+END SUBROUTINE mpi_sizeof_l
+SUBROUTINE mpi_sizeof_lv(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 4
+  ierror = 0
+END SUBROUTINE mpi_sizeof_lv
+SUBROUTINE mpi_sizeof_r(x, size, ierror)
+  INTEGER :: x
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 4
+  ierror = 0
+END SUBROUTINE mpi_sizeof_r
+SUBROUTINE mpi_sizeof_rv(x, size, ierror)
+  INTEGER :: x(*)
+  INTEGER, INTENT(OUT) :: size, ierror
+  size = 4
+  ierror = 0
+END SUBROUTINE mpi_sizeof_rv
 SUBROUTINE stmpi_sizeof_ch(x, size, ierror)
   CHARACTER(LEN=*), DIMENSION(..) :: x
   INTEGER, INTENT(OUT) :: size

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "mpi/coll/coll.h"
@@ -134,59 +135,57 @@ std::vector<int> choose_aggregators(File& file) {
   return out;
 }
 
-// Byte alltoallv on the file's communicator: send[dest] goes to dest,
-// recv[src] comes from src (recv's sizes must be set).
-int exchange(Comm& comm, const std::vector<std::vector<char>>& send,
-             std::vector<std::vector<char>>& recv) {
-  const auto n = static_cast<std::size_t>(comm.size);
-  std::vector<MPI_Count> scounts(n), rcounts(n);
-  std::vector<MPI_Aint> sdispls(n), rdispls(n);
-  MPI_Aint stotal = 0, rtotal = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    scounts[i] = static_cast<MPI_Count>(send[i].size());
-    sdispls[i] = stotal;
-    stotal += static_cast<MPI_Aint>(send[i].size());
-    rcounts[i] = static_cast<MPI_Count>(recv[i].size());
-    rdispls[i] = rtotal;
-    rtotal += static_cast<MPI_Aint>(recv[i].size());
+// Byte messages to or from every process of the communicator, in one
+// buffer (what alltoallv moves): message i is counts[i] bytes at displs[i].
+struct Messages {
+  std::vector<MPI_Count> counts;
+  std::vector<MPI_Aint> displs;
+  std::unique_ptr<char[]> buf;  // not zeroed: every byte sent is written first
+
+  // Lays the messages out after `counts` was set.
+  void layout() {
+    displs.resize(counts.size());
+    MPI_Aint total = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      displs[i] = total;
+      total += static_cast<MPI_Aint>(counts[i]);
+    }
+    buf.reset(new char[static_cast<std::size_t>(total) + 1]);
   }
-  std::vector<char> sbuf(static_cast<std::size_t>(stotal) + 1),
-      rbuf(static_cast<std::size_t>(rtotal) + 1);
-  for (std::size_t i = 0; i < n; ++i)
-    if (!send[i].empty()) std::memcpy(sbuf.data() + sdispls[i], send[i].data(), send[i].size());
+  char* at(std::size_t i) { return buf.get() + displs[i]; }
+  const char* at(std::size_t i) const { return buf.get() + displs[i]; }
+};
+
+// The alltoallv of a round; recv's counts and layout must be set.
+int exchange(Comm& comm, Messages& send, Messages& recv) {
   Datatype& byte = coll::byte_type();
-  const int err = impl::alltoallv_any<MPI_Count, MPI_Aint>(
-      sbuf.data(), scounts.data(), sdispls.data(), &byte, rbuf.data(), rcounts.data(),
-      rdispls.data(), byte, comm, coll::Mode::kBlocking, nullptr);
-  if (err != MPI_SUCCESS) return err;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!recv[i].empty()) std::memcpy(recv[i].data(), rbuf.data() + rdispls[i], recv[i].size());
-  return MPI_SUCCESS;
+  return impl::alltoallv_any<MPI_Count, MPI_Aint>(
+      send.buf.get(), send.counts.data(), send.displs.data(), &byte, recv.buf.get(),
+      recv.counts.data(), recv.displs.data(), byte, comm, coll::Mode::kBlocking, nullptr);
 }
 
-// Tells every process how many bytes each other one will send it.
-int exchange_sizes(Comm& comm, const std::vector<std::vector<char>>& send,
-                   std::vector<std::vector<char>>& recv) {
+// Tells every process how many bytes each other one will send it, and lays
+// out `recv` for them.
+int exchange_sizes(Comm& comm, const Messages& send, Messages& recv) {
   const auto n = static_cast<std::size_t>(comm.size);
-  std::vector<int64_t> ssize(n), rsize(n);
-  for (std::size_t i = 0; i < n; ++i) ssize[i] = static_cast<int64_t>(send[i].size());
+  std::vector<int64_t> rsize(n);
   std::vector<MPI_Count> ones(n, 1);
   std::vector<MPI_Aint> displs(n);
   for (std::size_t i = 0; i < n; ++i) displs[i] = static_cast<MPI_Aint>(i);
   Datatype& i64 = int64_type();
+  static_assert(sizeof(MPI_Count) == sizeof(int64_t));
   const int err = impl::alltoallv_any<MPI_Count, MPI_Aint>(
-      ssize.data(), ones.data(), displs.data(), &i64, rsize.data(), ones.data(), displs.data(), i64,
-      comm, coll::Mode::kBlocking, nullptr);
+      send.counts.data(), ones.data(), displs.data(), &i64, rsize.data(), ones.data(),
+      displs.data(), i64, comm, coll::Mode::kBlocking, nullptr);
   if (err != MPI_SUCCESS) return err;
-  recv.assign(n, {});
-  for (std::size_t i = 0; i < n; ++i) recv[i].resize(static_cast<std::size_t>(rsize[i]));
+  recv.counts.assign(rsize.begin(), rsize.end());
+  recv.layout();
   return MPI_SUCCESS;
 }
 
-void put_i64(std::vector<char>& out, int64_t v) {
-  const std::size_t at = out.size();
-  out.resize(at + sizeof v);
-  std::memcpy(out.data() + at, &v, sizeof v);
+char* put_i64(char* out, int64_t v) {
+  std::memcpy(out, &v, sizeof v);
+  return out + sizeof v;
 }
 
 int64_t get_i64(const char* p) {
@@ -205,13 +204,13 @@ struct Incoming {
 };
 
 // Parses "[n][offset, length]*n[data]" messages (data only for writes).
-std::vector<Incoming> parse(const std::vector<std::vector<char>>& recv, bool with_data) {
+std::vector<Incoming> parse(const Messages& recv, bool with_data) {
   std::vector<Incoming> out;
-  for (std::size_t src = 0; src < recv.size(); ++src) {
-    const std::vector<char>& msg = recv[src];
-    if (msg.empty()) continue;
-    const int64_t n = get_i64(msg.data());
-    const char* desc = msg.data() + sizeof(int64_t);
+  for (std::size_t src = 0; src < recv.counts.size(); ++src) {
+    if (recv.counts[src] == 0) continue;
+    const char* msg = recv.at(src);
+    const int64_t n = get_i64(msg);
+    const char* desc = msg + sizeof(int64_t);
     const char* data = desc + n * 2 * sizeof(int64_t);
     for (int64_t i = 0; i < n; ++i) {
       const MPI_Offset off = get_i64(desc + 2 * i * sizeof(int64_t));
@@ -226,9 +225,11 @@ std::vector<Incoming> parse(const std::vector<std::vector<char>>& recv, bool wit
   return out;
 }
 
-// Builds this process's per-aggregator messages of round r.
+// Builds this process's per-aggregator messages of round r: descriptors,
+// then (writes) the data, copied once from the stream.
 void build_requests(const Access& acc, const Plan& plan, MPI_Count r, const char* stream,
-                    std::vector<std::vector<char>>& send, std::vector<std::vector<Piece>>& sent) {
+                    Messages& send, std::vector<std::vector<Piece>>& sent) {
+  send.counts.assign(sent.size(), 0);
   for (std::size_t a = 0; a < plan.aggregators.size(); ++a) {
     const auto dest = static_cast<std::size_t>(plan.aggregators[a]);
     MPI_Offset wlo, whi;
@@ -236,47 +237,74 @@ void build_requests(const Access& acc, const Plan& plan, MPI_Count r, const char
     std::vector<Piece>& pieces = sent[dest];
     pieces.clear();
     acc.pieces_in(wlo, whi, pieces);
-    std::vector<char>& msg = send[dest];
-    msg.clear();
     if (pieces.empty()) continue;
-    put_i64(msg, static_cast<int64_t>(pieces.size()));
+    MPI_Count bytes = static_cast<MPI_Count>((1 + 2 * pieces.size()) * sizeof(int64_t));
+    if (stream != nullptr)
+      for (const Piece& p : pieces) bytes += p.length;
+    send.counts[dest] = bytes;
+  }
+  send.layout();
+  for (std::size_t dest = 0; dest < sent.size(); ++dest) {
+    const std::vector<Piece>& pieces = sent[dest];
+    if (pieces.empty()) continue;
+    char* out = put_i64(send.at(dest), static_cast<int64_t>(pieces.size()));
     for (const Piece& p : pieces) {
-      put_i64(msg, p.offset);
-      put_i64(msg, p.length);
+      out = put_i64(out, p.offset);
+      out = put_i64(out, p.length);
     }
     if (stream != nullptr)
-      for (const Piece& p : pieces)
-        msg.insert(msg.end(), stream + p.pos, stream + p.pos + p.length);
+      for (const Piece& p : pieces) {
+        std::memcpy(out, stream + p.pos, static_cast<std::size_t>(p.length));
+        out += p.length;
+      }
   }
 }
 
-// Aggregator side of a write round: the pieces, sorted, adjacent ones merged.
+// Aggregator side of a write round: each piece copied once into a buffer
+// laid out like the file range it covers, overlapping and adjacent pieces
+// merged into runs, the runs packed to the front (no-op without holes) and
+// written.
 int write_window(File& file, const std::vector<Incoming>& in) {
   if (in.empty()) return MPI_SUCCESS;
-  std::vector<Run> runs;
-  std::vector<char> data;
-  for (const Incoming& p : in) {
-    if (!runs.empty() && runs.back().offset + runs.back().length == p.offset)
-      runs.back().length += p.length;
-    else runs.push_back({p.offset, p.length});
-    data.insert(data.end(), p.data, p.data + p.length);
-  }
-  const MPI_Offset lo = runs.front().offset;
+  const MPI_Offset lo = in.front().offset;
   MPI_Offset hi = lo;
-  for (const Run& run : runs) hi = std::max(hi, run.offset + run.length);
+  for (const Incoming& p : in) hi = std::max(hi, p.offset + p.length);
+  std::unique_ptr<char[]> buf(new char[static_cast<std::size_t>(hi - lo)]);
+  std::vector<Run> runs;
+  for (const Incoming& p : in) {
+    std::memcpy(buf.get() + (p.offset - lo), p.data, static_cast<std::size_t>(p.length));
+    if (!runs.empty() && p.offset <= runs.back().offset + runs.back().length)
+      runs.back().length = std::max(runs.back().offset + runs.back().length, p.offset + p.length) -
+                           runs.back().offset;
+    else runs.push_back({p.offset, p.length});
+  }
+  MPI_Count packed = 0;
+  for (const Run& run : runs) {
+    if (run.offset - lo != packed)
+      std::memmove(buf.get() + packed, buf.get() + (run.offset - lo),
+                   static_cast<std::size_t>(run.length));
+    packed += run.length;
+  }
   if (file.atomic())
     if (int err = file.driver().lock(lo, hi - lo, true); err != MPI_SUCCESS) return err;
-  const int err = write_runs(file, runs, data.data());
+  const int err = write_runs(file, runs, buf.get());
   if (file.atomic()) (void)file.driver().unlock(lo, hi - lo);
   return err;
 }
 
 // Aggregator side of a read round: reads the union of the requested pieces
 // and builds each requester's answer.
-int read_window(File& file, const std::vector<Incoming>& in,
-                const std::vector<std::vector<char>>& requests,
-                std::vector<std::vector<char>>& answers) {
-  for (std::size_t src = 0; src < requests.size(); ++src) answers[src].clear();
+int read_window(File& file, const std::vector<Incoming>& in, Messages& answers) {
+  const std::size_t n = answers.counts.size();
+  std::vector<std::vector<const Incoming*>> by_source(n);
+  answers.counts.assign(n, 0);
+  for (const Incoming& p : in) {
+    auto& list = by_source[static_cast<std::size_t>(p.source)];
+    if (list.size() <= p.index) list.resize(p.index + 1);
+    list[p.index] = &p;
+    answers.counts[static_cast<std::size_t>(p.source)] += p.length;
+  }
+  answers.layout();
   if (in.empty()) return MPI_SUCCESS;
   std::vector<Run> runs;  // the union, in file order
   std::vector<MPI_Count> starts;
@@ -308,20 +336,17 @@ int read_window(File& file, const std::vector<Incoming>& in,
     err = read_runs(file, runs, data.data(), nullptr);
   }
   // Answers go in request order: each source listed its pieces in stream order.
-  std::vector<std::vector<const Incoming*>> by_source(requests.size());
-  for (const Incoming& p : in) {
-    auto& list = by_source[static_cast<std::size_t>(p.source)];
-    if (list.size() <= p.index) list.resize(p.index + 1);
-    list[p.index] = &p;
-  }
-  for (std::size_t src = 0; src < requests.size(); ++src)
+  for (std::size_t src = 0; src < n; ++src) {
+    char* out = answers.at(src);
     for (const Incoming* p : by_source[src]) {
       auto it = std::upper_bound(runs.begin(), runs.end(), p->offset,
                                  [](MPI_Offset v, const Run& r) { return v < r.offset; });
       const auto u = static_cast<std::size_t>(it - runs.begin()) - 1;
-      const char* from = data.data() + starts[u] + (p->offset - runs[u].offset);
-      answers[src].insert(answers[src].end(), from, from + p->length);
+      std::memcpy(out, data.data() + starts[u] + (p->offset - runs[u].offset),
+                  static_cast<std::size_t>(p->length));
+      out += p->length;
     }
+  }
   return err;
 }
 
@@ -372,7 +397,7 @@ bool make_plan(File& file, const std::vector<int64_t>& ranges, Plan* plan) {
 int two_phase_write(File& file, const Access& acc, const char* stream, const Plan& plan) {
   Comm& comm = file.comm();
   const auto n = static_cast<std::size_t>(comm.size);
-  std::vector<std::vector<char>> send(n), recv(n);
+  Messages send, recv;
   std::vector<std::vector<Piece>> sent(n);
   int err = MPI_SUCCESS;
   for (MPI_Count r = 0; r < plan.rounds; ++r) {
@@ -388,23 +413,23 @@ int two_phase_write(File& file, const Access& acc, const char* stream, const Pla
 int two_phase_read(File& file, const Access& acc, char* stream, const Plan& plan) {
   Comm& comm = file.comm();
   const auto n = static_cast<std::size_t>(comm.size);
-  std::vector<std::vector<char>> send(n), recv(n), answers(n), back(n);
+  Messages send, recv, answers, back;
   std::vector<std::vector<Piece>> sent(n);
   int err = MPI_SUCCESS;
   for (MPI_Count r = 0; r < plan.rounds; ++r) {
     build_requests(acc, plan, r, nullptr, send, sent);
     if (int e = exchange_sizes(comm, send, recv); e != MPI_SUCCESS) return e;
     if (int e = exchange(comm, send, recv); e != MPI_SUCCESS) return e;
-    const int rd = read_window(file, parse(recv, /*with_data=*/false), recv, answers);
+    answers.counts.assign(n, 0);
+    const int rd = read_window(file, parse(recv, /*with_data=*/false), answers);
     if (err == MPI_SUCCESS) err = rd;
-    for (std::size_t i = 0; i < n; ++i) {
-      MPI_Count want = 0;
-      for (const Piece& p : sent[i]) want += p.length;
-      back[i].resize(static_cast<std::size_t>(want));
-    }
+    back.counts.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (const Piece& p : sent[i]) back.counts[i] += p.length;
+    back.layout();
     if (int e = exchange(comm, answers, back); e != MPI_SUCCESS) return e;
     for (std::size_t i = 0; i < n; ++i) {
-      const char* from = back[i].data();
+      const char* from = back.at(i);
       for (const Piece& p : sent[i]) {
         std::memcpy(stream + p.pos, from, static_cast<std::size_t>(p.length));
         from += p.length;

@@ -128,11 +128,6 @@ int agree(Comm& comm, int local, const char* what) {
   return MPI_SUCCESS;
 }
 
-// The weak defaults of the shared file pointer's hooks (shared.cc defines them).
-__attribute__((weak)) int shared_open(File&) { return MPI_SUCCESS; }
-__attribute__((weak)) void shared_close(File&) {}
-__attribute__((weak)) int shared_set_view(File&) { return MPI_SUCCESS; }
-
 }  // namespace stmpi::mpi::io
 
 namespace stmpi::impl {

@@ -124,12 +124,11 @@ File* file_get(MPI_File handle);
 int file_raise(File* file, int code, const char* function);
 
 // IO-COLL (shared.cc): called by the collective open once the file exists
-// on every process, and by close before the communicator goes; file.cc has
-// weak defaults that do nothing.
+// on every process, and by close before the communicator goes.
 int shared_open(File& file);
 void shared_close(File& file);
-// Added after the first version: called (collectively) by MPI_File_set_view,
-// which resets the shared file pointer to zero; a weak default does nothing.
+// Added after the first version: called by MPI_File_set_view (on every
+// process, before an agreement) to reset the shared file pointer to zero.
 int shared_set_view(File& file);
 
 // File byte runs, in view order, of `bytes` bytes of data starting at view

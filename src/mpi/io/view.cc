@@ -234,15 +234,10 @@ int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype
     v.flat = filetype.size > 0 ? mpi::io::flatten(filetype) : nullptr;
     fh.position = 0;
     mpi::io::apply_hints(fh.hints(), mpi::info_get(info), nullptr);
-    // Both file pointers go back to zero: rank 0 moves the shared one back
-    // by its value; the agreement after it keeps every process from using
-    // the shared pointer before then.
+    // Both file pointers go back to zero (shared_set_view resets the shared
+    // one); the agreement after it keeps every process from using the
+    // shared pointer before then.
     err = mpi::io::shared_set_view(fh);
-  }
-  if (err == MPI_SUCCESS && fh.comm().rank == 0) {
-    MPI_Offset old = 0;
-    err = mpi::io::shared_fetch_add(fh, 0, &old);
-    if (err == MPI_SUCCESS && old != 0) err = mpi::io::shared_fetch_add(fh, -old, &old);
   }
   return mpi::io::agree(fh.comm(), err, "MPI_File_set_view");
 }

@@ -450,11 +450,14 @@ def abstract_interfaces(apis):
 
 
 def handle_ops():
+    # Also a handle against an INTEGER (its MPI_VAL), both ways, as MPICH's
+    # module has them (mpi_comm_f08_eq_f, mpi_comm_f_eq_f08).
     lines = []
     for op, sym in (('eq', '=='), ('neq', '/=')):
         lines.append(f'INTERFACE OPERATOR({sym})')
         for h in HANDLE_TYPES:
-            lines.append(f'  MODULE PROCEDURE {h.lower()}_{op}')
+            for n in (f'{h.lower()}_{op}', f'{h.lower()}_f08_{op}_f', f'{h.lower()}_f_{op}_f08'):
+                lines.append(f'  MODULE PROCEDURE {n}')
         lines.append('END INTERFACE')
     return lines
 
@@ -467,6 +470,14 @@ def handle_op_procs():
             lines += [f'ELEMENTAL LOGICAL FUNCTION {n}(x, y)',
                       f'  TYPE({h}), INTENT(IN) :: x, y',
                       f'  {n} = x%MPI_VAL {sym} y%MPI_VAL', f'END FUNCTION {n}']
+            n = f'{h.lower()}_f08_{op}_f'
+            lines += [f'ELEMENTAL LOGICAL FUNCTION {n}(x, y)',
+                      f'  TYPE({h}), INTENT(IN) :: x', '  INTEGER, INTENT(IN) :: y',
+                      f'  {n} = x%MPI_VAL {sym} y', f'END FUNCTION {n}']
+            n = f'{h.lower()}_f_{op}_f08'
+            lines += [f'ELEMENTAL LOGICAL FUNCTION {n}(x, y)',
+                      '  INTEGER, INTENT(IN) :: x', f'  TYPE({h}), INTENT(IN) :: y',
+                      f'  {n} = x {sym} y%MPI_VAL', f'END FUNCTION {n}']
     return lines
 
 

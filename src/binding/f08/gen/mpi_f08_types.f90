@@ -328,29 +328,73 @@ SAVE /MPIPRIVC/
 ASYNCHRONOUS :: MPI_BOTTOM
 INTERFACE OPERATOR(==)
   MODULE PROCEDURE mpi_comm_eq
+  MODULE PROCEDURE mpi_comm_f08_eq_f
+  MODULE PROCEDURE mpi_comm_f_eq_f08
   MODULE PROCEDURE mpi_datatype_eq
+  MODULE PROCEDURE mpi_datatype_f08_eq_f
+  MODULE PROCEDURE mpi_datatype_f_eq_f08
   MODULE PROCEDURE mpi_errhandler_eq
+  MODULE PROCEDURE mpi_errhandler_f08_eq_f
+  MODULE PROCEDURE mpi_errhandler_f_eq_f08
   MODULE PROCEDURE mpi_file_eq
+  MODULE PROCEDURE mpi_file_f08_eq_f
+  MODULE PROCEDURE mpi_file_f_eq_f08
   MODULE PROCEDURE mpi_group_eq
+  MODULE PROCEDURE mpi_group_f08_eq_f
+  MODULE PROCEDURE mpi_group_f_eq_f08
   MODULE PROCEDURE mpi_info_eq
+  MODULE PROCEDURE mpi_info_f08_eq_f
+  MODULE PROCEDURE mpi_info_f_eq_f08
   MODULE PROCEDURE mpi_message_eq
+  MODULE PROCEDURE mpi_message_f08_eq_f
+  MODULE PROCEDURE mpi_message_f_eq_f08
   MODULE PROCEDURE mpi_op_eq
+  MODULE PROCEDURE mpi_op_f08_eq_f
+  MODULE PROCEDURE mpi_op_f_eq_f08
   MODULE PROCEDURE mpi_request_eq
+  MODULE PROCEDURE mpi_request_f08_eq_f
+  MODULE PROCEDURE mpi_request_f_eq_f08
   MODULE PROCEDURE mpi_session_eq
+  MODULE PROCEDURE mpi_session_f08_eq_f
+  MODULE PROCEDURE mpi_session_f_eq_f08
   MODULE PROCEDURE mpi_win_eq
+  MODULE PROCEDURE mpi_win_f08_eq_f
+  MODULE PROCEDURE mpi_win_f_eq_f08
 END INTERFACE
 INTERFACE OPERATOR(/=)
   MODULE PROCEDURE mpi_comm_neq
+  MODULE PROCEDURE mpi_comm_f08_neq_f
+  MODULE PROCEDURE mpi_comm_f_neq_f08
   MODULE PROCEDURE mpi_datatype_neq
+  MODULE PROCEDURE mpi_datatype_f08_neq_f
+  MODULE PROCEDURE mpi_datatype_f_neq_f08
   MODULE PROCEDURE mpi_errhandler_neq
+  MODULE PROCEDURE mpi_errhandler_f08_neq_f
+  MODULE PROCEDURE mpi_errhandler_f_neq_f08
   MODULE PROCEDURE mpi_file_neq
+  MODULE PROCEDURE mpi_file_f08_neq_f
+  MODULE PROCEDURE mpi_file_f_neq_f08
   MODULE PROCEDURE mpi_group_neq
+  MODULE PROCEDURE mpi_group_f08_neq_f
+  MODULE PROCEDURE mpi_group_f_neq_f08
   MODULE PROCEDURE mpi_info_neq
+  MODULE PROCEDURE mpi_info_f08_neq_f
+  MODULE PROCEDURE mpi_info_f_neq_f08
   MODULE PROCEDURE mpi_message_neq
+  MODULE PROCEDURE mpi_message_f08_neq_f
+  MODULE PROCEDURE mpi_message_f_neq_f08
   MODULE PROCEDURE mpi_op_neq
+  MODULE PROCEDURE mpi_op_f08_neq_f
+  MODULE PROCEDURE mpi_op_f_neq_f08
   MODULE PROCEDURE mpi_request_neq
+  MODULE PROCEDURE mpi_request_f08_neq_f
+  MODULE PROCEDURE mpi_request_f_neq_f08
   MODULE PROCEDURE mpi_session_neq
+  MODULE PROCEDURE mpi_session_f08_neq_f
+  MODULE PROCEDURE mpi_session_f_neq_f08
   MODULE PROCEDURE mpi_win_neq
+  MODULE PROCEDURE mpi_win_f08_neq_f
+  MODULE PROCEDURE mpi_win_f_neq_f08
 END INTERFACE
 ABSTRACT INTERFACE
 SUBROUTINE MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
@@ -565,90 +609,310 @@ ELEMENTAL LOGICAL FUNCTION mpi_comm_eq(x, y)
   TYPE(MPI_Comm), INTENT(IN) :: x, y
   mpi_comm_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_comm_eq
+ELEMENTAL LOGICAL FUNCTION mpi_comm_f08_eq_f(x, y)
+  TYPE(MPI_Comm), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_comm_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_comm_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_comm_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Comm), INTENT(IN) :: y
+  mpi_comm_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_comm_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_comm_neq(x, y)
   TYPE(MPI_Comm), INTENT(IN) :: x, y
   mpi_comm_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_comm_neq
+ELEMENTAL LOGICAL FUNCTION mpi_comm_f08_neq_f(x, y)
+  TYPE(MPI_Comm), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_comm_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_comm_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_comm_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Comm), INTENT(IN) :: y
+  mpi_comm_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_comm_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_datatype_eq(x, y)
   TYPE(MPI_Datatype), INTENT(IN) :: x, y
   mpi_datatype_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_datatype_eq
+ELEMENTAL LOGICAL FUNCTION mpi_datatype_f08_eq_f(x, y)
+  TYPE(MPI_Datatype), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_datatype_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_datatype_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_datatype_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Datatype), INTENT(IN) :: y
+  mpi_datatype_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_datatype_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_datatype_neq(x, y)
   TYPE(MPI_Datatype), INTENT(IN) :: x, y
   mpi_datatype_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_datatype_neq
+ELEMENTAL LOGICAL FUNCTION mpi_datatype_f08_neq_f(x, y)
+  TYPE(MPI_Datatype), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_datatype_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_datatype_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_datatype_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Datatype), INTENT(IN) :: y
+  mpi_datatype_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_datatype_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_errhandler_eq(x, y)
   TYPE(MPI_Errhandler), INTENT(IN) :: x, y
   mpi_errhandler_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_errhandler_eq
+ELEMENTAL LOGICAL FUNCTION mpi_errhandler_f08_eq_f(x, y)
+  TYPE(MPI_Errhandler), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_errhandler_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_errhandler_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_errhandler_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Errhandler), INTENT(IN) :: y
+  mpi_errhandler_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_errhandler_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_errhandler_neq(x, y)
   TYPE(MPI_Errhandler), INTENT(IN) :: x, y
   mpi_errhandler_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_errhandler_neq
+ELEMENTAL LOGICAL FUNCTION mpi_errhandler_f08_neq_f(x, y)
+  TYPE(MPI_Errhandler), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_errhandler_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_errhandler_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_errhandler_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Errhandler), INTENT(IN) :: y
+  mpi_errhandler_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_errhandler_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_file_eq(x, y)
   TYPE(MPI_File), INTENT(IN) :: x, y
   mpi_file_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_file_eq
+ELEMENTAL LOGICAL FUNCTION mpi_file_f08_eq_f(x, y)
+  TYPE(MPI_File), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_file_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_file_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_file_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_File), INTENT(IN) :: y
+  mpi_file_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_file_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_file_neq(x, y)
   TYPE(MPI_File), INTENT(IN) :: x, y
   mpi_file_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_file_neq
+ELEMENTAL LOGICAL FUNCTION mpi_file_f08_neq_f(x, y)
+  TYPE(MPI_File), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_file_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_file_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_file_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_File), INTENT(IN) :: y
+  mpi_file_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_file_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_group_eq(x, y)
   TYPE(MPI_Group), INTENT(IN) :: x, y
   mpi_group_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_group_eq
+ELEMENTAL LOGICAL FUNCTION mpi_group_f08_eq_f(x, y)
+  TYPE(MPI_Group), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_group_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_group_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_group_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Group), INTENT(IN) :: y
+  mpi_group_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_group_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_group_neq(x, y)
   TYPE(MPI_Group), INTENT(IN) :: x, y
   mpi_group_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_group_neq
+ELEMENTAL LOGICAL FUNCTION mpi_group_f08_neq_f(x, y)
+  TYPE(MPI_Group), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_group_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_group_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_group_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Group), INTENT(IN) :: y
+  mpi_group_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_group_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_info_eq(x, y)
   TYPE(MPI_Info), INTENT(IN) :: x, y
   mpi_info_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_info_eq
+ELEMENTAL LOGICAL FUNCTION mpi_info_f08_eq_f(x, y)
+  TYPE(MPI_Info), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_info_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_info_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_info_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Info), INTENT(IN) :: y
+  mpi_info_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_info_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_info_neq(x, y)
   TYPE(MPI_Info), INTENT(IN) :: x, y
   mpi_info_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_info_neq
+ELEMENTAL LOGICAL FUNCTION mpi_info_f08_neq_f(x, y)
+  TYPE(MPI_Info), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_info_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_info_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_info_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Info), INTENT(IN) :: y
+  mpi_info_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_info_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_message_eq(x, y)
   TYPE(MPI_Message), INTENT(IN) :: x, y
   mpi_message_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_message_eq
+ELEMENTAL LOGICAL FUNCTION mpi_message_f08_eq_f(x, y)
+  TYPE(MPI_Message), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_message_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_message_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_message_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Message), INTENT(IN) :: y
+  mpi_message_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_message_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_message_neq(x, y)
   TYPE(MPI_Message), INTENT(IN) :: x, y
   mpi_message_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_message_neq
+ELEMENTAL LOGICAL FUNCTION mpi_message_f08_neq_f(x, y)
+  TYPE(MPI_Message), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_message_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_message_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_message_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Message), INTENT(IN) :: y
+  mpi_message_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_message_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_op_eq(x, y)
   TYPE(MPI_Op), INTENT(IN) :: x, y
   mpi_op_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_op_eq
+ELEMENTAL LOGICAL FUNCTION mpi_op_f08_eq_f(x, y)
+  TYPE(MPI_Op), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_op_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_op_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_op_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Op), INTENT(IN) :: y
+  mpi_op_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_op_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_op_neq(x, y)
   TYPE(MPI_Op), INTENT(IN) :: x, y
   mpi_op_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_op_neq
+ELEMENTAL LOGICAL FUNCTION mpi_op_f08_neq_f(x, y)
+  TYPE(MPI_Op), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_op_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_op_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_op_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Op), INTENT(IN) :: y
+  mpi_op_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_op_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_request_eq(x, y)
   TYPE(MPI_Request), INTENT(IN) :: x, y
   mpi_request_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_request_eq
+ELEMENTAL LOGICAL FUNCTION mpi_request_f08_eq_f(x, y)
+  TYPE(MPI_Request), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_request_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_request_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_request_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Request), INTENT(IN) :: y
+  mpi_request_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_request_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_request_neq(x, y)
   TYPE(MPI_Request), INTENT(IN) :: x, y
   mpi_request_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_request_neq
+ELEMENTAL LOGICAL FUNCTION mpi_request_f08_neq_f(x, y)
+  TYPE(MPI_Request), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_request_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_request_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_request_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Request), INTENT(IN) :: y
+  mpi_request_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_request_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_session_eq(x, y)
   TYPE(MPI_Session), INTENT(IN) :: x, y
   mpi_session_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_session_eq
+ELEMENTAL LOGICAL FUNCTION mpi_session_f08_eq_f(x, y)
+  TYPE(MPI_Session), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_session_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_session_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_session_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Session), INTENT(IN) :: y
+  mpi_session_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_session_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_session_neq(x, y)
   TYPE(MPI_Session), INTENT(IN) :: x, y
   mpi_session_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_session_neq
+ELEMENTAL LOGICAL FUNCTION mpi_session_f08_neq_f(x, y)
+  TYPE(MPI_Session), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_session_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_session_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_session_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Session), INTENT(IN) :: y
+  mpi_session_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_session_f_neq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_win_eq(x, y)
   TYPE(MPI_Win), INTENT(IN) :: x, y
   mpi_win_eq = x%MPI_VAL == y%MPI_VAL
 END FUNCTION mpi_win_eq
+ELEMENTAL LOGICAL FUNCTION mpi_win_f08_eq_f(x, y)
+  TYPE(MPI_Win), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_win_f08_eq_f = x%MPI_VAL == y
+END FUNCTION mpi_win_f08_eq_f
+ELEMENTAL LOGICAL FUNCTION mpi_win_f_eq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Win), INTENT(IN) :: y
+  mpi_win_f_eq_f08 = x == y%MPI_VAL
+END FUNCTION mpi_win_f_eq_f08
 ELEMENTAL LOGICAL FUNCTION mpi_win_neq(x, y)
   TYPE(MPI_Win), INTENT(IN) :: x, y
   mpi_win_neq = x%MPI_VAL /= y%MPI_VAL
 END FUNCTION mpi_win_neq
+ELEMENTAL LOGICAL FUNCTION mpi_win_f08_neq_f(x, y)
+  TYPE(MPI_Win), INTENT(IN) :: x
+  INTEGER, INTENT(IN) :: y
+  mpi_win_f08_neq_f = x%MPI_VAL /= y
+END FUNCTION mpi_win_f08_neq_f
+ELEMENTAL LOGICAL FUNCTION mpi_win_f_neq_f08(x, y)
+  INTEGER, INTENT(IN) :: x
+  TYPE(MPI_Win), INTENT(IN) :: y
+  mpi_win_f_neq_f08 = x /= y%MPI_VAL
+END FUNCTION mpi_win_f_neq_f08
 SUBROUTINE MPI_Status_f2f08(f_status, f08_status, ierror)
   INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
   TYPE(MPI_Status), INTENT(OUT) :: f08_status

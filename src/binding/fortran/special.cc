@@ -19,12 +19,15 @@ namespace F = stmpi::binding::fortran;
 
 // ---- the sentinel COMMON blocks -------------------------------------------------
 
+// Aligned at least as gfortran aligns a COMMON block (the modules' objects
+// declare the same blocks; the linker keeps the larger alignment).
+#define STMPI_F77_COMMON STMPI_F77_API __attribute__((aligned(32)))
 extern "C" {
-STMPI_F77_API StmpiCommonMpifcmb5 mpifcmb5_;
-STMPI_F77_API StmpiCommonMpifcmb9 mpifcmb9_;
-STMPI_F77_API StmpiCommonMpipriv1 mpipriv1_;
-STMPI_F77_API StmpiCommonMpipriv2 mpipriv2_;
-STMPI_F77_API StmpiCommonMpiprivc mpiprivc_;
+STMPI_F77_COMMON StmpiCommonMpifcmb5 mpifcmb5_;
+STMPI_F77_COMMON StmpiCommonMpifcmb9 mpifcmb9_;
+STMPI_F77_COMMON StmpiCommonMpipriv1 mpipriv1_;
+STMPI_F77_COMMON StmpiCommonMpipriv2 mpipriv2_;
+STMPI_F77_COMMON StmpiCommonMpiprivc mpiprivc_;
 }
 
 // ---- strings -------------------------------------------------------------------

@@ -319,6 +319,8 @@ def generate(args):
         have.add(name)
         chapters.setdefault(cfunc.chapter, []).append(body)
     report += fc.missing_report(api, fc.c_names(args.srcdir), have | MODULE_ONLY)
+    generated = len(have) - len(SPECIAL)
+    report.append(f'f77 glue: {generated} generated entry points, {len(SPECIAL)} in special.cc')
     sources = []
     for chapter in sorted(chapters):
         parts, current, lines = [], [], 0

@@ -26,6 +26,7 @@
 #include "mpi/info/info.h"
 #include "mpi/io/impl_io.h"
 #include "mpi/io/internal.h"
+#include "mpi/io/nonblocking.h"
 #include "mpi/io/shared.h"
 
 namespace stmpi::mpi::io {
@@ -268,6 +269,7 @@ int file_set_atomicity(File& fh, int flag) {
     return make_error(MPI_ERR_NOT_SAME,
                       "MPI_File_set_atomicity: the processes passed different "
                       "flags");
+  mpi::io::nonblocking_drain(fh);  // queued accesses keep the mode they started in
   fh.set_atomic(mine != 0);
   return MPI_SUCCESS;
 }
@@ -281,6 +283,7 @@ int file_set_info(File& fh, MPI_Info info) {
   if (info != MPI_INFO_NULL && mpi::info_get(info) == nullptr)
     return make_error(MPI_ERR_INFO, "info=0x%x is not a valid info object",
                       static_cast<unsigned>(info));
+  mpi::io::nonblocking_drain(fh);  // the I/O thread reads the hints
   mpi::io::apply_hints(fh.hints(), mpi::info_get(info), nullptr);
   return MPI_SUCCESS;
 }

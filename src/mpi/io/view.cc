@@ -21,6 +21,7 @@
 #include "mpi/io/file.h"
 #include "mpi/io/impl_io.h"
 #include "mpi/io/internal.h"
+#include "mpi/io/nonblocking.h"
 #include "mpi/io/shared.h"
 
 namespace stmpi::mpi::io {
@@ -221,6 +222,8 @@ int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype
     if (int e = mpi::io::agree(fh.comm(), err, "MPI_File_set_view")) return e;
   }
   if (err == MPI_SUCCESS) {
+    // Nonblocking accesses still queued run with the view they started with.
+    mpi::io::nonblocking_drain(fh);
     mpi::io::View& v = fh.view();
     mpi::datatype_retain(&etype);
     mpi::datatype_retain(&filetype);

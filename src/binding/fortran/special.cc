@@ -290,8 +290,7 @@ STMPI_F77_PREDEFINED(win_, WIN_, MPI_Aint)
 
 // MPI_CONVERSION_FN_NULL: only compared by address (MPI_REGISTER_DATAREP).
 extern "C" STMPI_F77_API void mpi_conversion_fn_null_(void*, MPI_Fint*, MPI_Fint*, void*,
-                                                      MPI_Offset*, MPI_Fint*, MPI_Aint*,
-                                                      MPI_Fint* ierror) {
+                                                      MPI_Offset*, MPI_Aint*, MPI_Fint* ierror) {
   *ierror = MPI_SUCCESS;
 }
 STMPI_F77_FN_NAMES(mpi_conversion_fn_null_, "mpi_conversion_fn_null", "MPI_CONVERSION_FN_NULL")
@@ -330,13 +329,91 @@ extern "C" STMPI_F77_API void pmpi_file_create_errhandler_(FileErrhandlerFn* fn,
 }
 STMPI_F77_NAMES(pmpi_file_create_errhandler_, "file_create_errhandler", "FILE_CREATE_ERRHANDLER")
 
-// User data representations need conversion callbacks with Fortran
-// conventions, which the glue does not have yet.
-extern "C" STMPI_F77_API void pmpi_register_datarep_(const char*, void*, void*, void*, MPI_Aint*,
-                                                     MPI_Fint* ierror, size_t) {
-  *ierror = MPI_ERR_UNSUPPORTED_OPERATION;
+// A data representation's callbacks get their arguments by reference in
+// Fortran: each registered representation gets one slot of C trampolines
+// that call the Fortran functions (MPI_CONVERSION_FN_NULL stays null).
+using FConversionFn = void(void* userbuf, MPI_Fint* datatype, MPI_Fint* count, void* filebuf,
+                           MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror);
+using FExtentFn = void(MPI_Fint* datatype, MPI_Aint* extent, MPI_Aint* extra_state,
+                       MPI_Fint* ierror);
+
+namespace {
+
+struct DatarepSlot {
+  FConversionFn* read = nullptr;
+  FConversionFn* write = nullptr;
+  FExtentFn* extent = nullptr;
+};
+constexpr int kDatarepSlots = 16;
+std::array<DatarepSlot, kDatarepSlots> datarep_slots{};
+int datarep_used = 0;
+
+template <int N, bool kRead>
+int datarep_convert(void* userbuf, MPI_Datatype datatype, int count, void* filebuf,
+                    MPI_Offset position, void* extra_state) {
+  MPI_Fint ftype = datatype, fcount = count, ierror = MPI_SUCCESS;
+  FConversionFn* fn = kRead ? datarep_slots[N].read : datarep_slots[N].write;
+  fn(userbuf, &ftype, &fcount, filebuf, &position, static_cast<MPI_Aint*>(extra_state), &ierror);
+  return ierror;
+}
+
+template <int N>
+int datarep_extent(MPI_Datatype datatype, MPI_Aint* extent, void* extra_state) {
+  MPI_Fint ftype = datatype, ierror = MPI_SUCCESS;
+  datarep_slots[N].extent(&ftype, extent, static_cast<MPI_Aint*>(extra_state), &ierror);
+  return ierror;
+}
+
+struct DatarepTrampolines {
+  MPI_Datarep_conversion_function* read;
+  MPI_Datarep_conversion_function* write;
+  MPI_Datarep_extent_function* extent;
+};
+
+template <size_t... N>
+constexpr std::array<DatarepTrampolines, sizeof...(N)> make_datarep_trampolines(
+    std::index_sequence<N...>) {
+  return {DatarepTrampolines{&datarep_convert<N, true>, &datarep_convert<N, false>,
+                             &datarep_extent<N>}...};
+}
+constexpr auto kDatarepTrampolines =
+    make_datarep_trampolines(std::make_index_sequence<kDatarepSlots>());
+
+bool is_conversion_null(FConversionFn* fn);
+
+}  // namespace
+
+extern "C" STMPI_F77_API void pmpi_register_datarep_(const char* datarep, FConversionFn* read_fn,
+                                                     FConversionFn* write_fn, FExtentFn* extent_fn,
+                                                     MPI_Aint* extra_state, MPI_Fint* ierror,
+                                                     size_t datarep_len) {
+  if (datarep_used == kDatarepSlots) {
+    // More Fortran data representations than trampolines.
+    *ierror = MPI_ERR_INTERN;
+    return;
+  }
+  int slot = datarep_used;
+  std::string name = F::from_fortran(datarep, datarep_len);
+  datarep_slots[slot] = {read_fn, write_fn, extent_fn};
+  const DatarepTrampolines& t = kDatarepTrampolines[slot];
+  int err = PMPI_Register_datarep(
+      name.c_str(), is_conversion_null(read_fn) ? MPI_CONVERSION_FN_NULL : t.read,
+      is_conversion_null(write_fn) ? MPI_CONVERSION_FN_NULL : t.write, t.extent, extra_state);
+  if (err == MPI_SUCCESS) datarep_used++;
+  *ierror = err;
 }
 STMPI_F77_NAMES(pmpi_register_datarep_, "register_datarep", "REGISTER_DATAREP")
+
+namespace {
+
+// MPI_CONVERSION_FN_NULL from mpif.h or the modules: this library's
+// mpi_conversion_fn_null_ (or a null procedure)
+bool is_conversion_null(FConversionFn* fn) {
+  return fn == nullptr ||
+         reinterpret_cast<void*>(fn) == reinterpret_cast<void*>(&mpi_conversion_fn_null_);
+}
+
+}  // namespace
 
 // ---- string arrays ---------------------------------------------------------------
 

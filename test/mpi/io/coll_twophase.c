@@ -1,13 +1,14 @@
 /* Two-phase collective I/O checked byte by byte against a reference: contiguous blocks and a
  * strided interleaved view, written and read with every romio_cb_write / romio_cb_read setting,
  * one and all processes as aggregators (cb_nodes) and a cb_buffer_size small enough to force
- * many rounds; a collective read past the end of the file gives a short count. */
+ * many rounds, and blocks large enough for the direct path; a collective read past the end of the
+ * file gives a short count. */
 #include "iotest.h"
 
 #define BLOCK 24 /* bytes per block of the strided view */
-#define NBLK 50  /* blocks per process */
 
 static int rank, nprocs;
+static long NBLK = 50; /* blocks per process */
 
 /* The byte at file offset o of the interleaved file: block o / BLOCK belongs to process
  * block % nprocs, at position (block / nprocs) * BLOCK + o % BLOCK of its stream. */
@@ -129,5 +130,9 @@ int main(int argc, char **argv)
         run(modes[m], all, "100"); /* many rounds, windows not aligned with blocks */
         run(modes[m], "1", "7");
     }
+    /* 24000 bytes per process: under automatic the disjoint contiguous blocks go direct. */
+    NBLK = 1000;
+    run("automatic", all, "4096");
+    run("enable", "1", "65536");
     return mtest_finish();
 }

@@ -96,7 +96,9 @@ for list in "$srcdir"/test/mpi/*/testlist; do
           helper=("$outdir/${chapter}_${name}_c.o")
           $STMPI_TEST_CC $STMPI_TEST_CFLAGS -c "${src}_c.c" -o "${helper[0]}" </dev/null >"$log" 2>&1 || status=99
         fi
-        # Module files the program writes go to a folder of their own.
+        # Module files the program writes go to a folder of their own, emptied first (a module
+        # file left from a build against older mpi modules would clash with the new ones).
+        rm -rf "$outdir/mod_${chapter}_${name}"
         mkdir -p "$outdir/mod_${chapter}_${name}"
         if [[ $status -eq 0 ]] && ! $STMPI_TEST_FC $STMPI_TEST_FFLAGS "${fextra[@]}" -J"$outdir/mod_${chapter}_${name}" \
           "$fsrc" "${helper[@]}" -o "$exe" $STMPI_TEST_FLIBS </dev/null >>"$log" 2>&1; then

@@ -35,7 +35,8 @@ void cerrstring_(MPI_Fint *code, char *out, MPI_Fint *len, size_t outlen)
     char s[MPI_MAX_ERROR_STRING];
     int n = 0;
     MPI_Error_string(*code, s, &n);
-    if ((size_t)n > outlen) n = (int)outlen;
+    if ((size_t)n > outlen)
+        n = (int)outlen;
     memset(out, ' ', outlen);
     memcpy(out, s, (size_t)n);
     *len = n;

@@ -6,7 +6,8 @@
 static void to_fortran(const char *s, char *out, size_t outlen, MPI_Fint *len)
 {
     size_t n = strlen(s);
-    if (n > outlen) n = outlen;
+    if (n > outlen)
+        n = outlen;
     memset(out, ' ', outlen);
     memcpy(out, s, n);
     *len = (MPI_Fint)n;

@@ -8,7 +8,8 @@
 //     once, so a check may rely on the objects earlier checks returned;
 //   - raises a failure through the error handler of the call's communicator
 //     (its first communicator argument) or window (its window argument),
-//     else MPI_COMM_SELF's.
+//     else MPI_COMM_SELF's; failures of I/O calls go to the file's handler,
+//     or to the default file handler on MPI_FILE_NULL.
 // The checks are inline and cost a few compares when arguments are good;
 // messages are built in the cold out-of-line fail_* functions.
 #pragma once

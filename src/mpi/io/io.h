@@ -1,8 +1,7 @@
-// MPI-IO is not provided yet. What exists: the handle MPI_FILE_NULL, its
-// Fortran conversion, file error handlers (the default one lives on
-// MPI_FILE_NULL, MPI_ERRORS_RETURN unless the user sets another), and the
-// raising of the MPI_ERR_UNSUPPORTED_OPERATION that every other MPI_File_*
-// call returns.
+// File error handlers: the default one lives on MPI_FILE_NULL
+// (MPI_ERRORS_RETURN unless the user sets another) and errors of calls
+// without a file go to it; errors on a file go to the file's (file.h,
+// file_raise).
 #pragma once
 
 namespace stmpi::mpi::io {

@@ -52,7 +52,7 @@ check-bench-build:
 	    -I$(top_srcdir)/test/bench $(top_srcdir)/test/bench/$$f || exit 1; \
 	done
 	@if [ "$(STMPI_HAVE_FORTRAN)" = yes ]; then \
-	  incs="-I$(top_builddir)/include -I$(top_srcdir)/include"; \
+	  incs="-I$(top_srcdir)/include"; \
 	  for d in $$(find . -path ./inst -prune -o -path ./test -prune -o \( -name mpi.mod -o -name mpi_f08.mod \) \
 	      -print | xargs -r -n1 dirname | sort -u); do incs="$$incs -I$$d"; done; \
 	  for i in MPIF MPI F08; do \

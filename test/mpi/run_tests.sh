@@ -41,7 +41,8 @@ if [[ -z "$STMPI_TEST_FC" ]]; then
 elif [[ ! -e "$builddir/.libs/libmpichfort.so" ]]; then
   fortran_missing="the build has no .libs/libmpichfort.so (Fortran bindings not built)"
 fi
-fortran_includes="-I$builddir/include -I$srcdir/include"
+fortran_includes="-I$srcdir/include"
+[[ -d "$builddir/include" ]] && fortran_includes="-I$builddir/include $fortran_includes"
 for d in $(find "$builddir" -path "$outdir" -prune -o -path "$builddir/inst" -prune -o \
     \( -name mpi.mod -o -name mpi_f08.mod \) -print 2>/dev/null | xargs -r -n1 dirname | sort -u); do
   fortran_includes="$fortran_includes -I$d"

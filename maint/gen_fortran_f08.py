@@ -369,7 +369,10 @@ def glue_function(proc, prefix):
     for cp in fn.params:
         ap = aps[cp.name]
         params.append(glue_arg(proc, ap).cdecl)
-    lines = [f'extern "C" int {cname}({", ".join(params)}) {{']
+    lines = [f'extern "C" int {cname}({", ".join(params)}) {{',
+             # an error raised by the C function (or by the glue) names the
+             # Fortran routine
+             f'  const FortranRoutine routine("{fn.name.upper()}");']
     call = []
     bufs = []
     for i, cp in enumerate(fn.params):
@@ -380,7 +383,10 @@ def glue_function(proc, prefix):
             var = f'{cp.name}_b'
             if mode.startswith('own:'):
                 _, cnt, dt = mode.split(':')
-                lines.append(f'  Choice {var}({cp.name}, {cnt}, {dt});')
+                blocking = not any(q.kind == 'REQUEST' and q.direction == 'out'
+                                   for q in fn.params)
+                lines.append(f'  Choice {var}({cp.name}, {cnt}, {dt}, Dir::k{d.capitalize()}, '
+                             f'{"true" if blocking else "false"});')
                 bufs.append((var, cnt, dt))
             else:
                 m = {'address': 'Mode::kAddress', 'contiguous': 'Mode::kContiguous',
@@ -396,7 +402,7 @@ def glue_function(proc, prefix):
     for var, cnt, dt in bufs:
         call = [f'{var}.count({cnt})' if c == cnt else f'{var}.type({dt})' if c == dt else c
                 for c in call]
-    vars_ = [line.split('(')[0].split()[-1] for line in lines[1:]]
+    vars_ = [line.split('(')[0].split()[-1] for line in lines[2:]]
     if vars_:
         lines.append(f'  if (int err = first_error({{{", ".join("&" + v for v in vars_)}}}); '
                      'err != MPI_SUCCESS)')
@@ -654,7 +660,8 @@ def outputs(apis, spec, consts):
         chapters.setdefault(p.fn.chapter, []).append(p)
     for ch, ps in sorted(chapters.items()):
         f = [HEADER]
-        g = [GLUE_HEADER, '#include "binding/f08/cdesc.h"', '',
+        g = [GLUE_HEADER, '#include "binding/f08/cdesc.h"', '#include "binding/routine.h"', '',
+             'using stmpi::binding::FortranRoutine;',
              'using stmpi::binding::f08::Choice;', 'using stmpi::binding::f08::Dir;',
              'using stmpi::binding::f08::first_error;', 'using stmpi::binding::f08::Mode;',
              'using stmpi::binding::f08::Raise;', 'using stmpi::binding::f08::status_in;', '']

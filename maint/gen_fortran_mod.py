@@ -316,6 +316,11 @@ def gen_constants(consts):
     lines.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     lines.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     lines += SENTINEL_DECLS + SENTINEL_COMMONS
+    # The predefined callbacks, as mpif.h declares them (their f77 entry points).
+    import fortran_common
+    for name, result in fortran_common.EXTERNALS:
+        if result is None:
+            lines.append(f'EXTERNAL :: {name}')
     lines.append('END MODULE mpi_constants')
     return '\n'.join(lines) + '\n'
 

@@ -100,15 +100,24 @@ int section_type(const CFI_cdesc_t* d, MPI_Count m, MPI_Datatype elem, MPI_Datat
 
 }  // namespace
 
-Choice::Choice(CFI_cdesc_t* desc, MPI_Count count, MPI_Datatype datatype) : desc_(desc) {
+Choice::Choice(CFI_cdesc_t* desc, MPI_Count count, MPI_Datatype datatype, Dir dir, bool may_copy)
+    : desc_(desc), dir_(dir) {
   ptr_ = desc->base_addr;
   if (is_bottom(ptr_)) {
     ptr_ = MPI_BOTTOM;
   } else if (is_in_place(ptr_)) {
     ptr_ = MPI_IN_PLACE;
   } else if (count > 0 && !contiguous(desc)) {
-    retype(count, datatype);
+    retype(count, datatype, may_copy);
   }
+}
+
+void Choice::copy_in() {
+  // Copied in even for an output buffer: with MPI_IN_PLACE elsewhere in
+  // the call, an output buffer is an input too.
+  temp_.resize(static_cast<size_t>(elements(desc_)) * desc_->elem_len);
+  copy_section(desc_, temp_.data(), true);
+  ptr_ = temp_.data();
 }
 
 Choice::Choice(CFI_cdesc_t* desc, Mode mode, Dir dir) : desc_(desc), dir_(dir) {
@@ -122,15 +131,11 @@ Choice::Choice(CFI_cdesc_t* desc, Mode mode, Dir dir) : desc_(desc), dir_(dir) {
       error_ = MPI_ERR_BUFFER;
       return;
     }
-    // Copied in even for an output buffer: with MPI_IN_PLACE elsewhere in
-    // the call, an output buffer is an input too.
-    temp_.resize(static_cast<size_t>(elements(desc)) * desc->elem_len);
-    copy_section(desc, temp_.data(), true);
-    ptr_ = temp_.data();
+    copy_in();
   }
 }
 
-void Choice::retype(MPI_Count count, MPI_Datatype datatype) {
+void Choice::retype(MPI_Count count, MPI_Datatype datatype, bool may_copy) {
   // The section's elements, in array element order, are the "contiguous"
   // memory the count and datatype describe. Dense datatypes only (no gaps,
   // lower bound 0): then the message is the first count * size bytes.
@@ -143,7 +148,11 @@ void Choice::retype(MPI_Count count, MPI_Datatype datatype) {
   }
   if (size == 0) return;
   if (size != extent || size != true_extent || lb != 0 || true_lb != 0) {
-    error_ = MPI_ERR_TYPE;
+    if (may_copy) {
+      copy_in();
+    } else {
+      error_ = MPI_ERR_TYPE;
+    }
     return;
   }
   MPI_Count elem_len = static_cast<MPI_Count>(desc_->elem_len);

@@ -25,8 +25,10 @@ enum class Dir { kIn, kOut, kInout };
 
 class Choice {
  public:
-  // The buffer's own count and datatype describe it: a section is retyped.
-  Choice(CFI_cdesc_t* desc, MPI_Count count, MPI_Datatype datatype);
+  // The buffer's own count and datatype describe it: a section is retyped;
+  // with a datatype that has gaps, a blocking call (may_copy) goes through a
+  // contiguous temporary instead, a nonblocking one fails with MPI_ERR_TYPE.
+  Choice(CFI_cdesc_t* desc, MPI_Count count, MPI_Datatype datatype, Dir dir, bool may_copy);
   Choice(CFI_cdesc_t* desc, Mode mode, Dir dir);
   ~Choice();
   Choice(const Choice&) = delete;
@@ -43,7 +45,8 @@ class Choice {
   void finish(int rc);
 
  private:
-  void retype(MPI_Count count, MPI_Datatype datatype);
+  void retype(MPI_Count count, MPI_Datatype datatype, bool may_copy);
+  void copy_in();
 
   CFI_cdesc_t* desc_;
   void* ptr_ = nullptr;

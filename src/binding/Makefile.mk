@@ -22,7 +22,8 @@ libmpi_la_SOURCES += \
 	src/binding/gen/bindings_tools.cc \
 	src/binding/gen/bindings_mpix.cc
 noinst_HEADERS += \
-	src/binding/call.h
+	src/binding/call.h \
+	src/binding/routine.h
 EXTRA_DIST += \
 	src/binding/README.md \
 	maint/functions.txt \

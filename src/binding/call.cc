@@ -1,9 +1,13 @@
 #include "binding/call.h"
 
+#include <strings.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include "binding/routine.h"
 
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
@@ -19,7 +23,33 @@ namespace {
 // call must not lock a second time.
 thread_local bool t_holds_lock = false;
 
+// The Fortran routine this thread is in (binding/routine.h), or nullptr.
+thread_local const RoutineName* t_routine = nullptr;
+
+// The name an error of the C function `function` reports: the Fortran
+// routine's when the function is the one the routine calls, or the
+// *_call_errhandler the mpi_f08 glue raises its own errors with.
+const char* shown(const char* function) {
+  const RoutineName* r = t_routine;
+  if (r == nullptr) [[likely]]
+    return function;
+  const bool same =
+      r->c != nullptr ? std::strcmp(r->c, function) == 0 : strcasecmp(r->fortran, function) == 0;
+  if (same) return r->fortran;
+  for (const char* raiser :
+       {"MPI_Comm_call_errhandler", "MPI_Win_call_errhandler", "MPI_File_call_errhandler"}) {
+    if (std::strcmp(function, raiser) == 0) return r->fortran;
+  }
+  return function;
+}
+
 }  // namespace
+
+const RoutineName* exchange_routine(const RoutineName* routine) noexcept {
+  const RoutineName* saved = t_routine;
+  t_routine = routine;
+  return saved;
+}
 
 void Call::lock() {
   if (t_holds_lock) return;
@@ -37,31 +67,35 @@ int Call::raise(int code) {
     if (flags_ & kReturnOutsideInit) return code;
     // No error handler exists outside MPI_Init..MPI_Finalize: errors are fatal.
     const std::string text = mpi::errhan::error_string(code);
-    std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", function_, text.c_str());
+    std::fprintf(stderr, "STMPI: fatal error in %s: %s\n", shown(function_), text.c_str());
     std::_Exit(1);
   }
+  // A completion call (MPI_Wait, MPI_Waitall, ...) whose failed requests all
+  // came from one file (MPI_File_iwrite & co.): that file's error handler.
+  if (const MPI_File failed = mpi::request_take_failed_file(); failed != MPI_FILE_NULL)
+    return mpi::io::file_raise(mpi::io::file_get(failed), code, shown(function_));
   if (io_function()) {
     // The I/O chapter: the file's error handler, else the default one on
     // MPI_FILE_NULL (MPI_File_open and MPI_File_delete included, although
     // MPI_File_open has a communicator).
-    return mpi::io::file_raise(mpi::io::file_get(error_file_), code, function_);
+    return mpi::io::file_raise(mpi::io::file_get(error_file_), code, shown(function_));
   }
   if (error_session_ != MPI_SESSION_NULL) {
     if (mpi::Session* session = mpi::session_get(error_session_); session != nullptr)
-      return mpi::session_raise(session, code, function_);
+      return mpi::session_raise(session, code, shown(function_));
   }
   if (error_win_ != MPI_WIN_NULL) {
     if (mpi::Win* win = mpi::win_get(error_win_); win != nullptr)
-      return mpi::win_raise(win, code, function_);
+      return mpi::win_raise(win, code, shown(function_));
   }
-  return mpi::errhan::raise_on_comm(mpi::comm_get(error_comm_), code, function_);
+  return mpi::errhan::raise_on_comm(mpi::comm_get(error_comm_), code, shown(function_));
 }
 
 int Call::unsupported() {
   code_ = mpi::errhan::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
                                   "%s is not provided by this build (docs/user/not-provided.md "
                                   "lists what is not provided yet)",
-                                  function_);
+                                  shown(function_));
   // Errors of the I/O chapter go to the file's error handler (raise).
   return raise(code_);
 }
@@ -77,7 +111,7 @@ void Call::note_request_comm(MPI_Request request) {
 }
 
 void Call::fail_outside_init() {
-  std::fprintf(stderr, "STMPI: fatal error: %s called %s\n", function_,
+  std::fprintf(stderr, "STMPI: fatal error: %s called %s\n", shown(function_),
                mpi::is_finalized() ? "after MPI_Finalize" : "before MPI_Init");
   std::_Exit(1);
 }
@@ -171,12 +205,12 @@ void Call::fail_count_overflow(MPI_Count count, const mpi::Datatype* type, const
 void Call::fail_in_place(const char* arg, int root, int rank) {
   if (root < 0)
     code_ = mpi::errhan::make_error(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which %s does not accept",
-                                    arg, function_);
+                                    arg, shown(function_));
   else
     code_ = mpi::errhan::make_error(
         MPI_ERR_BUFFER,
         "%s is MPI_IN_PLACE, which %s accepts only at the root (rank %d); this is rank %d", arg,
-        function_, root, rank);
+        shown(function_), root, rank);
 }
 
 void Call::fail_count_at(MPI_Count value, const char* arg, int index) {

@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include "binding/fortran/gen/sentinels.h"
+#include "binding/routine.h"
 
 // libmpichfort is built with -fvisibility=hidden, like libmpich.
 #define STMPI_F77_API __attribute__((visibility("default")))
@@ -34,6 +35,9 @@
   STMPI_F77_WEAK(target, target##a7, "MPI_" upper)
 
 namespace stmpi::binding::fortran {
+
+// Every entry point names its Fortran routine for the errors it raises.
+using binding::FortranRoutine;
 
 // A choice buffer: MPI_BOTTOM and MPI_IN_PLACE by address.
 inline void* buffer(const void* p) {

@@ -304,6 +304,7 @@ extern "C" STMPI_F77_API void pmpi_grequest_start_(void* query_fn, void* free_fn
     *ierror = MPI_ERR_INTERN;
     return;
   }
+  const F::FortranRoutine routine("MPI_GREQUEST_START");
   int err = PMPI_Grequest_start(F::function_cast<MPI_Grequest_query_function>(query_fn),
                                 F::function_cast<MPI_Grequest_free_function>(free_fn),
                                 F::function_cast<MPI_Grequest_cancel_function>(cancel_fn),
@@ -325,6 +326,7 @@ extern "C" STMPI_F77_API void pmpi_file_create_errhandler_(FileErrhandlerFn* fn,
     return;
   }
   file_errhandlers[slot] = fn;
+  const F::FortranRoutine routine("MPI_FILE_CREATE_ERRHANDLER");
   *ierror = PMPI_File_create_errhandler(kFileTrampolines[slot], errhandler);
 }
 STMPI_F77_NAMES(pmpi_file_create_errhandler_, "file_create_errhandler", "FILE_CREATE_ERRHANDLER")
@@ -396,6 +398,7 @@ extern "C" STMPI_F77_API void pmpi_register_datarep_(const char* datarep, FConve
   std::string name = F::from_fortran(datarep, datarep_len);
   datarep_slots[slot] = {read_fn, write_fn, extent_fn};
   const DatarepTrampolines& t = kDatarepTrampolines[slot];
+  const F::FortranRoutine routine("MPI_REGISTER_DATAREP");
   int err = PMPI_Register_datarep(
       name.c_str(), is_conversion_null(read_fn) ? MPI_CONVERSION_FN_NULL : t.read,
       is_conversion_null(write_fn) ? MPI_CONVERSION_FN_NULL : t.write, t.extent, extra_state);
@@ -434,6 +437,7 @@ extern "C" STMPI_F77_API void pmpi_comm_spawn_(const char* command, const char* 
       argv_arg = argv_c.data();
     }
   }
+  const F::FortranRoutine routine("MPI_COMM_SPAWN");
   *ierror = PMPI_Comm_spawn(command_c.c_str(), argv_arg, *maxprocs, *info, *root, *comm, intercomm,
                             F::errcodes(errcodes));
 }
@@ -465,6 +469,7 @@ extern "C" STMPI_F77_API void pmpi_comm_spawn_multiple_(MPI_Fint* count, const c
       argvs_arg = argvs_c.data();
     }
   }
+  const F::FortranRoutine routine("MPI_COMM_SPAWN_MULTIPLE");
   *ierror = PMPI_Comm_spawn_multiple(*count, command_ptrs.empty() ? nullptr : command_ptrs.data(),
                                      argvs_arg, maxprocs, infos, *root, *comm, intercomm,
                                      F::errcodes(errcodes));

@@ -268,6 +268,9 @@ class Glue:
             raise Unsupported(f'returns {f.returns}')
         call = f'P{f.name}({", ".join(self.args)})'
         lines = [f'extern "C" STMPI_F77_API {rtype} {target}({", ".join(params)}) {{']
+        if f.returns == 'int':
+            # an error raised by the C function names the Fortran routine
+            lines.append(f'  const F::FortranRoutine routine("{f.name.upper()}");')
         lines += ['  ' + s for s in self.pre]
         if f.returns != 'int':
             lines.append(f'  return {call};')

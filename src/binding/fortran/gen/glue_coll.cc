@@ -12,61 +12,73 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_allgather_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLGATHER");
   *ierror = PMPI_Allgather(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_allgather_, "allgather", "ALLGATHER")
 
 extern "C" STMPI_F77_API void pmpi_allgatherv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLGATHERV");
   *ierror = PMPI_Allgatherv(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_allgatherv_, "allgatherv", "ALLGATHERV")
 
 extern "C" STMPI_F77_API void pmpi_allreduce_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLREDUCE");
   *ierror = PMPI_Allreduce(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm);
 }
 STMPI_F77_NAMES(pmpi_allreduce_, "allreduce", "ALLREDUCE")
 
 extern "C" STMPI_F77_API void pmpi_alltoall_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLTOALL");
   *ierror = PMPI_Alltoall(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_alltoall_, "alltoall", "ALLTOALL")
 
 extern "C" STMPI_F77_API void pmpi_alltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLTOALLV");
   *ierror = PMPI_Alltoallv(F::buffer(sendbuf), sendcounts, sdispls, *sendtype, F::buffer(recvbuf), recvcounts, rdispls, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_alltoallv_, "alltoallv", "ALLTOALLV")
 
 extern "C" STMPI_F77_API void pmpi_alltoallw_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLTOALLW");
   *ierror = PMPI_Alltoallw(F::buffer(sendbuf), sendcounts, sdispls, sendtypes, F::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
 }
 STMPI_F77_NAMES(pmpi_alltoallw_, "alltoallw", "ALLTOALLW")
 
 extern "C" STMPI_F77_API void pmpi_barrier_(MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BARRIER");
   *ierror = PMPI_Barrier(*comm);
 }
 STMPI_F77_NAMES(pmpi_barrier_, "barrier", "BARRIER")
 
 extern "C" STMPI_F77_API void pmpi_bcast_(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BCAST");
   *ierror = PMPI_Bcast(F::buffer(buffer), *count, *datatype, *root, *comm);
 }
 STMPI_F77_NAMES(pmpi_bcast_, "bcast", "BCAST")
 
 extern "C" STMPI_F77_API void pmpi_exscan_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_EXSCAN");
   *ierror = PMPI_Exscan(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm);
 }
 STMPI_F77_NAMES(pmpi_exscan_, "exscan", "EXSCAN")
 
 extern "C" STMPI_F77_API void pmpi_gather_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GATHER");
   *ierror = PMPI_Gather(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm);
 }
 STMPI_F77_NAMES(pmpi_gather_, "gather", "GATHER")
 
 extern "C" STMPI_F77_API void pmpi_gatherv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GATHERV");
   *ierror = PMPI_Gatherv(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *root, *comm);
 }
 STMPI_F77_NAMES(pmpi_gatherv_, "gatherv", "GATHERV")
 
 extern "C" STMPI_F77_API void pmpi_op_commutative_(MPI_Fint* op, MPI_Fint* commute, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_OP_COMMUTATIVE");
   int err = PMPI_Op_commutative(*op, commute);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *commute = F::to_logical(*commute);
@@ -76,46 +88,55 @@ extern "C" STMPI_F77_API void pmpi_op_commutative_(MPI_Fint* op, MPI_Fint* commu
 STMPI_F77_NAMES(pmpi_op_commutative_, "op_commutative", "OP_COMMUTATIVE")
 
 extern "C" STMPI_F77_API void pmpi_op_create_(MPI_User_function* user_fn, MPI_Fint* commute, MPI_Fint* op, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_OP_CREATE");
   *ierror = PMPI_Op_create(user_fn, F::from_logical(*commute), op);
 }
 STMPI_F77_NAMES(pmpi_op_create_, "op_create", "OP_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_op_free_(MPI_Fint* op, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_OP_FREE");
   *ierror = PMPI_Op_free(op);
 }
 STMPI_F77_NAMES(pmpi_op_free_, "op_free", "OP_FREE")
 
 extern "C" STMPI_F77_API void pmpi_reduce_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE");
   *ierror = PMPI_Reduce(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *root, *comm);
 }
 STMPI_F77_NAMES(pmpi_reduce_, "reduce", "REDUCE")
 
 extern "C" STMPI_F77_API void pmpi_reduce_local_(const void* inbuf, void* inoutbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE_LOCAL");
   *ierror = PMPI_Reduce_local(F::buffer(inbuf), F::buffer(inoutbuf), *count, *datatype, *op);
 }
 STMPI_F77_NAMES(pmpi_reduce_local_, "reduce_local", "REDUCE_LOCAL")
 
 extern "C" STMPI_F77_API void pmpi_reduce_scatter_(const void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE_SCATTER");
   *ierror = PMPI_Reduce_scatter(F::buffer(sendbuf), F::buffer(recvbuf), recvcounts, *datatype, *op, *comm);
 }
 STMPI_F77_NAMES(pmpi_reduce_scatter_, "reduce_scatter", "REDUCE_SCATTER")
 
 extern "C" STMPI_F77_API void pmpi_reduce_scatter_block_(const void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE_SCATTER_BLOCK");
   *ierror = PMPI_Reduce_scatter_block(F::buffer(sendbuf), F::buffer(recvbuf), *recvcount, *datatype, *op, *comm);
 }
 STMPI_F77_NAMES(pmpi_reduce_scatter_block_, "reduce_scatter_block", "REDUCE_SCATTER_BLOCK")
 
 extern "C" STMPI_F77_API void pmpi_scan_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SCAN");
   *ierror = PMPI_Scan(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm);
 }
 STMPI_F77_NAMES(pmpi_scan_, "scan", "SCAN")
 
 extern "C" STMPI_F77_API void pmpi_scatter_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SCATTER");
   *ierror = PMPI_Scatter(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm);
 }
 STMPI_F77_NAMES(pmpi_scatter_, "scatter", "SCATTER")
 
 extern "C" STMPI_F77_API void pmpi_scatterv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SCATTERV");
   *ierror = PMPI_Scatterv(F::buffer(sendbuf), sendcounts, displs, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm);
 }
 STMPI_F77_NAMES(pmpi_scatterv_, "scatterv", "SCATTERV")

@@ -12,86 +12,103 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_allgather_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLGATHER_INIT");
   *ierror = PMPI_Allgather_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_allgather_init_, "allgather_init", "ALLGATHER_INIT")
 
 extern "C" STMPI_F77_API void pmpi_allgatherv_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLGATHERV_INIT");
   *ierror = PMPI_Allgatherv_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_allgatherv_init_, "allgatherv_init", "ALLGATHERV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_allreduce_init_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLREDUCE_INIT");
   *ierror = PMPI_Allreduce_init(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_allreduce_init_, "allreduce_init", "ALLREDUCE_INIT")
 
 extern "C" STMPI_F77_API void pmpi_alltoall_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLTOALL_INIT");
   *ierror = PMPI_Alltoall_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_alltoall_init_, "alltoall_init", "ALLTOALL_INIT")
 
 extern "C" STMPI_F77_API void pmpi_alltoallv_init_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLTOALLV_INIT");
   *ierror = PMPI_Alltoallv_init(F::buffer(sendbuf), sendcounts, sdispls, *sendtype, F::buffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_alltoallv_init_, "alltoallv_init", "ALLTOALLV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_alltoallw_init_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLTOALLW_INIT");
   *ierror = PMPI_Alltoallw_init(F::buffer(sendbuf), sendcounts, sdispls, sendtypes, F::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_alltoallw_init_, "alltoallw_init", "ALLTOALLW_INIT")
 
 extern "C" STMPI_F77_API void pmpi_barrier_init_(MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BARRIER_INIT");
   *ierror = PMPI_Barrier_init(*comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_barrier_init_, "barrier_init", "BARRIER_INIT")
 
 extern "C" STMPI_F77_API void pmpi_bcast_init_(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BCAST_INIT");
   *ierror = PMPI_Bcast_init(F::buffer(buffer), *count, *datatype, *root, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_bcast_init_, "bcast_init", "BCAST_INIT")
 
 extern "C" STMPI_F77_API void pmpi_exscan_init_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_EXSCAN_INIT");
   *ierror = PMPI_Exscan_init(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_exscan_init_, "exscan_init", "EXSCAN_INIT")
 
 extern "C" STMPI_F77_API void pmpi_gather_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GATHER_INIT");
   *ierror = PMPI_Gather_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_gather_init_, "gather_init", "GATHER_INIT")
 
 extern "C" STMPI_F77_API void pmpi_gatherv_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GATHERV_INIT");
   *ierror = PMPI_Gatherv_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *root, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_gatherv_init_, "gatherv_init", "GATHERV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_reduce_init_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE_INIT");
   *ierror = PMPI_Reduce_init(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *root, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_reduce_init_, "reduce_init", "REDUCE_INIT")
 
 extern "C" STMPI_F77_API void pmpi_reduce_scatter_block_init_(const void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE_SCATTER_BLOCK_INIT");
   *ierror = PMPI_Reduce_scatter_block_init(F::buffer(sendbuf), F::buffer(recvbuf), *recvcount, *datatype, *op, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_reduce_scatter_block_init_, "reduce_scatter_block_init", "REDUCE_SCATTER_BLOCK_INIT")
 
 extern "C" STMPI_F77_API void pmpi_reduce_scatter_init_(const void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REDUCE_SCATTER_INIT");
   *ierror = PMPI_Reduce_scatter_init(F::buffer(sendbuf), F::buffer(recvbuf), recvcounts, *datatype, *op, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_reduce_scatter_init_, "reduce_scatter_init", "REDUCE_SCATTER_INIT")
 
 extern "C" STMPI_F77_API void pmpi_scan_init_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SCAN_INIT");
   *ierror = PMPI_Scan_init(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_scan_init_, "scan_init", "SCAN_INIT")
 
 extern "C" STMPI_F77_API void pmpi_scatter_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SCATTER_INIT");
   *ierror = PMPI_Scatter_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_scatter_init_, "scatter_init", "SCATTER_INIT")
 
 extern "C" STMPI_F77_API void pmpi_scatterv_init_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SCATTERV_INIT");
   *ierror = PMPI_Scatterv_init(F::buffer(sendbuf), sendcounts, displs, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_scatterv_init_, "scatterv_init", "SCATTERV_INIT")

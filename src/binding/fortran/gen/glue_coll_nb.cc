@@ -12,86 +12,103 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_iallgather_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IALLGATHER");
   *ierror = PMPI_Iallgather(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iallgather_, "iallgather", "IALLGATHER")
 
 extern "C" STMPI_F77_API void pmpi_iallgatherv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IALLGATHERV");
   *ierror = PMPI_Iallgatherv(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iallgatherv_, "iallgatherv", "IALLGATHERV")
 
 extern "C" STMPI_F77_API void pmpi_iallreduce_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IALLREDUCE");
   *ierror = PMPI_Iallreduce(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iallreduce_, "iallreduce", "IALLREDUCE")
 
 extern "C" STMPI_F77_API void pmpi_ialltoall_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IALLTOALL");
   *ierror = PMPI_Ialltoall(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ialltoall_, "ialltoall", "IALLTOALL")
 
 extern "C" STMPI_F77_API void pmpi_ialltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IALLTOALLV");
   *ierror = PMPI_Ialltoallv(F::buffer(sendbuf), sendcounts, sdispls, *sendtype, F::buffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ialltoallv_, "ialltoallv", "IALLTOALLV")
 
 extern "C" STMPI_F77_API void pmpi_ialltoallw_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IALLTOALLW");
   *ierror = PMPI_Ialltoallw(F::buffer(sendbuf), sendcounts, sdispls, sendtypes, F::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ialltoallw_, "ialltoallw", "IALLTOALLW")
 
 extern "C" STMPI_F77_API void pmpi_ibarrier_(MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IBARRIER");
   *ierror = PMPI_Ibarrier(*comm, request);
 }
 STMPI_F77_NAMES(pmpi_ibarrier_, "ibarrier", "IBARRIER")
 
 extern "C" STMPI_F77_API void pmpi_ibcast_(void* buffer, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IBCAST");
   *ierror = PMPI_Ibcast(F::buffer(buffer), *count, *datatype, *root, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ibcast_, "ibcast", "IBCAST")
 
 extern "C" STMPI_F77_API void pmpi_iexscan_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IEXSCAN");
   *ierror = PMPI_Iexscan(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iexscan_, "iexscan", "IEXSCAN")
 
 extern "C" STMPI_F77_API void pmpi_igather_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IGATHER");
   *ierror = PMPI_Igather(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_igather_, "igather", "IGATHER")
 
 extern "C" STMPI_F77_API void pmpi_igatherv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IGATHERV");
   *ierror = PMPI_Igatherv(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *root, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_igatherv_, "igatherv", "IGATHERV")
 
 extern "C" STMPI_F77_API void pmpi_ireduce_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IREDUCE");
   *ierror = PMPI_Ireduce(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *root, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ireduce_, "ireduce", "IREDUCE")
 
 extern "C" STMPI_F77_API void pmpi_ireduce_scatter_(const void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IREDUCE_SCATTER");
   *ierror = PMPI_Ireduce_scatter(F::buffer(sendbuf), F::buffer(recvbuf), recvcounts, *datatype, *op, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ireduce_scatter_, "ireduce_scatter", "IREDUCE_SCATTER")
 
 extern "C" STMPI_F77_API void pmpi_ireduce_scatter_block_(const void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IREDUCE_SCATTER_BLOCK");
   *ierror = PMPI_Ireduce_scatter_block(F::buffer(sendbuf), F::buffer(recvbuf), *recvcount, *datatype, *op, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ireduce_scatter_block_, "ireduce_scatter_block", "IREDUCE_SCATTER_BLOCK")
 
 extern "C" STMPI_F77_API void pmpi_iscan_(const void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISCAN");
   *ierror = PMPI_Iscan(F::buffer(sendbuf), F::buffer(recvbuf), *count, *datatype, *op, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iscan_, "iscan", "ISCAN")
 
 extern "C" STMPI_F77_API void pmpi_iscatter_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISCATTER");
   *ierror = PMPI_Iscatter(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iscatter_, "iscatter", "ISCATTER")
 
 extern "C" STMPI_F77_API void pmpi_iscatterv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISCATTERV");
   *ierror = PMPI_Iscatterv(F::buffer(sendbuf), sendcounts, displs, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *root, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_iscatterv_, "iscatterv", "ISCATTERV")

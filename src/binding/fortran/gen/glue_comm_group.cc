@@ -12,62 +12,74 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_attr_delete_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ATTR_DELETE");
   *ierror = PMPI_Attr_delete(*comm, *keyval);
 }
 STMPI_F77_NAMES(pmpi_attr_delete_, "attr_delete", "ATTR_DELETE")
 
 extern "C" STMPI_F77_API void pmpi_comm_compare_(MPI_Fint* comm1, MPI_Fint* comm2, MPI_Fint* result, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_COMPARE");
   *ierror = PMPI_Comm_compare(*comm1, *comm2, result);
 }
 STMPI_F77_NAMES(pmpi_comm_compare_, "comm_compare", "COMM_COMPARE")
 
 extern "C" STMPI_F77_API void pmpi_comm_create_(MPI_Fint* comm, MPI_Fint* group, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_CREATE");
   *ierror = PMPI_Comm_create(*comm, *group, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_create_, "comm_create", "COMM_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_comm_create_from_group_(MPI_Fint* group, const char* stringtag, MPI_Fint* info, MPI_Fint* errhandler, MPI_Fint* newcomm, MPI_Fint* ierror, size_t stringtag_len) {
+  const F::FortranRoutine routine("MPI_COMM_CREATE_FROM_GROUP");
   std::string stringtag_c = F::from_fortran(stringtag, stringtag_len);
   *ierror = PMPI_Comm_create_from_group(*group, stringtag_c.c_str(), *info, *errhandler, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_create_from_group_, "comm_create_from_group", "COMM_CREATE_FROM_GROUP")
 
 extern "C" STMPI_F77_API void pmpi_comm_create_group_(MPI_Fint* comm, MPI_Fint* group, MPI_Fint* tag, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_CREATE_GROUP");
   *ierror = PMPI_Comm_create_group(*comm, *group, *tag, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_create_group_, "comm_create_group", "COMM_CREATE_GROUP")
 
 extern "C" STMPI_F77_API void pmpi_comm_delete_attr_(MPI_Fint* comm, MPI_Fint* comm_keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_DELETE_ATTR");
   *ierror = PMPI_Comm_delete_attr(*comm, *comm_keyval);
 }
 STMPI_F77_NAMES(pmpi_comm_delete_attr_, "comm_delete_attr", "COMM_DELETE_ATTR")
 
 extern "C" STMPI_F77_API void pmpi_comm_dup_(MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_DUP");
   *ierror = PMPI_Comm_dup(*comm, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_dup_, "comm_dup", "COMM_DUP")
 
 extern "C" STMPI_F77_API void pmpi_comm_dup_with_info_(MPI_Fint* comm, MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_DUP_WITH_INFO");
   *ierror = PMPI_Comm_dup_with_info(*comm, *info, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_dup_with_info_, "comm_dup_with_info", "COMM_DUP_WITH_INFO")
 
 extern "C" STMPI_F77_API void pmpi_comm_free_(MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_FREE");
   *ierror = PMPI_Comm_free(comm);
 }
 STMPI_F77_NAMES(pmpi_comm_free_, "comm_free", "COMM_FREE")
 
 extern "C" STMPI_F77_API void pmpi_comm_free_keyval_(MPI_Fint* comm_keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_FREE_KEYVAL");
   *ierror = PMPI_Comm_free_keyval(comm_keyval);
 }
 STMPI_F77_NAMES(pmpi_comm_free_keyval_, "comm_free_keyval", "COMM_FREE_KEYVAL")
 
 extern "C" STMPI_F77_API void pmpi_comm_get_info_(MPI_Fint* comm, MPI_Fint* info_used, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_GET_INFO");
   *ierror = PMPI_Comm_get_info(*comm, info_used);
 }
 STMPI_F77_NAMES(pmpi_comm_get_info_, "comm_get_info", "COMM_GET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_comm_get_name_(MPI_Fint* comm, char* comm_name, MPI_Fint* resultlen, MPI_Fint* ierror, size_t comm_name_len) {
+  const F::FortranRoutine routine("MPI_COMM_GET_NAME");
   F::OutString comm_name_c(comm_name, comm_name_len, F::kStringSlack);
   int err = PMPI_Comm_get_name(*comm, comm_name_c.data(), resultlen);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -78,62 +90,74 @@ extern "C" STMPI_F77_API void pmpi_comm_get_name_(MPI_Fint* comm, char* comm_nam
 STMPI_F77_NAMES(pmpi_comm_get_name_, "comm_get_name", "COMM_GET_NAME")
 
 extern "C" STMPI_F77_API void pmpi_comm_group_(MPI_Fint* comm, MPI_Fint* group, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_GROUP");
   *ierror = PMPI_Comm_group(*comm, group);
 }
 STMPI_F77_NAMES(pmpi_comm_group_, "comm_group", "COMM_GROUP")
 
 extern "C" STMPI_F77_API void pmpi_comm_idup_(MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_IDUP");
   *ierror = PMPI_Comm_idup(*comm, newcomm, request);
 }
 STMPI_F77_NAMES(pmpi_comm_idup_, "comm_idup", "COMM_IDUP")
 
 extern "C" STMPI_F77_API void pmpi_comm_idup_with_info_(MPI_Fint* comm, MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_IDUP_WITH_INFO");
   *ierror = PMPI_Comm_idup_with_info(*comm, *info, newcomm, request);
 }
 STMPI_F77_NAMES(pmpi_comm_idup_with_info_, "comm_idup_with_info", "COMM_IDUP_WITH_INFO")
 
 extern "C" STMPI_F77_API void pmpi_comm_rank_(MPI_Fint* comm, MPI_Fint* rank, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_RANK");
   *ierror = PMPI_Comm_rank(*comm, rank);
 }
 STMPI_F77_NAMES(pmpi_comm_rank_, "comm_rank", "COMM_RANK")
 
 extern "C" STMPI_F77_API void pmpi_comm_remote_group_(MPI_Fint* comm, MPI_Fint* group, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_REMOTE_GROUP");
   *ierror = PMPI_Comm_remote_group(*comm, group);
 }
 STMPI_F77_NAMES(pmpi_comm_remote_group_, "comm_remote_group", "COMM_REMOTE_GROUP")
 
 extern "C" STMPI_F77_API void pmpi_comm_remote_size_(MPI_Fint* comm, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_REMOTE_SIZE");
   *ierror = PMPI_Comm_remote_size(*comm, size);
 }
 STMPI_F77_NAMES(pmpi_comm_remote_size_, "comm_remote_size", "COMM_REMOTE_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_comm_set_info_(MPI_Fint* comm, MPI_Fint* info, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_SET_INFO");
   *ierror = PMPI_Comm_set_info(*comm, *info);
 }
 STMPI_F77_NAMES(pmpi_comm_set_info_, "comm_set_info", "COMM_SET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_comm_set_name_(MPI_Fint* comm, const char* comm_name, MPI_Fint* ierror, size_t comm_name_len) {
+  const F::FortranRoutine routine("MPI_COMM_SET_NAME");
   std::string comm_name_c = F::from_fortran(comm_name, comm_name_len);
   *ierror = PMPI_Comm_set_name(*comm, comm_name_c.c_str());
 }
 STMPI_F77_NAMES(pmpi_comm_set_name_, "comm_set_name", "COMM_SET_NAME")
 
 extern "C" STMPI_F77_API void pmpi_comm_size_(MPI_Fint* comm, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_SIZE");
   *ierror = PMPI_Comm_size(*comm, size);
 }
 STMPI_F77_NAMES(pmpi_comm_size_, "comm_size", "COMM_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_comm_split_(MPI_Fint* comm, MPI_Fint* color, MPI_Fint* key, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_SPLIT");
   *ierror = PMPI_Comm_split(*comm, *color, *key, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_split_, "comm_split", "COMM_SPLIT")
 
 extern "C" STMPI_F77_API void pmpi_comm_split_type_(MPI_Fint* comm, MPI_Fint* split_type, MPI_Fint* key, MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_SPLIT_TYPE");
   *ierror = PMPI_Comm_split_type(*comm, *split_type, *key, *info, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_split_type_, "comm_split_type", "COMM_SPLIT_TYPE")
 
 extern "C" STMPI_F77_API void pmpi_comm_test_inter_(MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_TEST_INTER");
   int err = PMPI_Comm_test_inter(*comm, flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -143,82 +167,98 @@ extern "C" STMPI_F77_API void pmpi_comm_test_inter_(MPI_Fint* comm, MPI_Fint* fl
 STMPI_F77_NAMES(pmpi_comm_test_inter_, "comm_test_inter", "COMM_TEST_INTER")
 
 extern "C" STMPI_F77_API void pmpi_group_compare_(MPI_Fint* group1, MPI_Fint* group2, MPI_Fint* result, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_COMPARE");
   *ierror = PMPI_Group_compare(*group1, *group2, result);
 }
 STMPI_F77_NAMES(pmpi_group_compare_, "group_compare", "GROUP_COMPARE")
 
 extern "C" STMPI_F77_API void pmpi_group_difference_(MPI_Fint* group1, MPI_Fint* group2, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_DIFFERENCE");
   *ierror = PMPI_Group_difference(*group1, *group2, newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_difference_, "group_difference", "GROUP_DIFFERENCE")
 
 extern "C" STMPI_F77_API void pmpi_group_excl_(MPI_Fint* group, MPI_Fint* n, const MPI_Fint* ranks, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_EXCL");
   *ierror = PMPI_Group_excl(*group, *n, ranks, newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_excl_, "group_excl", "GROUP_EXCL")
 
 extern "C" STMPI_F77_API void pmpi_group_free_(MPI_Fint* group, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_FREE");
   *ierror = PMPI_Group_free(group);
 }
 STMPI_F77_NAMES(pmpi_group_free_, "group_free", "GROUP_FREE")
 
 extern "C" STMPI_F77_API void pmpi_group_incl_(MPI_Fint* group, MPI_Fint* n, const MPI_Fint* ranks, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_INCL");
   *ierror = PMPI_Group_incl(*group, *n, ranks, newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_incl_, "group_incl", "GROUP_INCL")
 
 extern "C" STMPI_F77_API void pmpi_group_intersection_(MPI_Fint* group1, MPI_Fint* group2, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_INTERSECTION");
   *ierror = PMPI_Group_intersection(*group1, *group2, newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_intersection_, "group_intersection", "GROUP_INTERSECTION")
 
 extern "C" STMPI_F77_API void pmpi_group_range_excl_(MPI_Fint* group, MPI_Fint* n, MPI_Fint* ranges, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_RANGE_EXCL");
   *ierror = PMPI_Group_range_excl(*group, *n, reinterpret_cast<int (*)[3]>(ranges), newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_range_excl_, "group_range_excl", "GROUP_RANGE_EXCL")
 
 extern "C" STMPI_F77_API void pmpi_group_range_incl_(MPI_Fint* group, MPI_Fint* n, MPI_Fint* ranges, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_RANGE_INCL");
   *ierror = PMPI_Group_range_incl(*group, *n, reinterpret_cast<int (*)[3]>(ranges), newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_range_incl_, "group_range_incl", "GROUP_RANGE_INCL")
 
 extern "C" STMPI_F77_API void pmpi_group_rank_(MPI_Fint* group, MPI_Fint* rank, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_RANK");
   *ierror = PMPI_Group_rank(*group, rank);
 }
 STMPI_F77_NAMES(pmpi_group_rank_, "group_rank", "GROUP_RANK")
 
 extern "C" STMPI_F77_API void pmpi_group_size_(MPI_Fint* group, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_SIZE");
   *ierror = PMPI_Group_size(*group, size);
 }
 STMPI_F77_NAMES(pmpi_group_size_, "group_size", "GROUP_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_group_translate_ranks_(MPI_Fint* group1, MPI_Fint* n, const MPI_Fint* ranks1, MPI_Fint* group2, MPI_Fint* ranks2, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_TRANSLATE_RANKS");
   *ierror = PMPI_Group_translate_ranks(*group1, *n, ranks1, *group2, ranks2);
 }
 STMPI_F77_NAMES(pmpi_group_translate_ranks_, "group_translate_ranks", "GROUP_TRANSLATE_RANKS")
 
 extern "C" STMPI_F77_API void pmpi_group_union_(MPI_Fint* group1, MPI_Fint* group2, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GROUP_UNION");
   *ierror = PMPI_Group_union(*group1, *group2, newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_union_, "group_union", "GROUP_UNION")
 
 extern "C" STMPI_F77_API void pmpi_intercomm_create_(MPI_Fint* local_comm, MPI_Fint* local_leader, MPI_Fint* peer_comm, MPI_Fint* remote_leader, MPI_Fint* tag, MPI_Fint* newintercomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INTERCOMM_CREATE");
   *ierror = PMPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, newintercomm);
 }
 STMPI_F77_NAMES(pmpi_intercomm_create_, "intercomm_create", "INTERCOMM_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_intercomm_create_from_groups_(MPI_Fint* local_group, MPI_Fint* local_leader, MPI_Fint* remote_group, MPI_Fint* remote_leader, const char* stringtag, MPI_Fint* info, MPI_Fint* errhandler, MPI_Fint* newintercomm, MPI_Fint* ierror, size_t stringtag_len) {
+  const F::FortranRoutine routine("MPI_INTERCOMM_CREATE_FROM_GROUPS");
   std::string stringtag_c = F::from_fortran(stringtag, stringtag_len);
   *ierror = PMPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, stringtag_c.c_str(), *info, *errhandler, newintercomm);
 }
 STMPI_F77_NAMES(pmpi_intercomm_create_from_groups_, "intercomm_create_from_groups", "INTERCOMM_CREATE_FROM_GROUPS")
 
 extern "C" STMPI_F77_API void pmpi_intercomm_merge_(MPI_Fint* intercomm, MPI_Fint* high, MPI_Fint* newintracomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INTERCOMM_MERGE");
   *ierror = PMPI_Intercomm_merge(*intercomm, F::from_logical(*high), newintracomm);
 }
 STMPI_F77_NAMES(pmpi_intercomm_merge_, "intercomm_merge", "INTERCOMM_MERGE")
 
 extern "C" STMPI_F77_API void pmpi_keyval_free_(MPI_Fint* keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_KEYVAL_FREE");
   *ierror = PMPI_Keyval_free(keyval);
 }
 STMPI_F77_NAMES(pmpi_keyval_free_, "keyval_free", "KEYVAL_FREE")

@@ -22,138 +22,165 @@ extern "C" STMPI_F77_API MPI_Aint pmpi_aint_diff_(MPI_Aint* addr1, MPI_Aint* add
 STMPI_F77_NAMES(pmpi_aint_diff_, "aint_diff", "AINT_DIFF")
 
 extern "C" STMPI_F77_API void pmpi_get_address_(const void* location, MPI_Aint* address, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET_ADDRESS");
   *ierror = PMPI_Get_address(F::buffer(location), address);
 }
 STMPI_F77_NAMES(pmpi_get_address_, "get_address", "GET_ADDRESS")
 
 extern "C" STMPI_F77_API void pmpi_pack_(const void* inbuf, MPI_Fint* incount, MPI_Fint* datatype, void* outbuf, MPI_Fint* outsize, MPI_Fint* position, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PACK");
   *ierror = PMPI_Pack(F::buffer(inbuf), *incount, *datatype, F::buffer(outbuf), *outsize, position, *comm);
 }
 STMPI_F77_NAMES(pmpi_pack_, "pack", "PACK")
 
 extern "C" STMPI_F77_API void pmpi_pack_external_(const char* datarep, const void* inbuf, MPI_Fint* incount, MPI_Fint* datatype, void* outbuf, MPI_Aint* outsize, MPI_Aint* position, MPI_Fint* ierror, size_t datarep_len) {
+  const F::FortranRoutine routine("MPI_PACK_EXTERNAL");
   std::string datarep_c = F::from_fortran(datarep, datarep_len);
   *ierror = PMPI_Pack_external(datarep_c.c_str(), F::buffer(inbuf), *incount, *datatype, F::buffer(outbuf), *outsize, position);
 }
 STMPI_F77_NAMES(pmpi_pack_external_, "pack_external", "PACK_EXTERNAL")
 
 extern "C" STMPI_F77_API void pmpi_pack_external_size_(const char* datarep, MPI_Fint* incount, MPI_Fint* datatype, MPI_Aint* size, MPI_Fint* ierror, size_t datarep_len) {
+  const F::FortranRoutine routine("MPI_PACK_EXTERNAL_SIZE");
   std::string datarep_c = F::from_fortran(datarep, datarep_len);
   *ierror = PMPI_Pack_external_size(datarep_c.c_str(), *incount, *datatype, size);
 }
 STMPI_F77_NAMES(pmpi_pack_external_size_, "pack_external_size", "PACK_EXTERNAL_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_pack_size_(MPI_Fint* incount, MPI_Fint* datatype, MPI_Fint* comm, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PACK_SIZE");
   *ierror = PMPI_Pack_size(*incount, *datatype, *comm, size);
 }
 STMPI_F77_NAMES(pmpi_pack_size_, "pack_size", "PACK_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_type_commit_(MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_COMMIT");
   *ierror = PMPI_Type_commit(datatype);
 }
 STMPI_F77_NAMES(pmpi_type_commit_, "type_commit", "TYPE_COMMIT")
 
 extern "C" STMPI_F77_API void pmpi_type_contiguous_(MPI_Fint* count, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CONTIGUOUS");
   *ierror = PMPI_Type_contiguous(*count, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_contiguous_, "type_contiguous", "TYPE_CONTIGUOUS")
 
 extern "C" STMPI_F77_API void pmpi_type_create_darray_(MPI_Fint* size, MPI_Fint* rank, MPI_Fint* ndims, const MPI_Fint* array_of_gsizes, const MPI_Fint* array_of_distribs, const MPI_Fint* array_of_dargs, const MPI_Fint* array_of_psizes, MPI_Fint* order, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_DARRAY");
   *ierror = PMPI_Type_create_darray(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_darray_, "type_create_darray", "TYPE_CREATE_DARRAY")
 
 extern "C" STMPI_F77_API void pmpi_type_create_f90_complex_(MPI_Fint* p, MPI_Fint* r, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_F90_COMPLEX");
   *ierror = PMPI_Type_create_f90_complex(*p, *r, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_f90_complex_, "type_create_f90_complex", "TYPE_CREATE_F90_COMPLEX")
 
 extern "C" STMPI_F77_API void pmpi_type_create_f90_integer_(MPI_Fint* r, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_F90_INTEGER");
   *ierror = PMPI_Type_create_f90_integer(*r, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_f90_integer_, "type_create_f90_integer", "TYPE_CREATE_F90_INTEGER")
 
 extern "C" STMPI_F77_API void pmpi_type_create_f90_real_(MPI_Fint* p, MPI_Fint* r, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_F90_REAL");
   *ierror = PMPI_Type_create_f90_real(*p, *r, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_f90_real_, "type_create_f90_real", "TYPE_CREATE_F90_REAL")
 
 extern "C" STMPI_F77_API void pmpi_type_create_hindexed_(MPI_Fint* count, const MPI_Fint* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_HINDEXED");
   *ierror = PMPI_Type_create_hindexed(*count, array_of_blocklengths, array_of_displacements, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_hindexed_, "type_create_hindexed", "TYPE_CREATE_HINDEXED")
 
 extern "C" STMPI_F77_API void pmpi_type_create_hindexed_block_(MPI_Fint* count, MPI_Fint* blocklength, const MPI_Aint* array_of_displacements, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_HINDEXED_BLOCK");
   *ierror = PMPI_Type_create_hindexed_block(*count, *blocklength, array_of_displacements, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_hindexed_block_, "type_create_hindexed_block", "TYPE_CREATE_HINDEXED_BLOCK")
 
 extern "C" STMPI_F77_API void pmpi_type_create_hvector_(MPI_Fint* count, MPI_Fint* blocklength, MPI_Aint* stride, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_HVECTOR");
   *ierror = PMPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_hvector_, "type_create_hvector", "TYPE_CREATE_HVECTOR")
 
 extern "C" STMPI_F77_API void pmpi_type_create_indexed_block_(MPI_Fint* count, MPI_Fint* blocklength, const MPI_Fint* array_of_displacements, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_INDEXED_BLOCK");
   *ierror = PMPI_Type_create_indexed_block(*count, *blocklength, array_of_displacements, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_indexed_block_, "type_create_indexed_block", "TYPE_CREATE_INDEXED_BLOCK")
 
 extern "C" STMPI_F77_API void pmpi_type_create_resized_(MPI_Fint* oldtype, MPI_Aint* lb, MPI_Aint* extent, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_RESIZED");
   *ierror = PMPI_Type_create_resized(*oldtype, *lb, *extent, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_resized_, "type_create_resized", "TYPE_CREATE_RESIZED")
 
 extern "C" STMPI_F77_API void pmpi_type_create_struct_(MPI_Fint* count, const MPI_Fint* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Fint* array_of_types, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_STRUCT");
   *ierror = PMPI_Type_create_struct(*count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_struct_, "type_create_struct", "TYPE_CREATE_STRUCT")
 
 extern "C" STMPI_F77_API void pmpi_type_create_subarray_(MPI_Fint* ndims, const MPI_Fint* array_of_sizes, const MPI_Fint* array_of_subsizes, const MPI_Fint* array_of_starts, MPI_Fint* order, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_CREATE_SUBARRAY");
   *ierror = PMPI_Type_create_subarray(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_create_subarray_, "type_create_subarray", "TYPE_CREATE_SUBARRAY")
 
 extern "C" STMPI_F77_API void pmpi_type_delete_attr_(MPI_Fint* datatype, MPI_Fint* type_keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_DELETE_ATTR");
   *ierror = PMPI_Type_delete_attr(*datatype, *type_keyval);
 }
 STMPI_F77_NAMES(pmpi_type_delete_attr_, "type_delete_attr", "TYPE_DELETE_ATTR")
 
 extern "C" STMPI_F77_API void pmpi_type_dup_(MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_DUP");
   *ierror = PMPI_Type_dup(*oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_dup_, "type_dup", "TYPE_DUP")
 
 extern "C" STMPI_F77_API void pmpi_type_free_(MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_FREE");
   *ierror = PMPI_Type_free(datatype);
 }
 STMPI_F77_NAMES(pmpi_type_free_, "type_free", "TYPE_FREE")
 
 extern "C" STMPI_F77_API void pmpi_type_free_keyval_(MPI_Fint* type_keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_FREE_KEYVAL");
   *ierror = PMPI_Type_free_keyval(type_keyval);
 }
 STMPI_F77_NAMES(pmpi_type_free_keyval_, "type_free_keyval", "TYPE_FREE_KEYVAL")
 
 extern "C" STMPI_F77_API void pmpi_type_get_contents_(MPI_Fint* datatype, MPI_Fint* max_integers, MPI_Fint* max_addresses, MPI_Fint* max_datatypes, MPI_Fint* array_of_integers, MPI_Aint* array_of_addresses, MPI_Fint* array_of_datatypes, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_CONTENTS");
   *ierror = PMPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
 STMPI_F77_NAMES(pmpi_type_get_contents_, "type_get_contents", "TYPE_GET_CONTENTS")
 
 extern "C" STMPI_F77_API void pmpi_type_get_envelope_(MPI_Fint* datatype, MPI_Fint* num_integers, MPI_Fint* num_addresses, MPI_Fint* num_datatypes, MPI_Fint* combiner, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_ENVELOPE");
   *ierror = PMPI_Type_get_envelope(*datatype, num_integers, num_addresses, num_datatypes, combiner);
 }
 STMPI_F77_NAMES(pmpi_type_get_envelope_, "type_get_envelope", "TYPE_GET_ENVELOPE")
 
 extern "C" STMPI_F77_API void pmpi_type_get_extent_(MPI_Fint* datatype, MPI_Aint* lb, MPI_Aint* extent, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_EXTENT");
   *ierror = PMPI_Type_get_extent(*datatype, lb, extent);
 }
 STMPI_F77_NAMES(pmpi_type_get_extent_, "type_get_extent", "TYPE_GET_EXTENT")
 
 extern "C" STMPI_F77_API void pmpi_type_get_extent_x_(MPI_Fint* datatype, MPI_Count* lb, MPI_Count* extent, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_EXTENT_X");
   *ierror = PMPI_Type_get_extent_x(*datatype, lb, extent);
 }
 STMPI_F77_NAMES(pmpi_type_get_extent_x_, "type_get_extent_x", "TYPE_GET_EXTENT_X")
 
 extern "C" STMPI_F77_API void pmpi_type_get_name_(MPI_Fint* datatype, char* type_name, MPI_Fint* resultlen, MPI_Fint* ierror, size_t type_name_len) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_NAME");
   F::OutString type_name_c(type_name, type_name_len, F::kStringSlack);
   int err = PMPI_Type_get_name(*datatype, type_name_c.data(), resultlen);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -164,52 +191,62 @@ extern "C" STMPI_F77_API void pmpi_type_get_name_(MPI_Fint* datatype, char* type
 STMPI_F77_NAMES(pmpi_type_get_name_, "type_get_name", "TYPE_GET_NAME")
 
 extern "C" STMPI_F77_API void pmpi_type_get_true_extent_(MPI_Fint* datatype, MPI_Aint* true_lb, MPI_Aint* true_extent, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_TRUE_EXTENT");
   *ierror = PMPI_Type_get_true_extent(*datatype, true_lb, true_extent);
 }
 STMPI_F77_NAMES(pmpi_type_get_true_extent_, "type_get_true_extent", "TYPE_GET_TRUE_EXTENT")
 
 extern "C" STMPI_F77_API void pmpi_type_get_true_extent_x_(MPI_Fint* datatype, MPI_Count* true_lb, MPI_Count* true_extent, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_GET_TRUE_EXTENT_X");
   *ierror = PMPI_Type_get_true_extent_x(*datatype, true_lb, true_extent);
 }
 STMPI_F77_NAMES(pmpi_type_get_true_extent_x_, "type_get_true_extent_x", "TYPE_GET_TRUE_EXTENT_X")
 
 extern "C" STMPI_F77_API void pmpi_type_indexed_(MPI_Fint* count, const MPI_Fint* array_of_blocklengths, const MPI_Fint* array_of_displacements, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_INDEXED");
   *ierror = PMPI_Type_indexed(*count, array_of_blocklengths, array_of_displacements, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_indexed_, "type_indexed", "TYPE_INDEXED")
 
 extern "C" STMPI_F77_API void pmpi_type_match_size_(MPI_Fint* typeclass, MPI_Fint* size, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_MATCH_SIZE");
   *ierror = PMPI_Type_match_size(*typeclass, *size, datatype);
 }
 STMPI_F77_NAMES(pmpi_type_match_size_, "type_match_size", "TYPE_MATCH_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_type_set_name_(MPI_Fint* datatype, const char* type_name, MPI_Fint* ierror, size_t type_name_len) {
+  const F::FortranRoutine routine("MPI_TYPE_SET_NAME");
   std::string type_name_c = F::from_fortran(type_name, type_name_len);
   *ierror = PMPI_Type_set_name(*datatype, type_name_c.c_str());
 }
 STMPI_F77_NAMES(pmpi_type_set_name_, "type_set_name", "TYPE_SET_NAME")
 
 extern "C" STMPI_F77_API void pmpi_type_size_(MPI_Fint* datatype, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_SIZE");
   *ierror = PMPI_Type_size(*datatype, size);
 }
 STMPI_F77_NAMES(pmpi_type_size_, "type_size", "TYPE_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_type_size_x_(MPI_Fint* datatype, MPI_Count* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_SIZE_X");
   *ierror = PMPI_Type_size_x(*datatype, size);
 }
 STMPI_F77_NAMES(pmpi_type_size_x_, "type_size_x", "TYPE_SIZE_X")
 
 extern "C" STMPI_F77_API void pmpi_type_vector_(MPI_Fint* count, MPI_Fint* blocklength, MPI_Fint* stride, MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TYPE_VECTOR");
   *ierror = PMPI_Type_vector(*count, *blocklength, *stride, *oldtype, newtype);
 }
 STMPI_F77_NAMES(pmpi_type_vector_, "type_vector", "TYPE_VECTOR")
 
 extern "C" STMPI_F77_API void pmpi_unpack_(const void* inbuf, MPI_Fint* insize, MPI_Fint* position, void* outbuf, MPI_Fint* outcount, MPI_Fint* datatype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_UNPACK");
   *ierror = PMPI_Unpack(F::buffer(inbuf), *insize, position, F::buffer(outbuf), *outcount, *datatype, *comm);
 }
 STMPI_F77_NAMES(pmpi_unpack_, "unpack", "UNPACK")
 
 extern "C" STMPI_F77_API void pmpi_unpack_external_(const char* datarep, const void* inbuf, MPI_Aint* insize, MPI_Aint* position, void* outbuf, MPI_Fint* outcount, MPI_Fint* datatype, MPI_Fint* ierror, size_t datarep_len) {
+  const F::FortranRoutine routine("MPI_UNPACK_EXTERNAL");
   std::string datarep_c = F::from_fortran(datarep, datarep_len);
   *ierror = PMPI_Unpack_external(datarep_c.c_str(), F::buffer(inbuf), *insize, position, F::buffer(outbuf), *outcount, *datatype);
 }

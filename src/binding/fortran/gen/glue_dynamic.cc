@@ -12,39 +12,46 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_close_port_(const char* port_name, MPI_Fint* ierror, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_CLOSE_PORT");
   std::string port_name_c = F::from_fortran(port_name, port_name_len);
   *ierror = PMPI_Close_port(port_name_c.c_str());
 }
 STMPI_F77_NAMES(pmpi_close_port_, "close_port", "CLOSE_PORT")
 
 extern "C" STMPI_F77_API void pmpi_comm_accept_(const char* port_name, MPI_Fint* info, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* ierror, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_COMM_ACCEPT");
   std::string port_name_c = F::from_fortran(port_name, port_name_len);
   *ierror = PMPI_Comm_accept(port_name_c.c_str(), *info, *root, *comm, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_accept_, "comm_accept", "COMM_ACCEPT")
 
 extern "C" STMPI_F77_API void pmpi_comm_connect_(const char* port_name, MPI_Fint* info, MPI_Fint* root, MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* ierror, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_COMM_CONNECT");
   std::string port_name_c = F::from_fortran(port_name, port_name_len);
   *ierror = PMPI_Comm_connect(port_name_c.c_str(), *info, *root, *comm, newcomm);
 }
 STMPI_F77_NAMES(pmpi_comm_connect_, "comm_connect", "COMM_CONNECT")
 
 extern "C" STMPI_F77_API void pmpi_comm_disconnect_(MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_DISCONNECT");
   *ierror = PMPI_Comm_disconnect(comm);
 }
 STMPI_F77_NAMES(pmpi_comm_disconnect_, "comm_disconnect", "COMM_DISCONNECT")
 
 extern "C" STMPI_F77_API void pmpi_comm_get_parent_(MPI_Fint* parent, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_GET_PARENT");
   *ierror = PMPI_Comm_get_parent(parent);
 }
 STMPI_F77_NAMES(pmpi_comm_get_parent_, "comm_get_parent", "COMM_GET_PARENT")
 
 extern "C" STMPI_F77_API void pmpi_comm_join_(MPI_Fint* fd, MPI_Fint* intercomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_JOIN");
   *ierror = PMPI_Comm_join(*fd, intercomm);
 }
 STMPI_F77_NAMES(pmpi_comm_join_, "comm_join", "COMM_JOIN")
 
 extern "C" STMPI_F77_API void pmpi_lookup_name_(const char* service_name, MPI_Fint* info, char* port_name, MPI_Fint* ierror, size_t service_name_len, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_LOOKUP_NAME");
   std::string service_name_c = F::from_fortran(service_name, service_name_len);
   F::OutString port_name_c(port_name, port_name_len, F::kStringSlack);
   int err = PMPI_Lookup_name(service_name_c.c_str(), *info, port_name_c.data());
@@ -56,6 +63,7 @@ extern "C" STMPI_F77_API void pmpi_lookup_name_(const char* service_name, MPI_Fi
 STMPI_F77_NAMES(pmpi_lookup_name_, "lookup_name", "LOOKUP_NAME")
 
 extern "C" STMPI_F77_API void pmpi_open_port_(MPI_Fint* info, char* port_name, MPI_Fint* ierror, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_OPEN_PORT");
   F::OutString port_name_c(port_name, port_name_len, F::kStringSlack);
   int err = PMPI_Open_port(*info, port_name_c.data());
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -66,6 +74,7 @@ extern "C" STMPI_F77_API void pmpi_open_port_(MPI_Fint* info, char* port_name, M
 STMPI_F77_NAMES(pmpi_open_port_, "open_port", "OPEN_PORT")
 
 extern "C" STMPI_F77_API void pmpi_publish_name_(const char* service_name, MPI_Fint* info, const char* port_name, MPI_Fint* ierror, size_t service_name_len, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_PUBLISH_NAME");
   std::string service_name_c = F::from_fortran(service_name, service_name_len);
   std::string port_name_c = F::from_fortran(port_name, port_name_len);
   *ierror = PMPI_Publish_name(service_name_c.c_str(), *info, port_name_c.c_str());
@@ -73,6 +82,7 @@ extern "C" STMPI_F77_API void pmpi_publish_name_(const char* service_name, MPI_F
 STMPI_F77_NAMES(pmpi_publish_name_, "publish_name", "PUBLISH_NAME")
 
 extern "C" STMPI_F77_API void pmpi_unpublish_name_(const char* service_name, MPI_Fint* info, const char* port_name, MPI_Fint* ierror, size_t service_name_len, size_t port_name_len) {
+  const F::FortranRoutine routine("MPI_UNPUBLISH_NAME");
   std::string service_name_c = F::from_fortran(service_name, service_name_len);
   std::string port_name_c = F::from_fortran(port_name, port_name_len);
   *ierror = PMPI_Unpublish_name(service_name_c.c_str(), *info, port_name_c.c_str());

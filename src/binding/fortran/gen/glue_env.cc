@@ -12,62 +12,74 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_abort_(MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ABORT");
   *ierror = PMPI_Abort(*comm, *errorcode);
 }
 STMPI_F77_NAMES(pmpi_abort_, "abort", "ABORT")
 
 extern "C" STMPI_F77_API void pmpi_add_error_class_(MPI_Fint* errorclass, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ADD_ERROR_CLASS");
   *ierror = PMPI_Add_error_class(errorclass);
 }
 STMPI_F77_NAMES(pmpi_add_error_class_, "add_error_class", "ADD_ERROR_CLASS")
 
 extern "C" STMPI_F77_API void pmpi_add_error_code_(MPI_Fint* errorclass, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ADD_ERROR_CODE");
   *ierror = PMPI_Add_error_code(*errorclass, errorcode);
 }
 STMPI_F77_NAMES(pmpi_add_error_code_, "add_error_code", "ADD_ERROR_CODE")
 
 extern "C" STMPI_F77_API void pmpi_add_error_string_(MPI_Fint* errorcode, const char* string, MPI_Fint* ierror, size_t string_len) {
+  const F::FortranRoutine routine("MPI_ADD_ERROR_STRING");
   std::string string_c = F::from_fortran(string, string_len);
   *ierror = PMPI_Add_error_string(*errorcode, string_c.c_str());
 }
 STMPI_F77_NAMES(pmpi_add_error_string_, "add_error_string", "ADD_ERROR_STRING")
 
 extern "C" STMPI_F77_API void pmpi_alloc_mem_(MPI_Aint* size, MPI_Fint* info, void* baseptr, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ALLOC_MEM");
   *ierror = PMPI_Alloc_mem(*size, *info, baseptr);
 }
 STMPI_F77_NAMES(pmpi_alloc_mem_, "alloc_mem", "ALLOC_MEM")
 
 extern "C" STMPI_F77_API void pmpi_comm_call_errhandler_(MPI_Fint* comm, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_CALL_ERRHANDLER");
   *ierror = PMPI_Comm_call_errhandler(*comm, *errorcode);
 }
 STMPI_F77_NAMES(pmpi_comm_call_errhandler_, "comm_call_errhandler", "COMM_CALL_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_comm_create_errhandler_(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_CREATE_ERRHANDLER");
   *ierror = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
 }
 STMPI_F77_NAMES(pmpi_comm_create_errhandler_, "comm_create_errhandler", "COMM_CREATE_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_comm_get_errhandler_(MPI_Fint* comm, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_GET_ERRHANDLER");
   *ierror = PMPI_Comm_get_errhandler(*comm, errhandler);
 }
 STMPI_F77_NAMES(pmpi_comm_get_errhandler_, "comm_get_errhandler", "COMM_GET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_comm_set_errhandler_(MPI_Fint* comm, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMM_SET_ERRHANDLER");
   *ierror = PMPI_Comm_set_errhandler(*comm, *errhandler);
 }
 STMPI_F77_NAMES(pmpi_comm_set_errhandler_, "comm_set_errhandler", "COMM_SET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_errhandler_free_(MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ERRHANDLER_FREE");
   *ierror = PMPI_Errhandler_free(errhandler);
 }
 STMPI_F77_NAMES(pmpi_errhandler_free_, "errhandler_free", "ERRHANDLER_FREE")
 
 extern "C" STMPI_F77_API void pmpi_error_class_(MPI_Fint* errorcode, MPI_Fint* errorclass, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ERROR_CLASS");
   *ierror = PMPI_Error_class(*errorcode, errorclass);
 }
 STMPI_F77_NAMES(pmpi_error_class_, "error_class", "ERROR_CLASS")
 
 extern "C" STMPI_F77_API void pmpi_error_string_(MPI_Fint* errorcode, char* string, MPI_Fint* resultlen, MPI_Fint* ierror, size_t string_len) {
+  const F::FortranRoutine routine("MPI_ERROR_STRING");
   F::OutString string_c(string, string_len, F::kStringSlack);
   int err = PMPI_Error_string(*errorcode, string_c.data(), resultlen);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -78,11 +90,13 @@ extern "C" STMPI_F77_API void pmpi_error_string_(MPI_Fint* errorcode, char* stri
 STMPI_F77_NAMES(pmpi_error_string_, "error_string", "ERROR_STRING")
 
 extern "C" STMPI_F77_API void pmpi_finalize_(MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FINALIZE");
   *ierror = PMPI_Finalize();
 }
 STMPI_F77_NAMES(pmpi_finalize_, "finalize", "FINALIZE")
 
 extern "C" STMPI_F77_API void pmpi_finalized_(MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FINALIZED");
   int err = PMPI_Finalized(flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -92,11 +106,13 @@ extern "C" STMPI_F77_API void pmpi_finalized_(MPI_Fint* flag, MPI_Fint* ierror) 
 STMPI_F77_NAMES(pmpi_finalized_, "finalized", "FINALIZED")
 
 extern "C" STMPI_F77_API void pmpi_free_mem_(void* base, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FREE_MEM");
   *ierror = PMPI_Free_mem(F::buffer(base));
 }
 STMPI_F77_NAMES(pmpi_free_mem_, "free_mem", "FREE_MEM")
 
 extern "C" STMPI_F77_API void pmpi_get_library_version_(char* version, MPI_Fint* resultlen, MPI_Fint* ierror, size_t version_len) {
+  const F::FortranRoutine routine("MPI_GET_LIBRARY_VERSION");
   F::OutString version_c(version, version_len, F::kStringSlack);
   int err = PMPI_Get_library_version(version_c.data(), resultlen);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -107,6 +123,7 @@ extern "C" STMPI_F77_API void pmpi_get_library_version_(char* version, MPI_Fint*
 STMPI_F77_NAMES(pmpi_get_library_version_, "get_library_version", "GET_LIBRARY_VERSION")
 
 extern "C" STMPI_F77_API void pmpi_get_processor_name_(char* name, MPI_Fint* resultlen, MPI_Fint* ierror, size_t name_len) {
+  const F::FortranRoutine routine("MPI_GET_PROCESSOR_NAME");
   F::OutString name_c(name, name_len, F::kStringSlack);
   int err = PMPI_Get_processor_name(name_c.data(), resultlen);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -117,21 +134,25 @@ extern "C" STMPI_F77_API void pmpi_get_processor_name_(char* name, MPI_Fint* res
 STMPI_F77_NAMES(pmpi_get_processor_name_, "get_processor_name", "GET_PROCESSOR_NAME")
 
 extern "C" STMPI_F77_API void pmpi_get_version_(MPI_Fint* version, MPI_Fint* subversion, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET_VERSION");
   *ierror = PMPI_Get_version(version, subversion);
 }
 STMPI_F77_NAMES(pmpi_get_version_, "get_version", "GET_VERSION")
 
 extern "C" STMPI_F77_API void pmpi_init_(MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INIT");
   *ierror = PMPI_Init(nullptr, nullptr);
 }
 STMPI_F77_NAMES(pmpi_init_, "init", "INIT")
 
 extern "C" STMPI_F77_API void pmpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INIT_THREAD");
   *ierror = PMPI_Init_thread(nullptr, nullptr, *required, provided);
 }
 STMPI_F77_NAMES(pmpi_init_thread_, "init_thread", "INIT_THREAD")
 
 extern "C" STMPI_F77_API void pmpi_initialized_(MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INITIALIZED");
   int err = PMPI_Initialized(flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -141,6 +162,7 @@ extern "C" STMPI_F77_API void pmpi_initialized_(MPI_Fint* flag, MPI_Fint* ierror
 STMPI_F77_NAMES(pmpi_initialized_, "initialized", "INITIALIZED")
 
 extern "C" STMPI_F77_API void pmpi_is_thread_main_(MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IS_THREAD_MAIN");
   int err = PMPI_Is_thread_main(flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -150,6 +172,7 @@ extern "C" STMPI_F77_API void pmpi_is_thread_main_(MPI_Fint* flag, MPI_Fint* ier
 STMPI_F77_NAMES(pmpi_is_thread_main_, "is_thread_main", "IS_THREAD_MAIN")
 
 extern "C" STMPI_F77_API void pmpi_query_thread_(MPI_Fint* provided, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_QUERY_THREAD");
   *ierror = PMPI_Query_thread(provided);
 }
 STMPI_F77_NAMES(pmpi_query_thread_, "query_thread", "QUERY_THREAD")

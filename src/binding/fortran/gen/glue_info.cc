@@ -12,32 +12,38 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_info_create_(MPI_Fint* info, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INFO_CREATE");
   *ierror = PMPI_Info_create(info);
 }
 STMPI_F77_NAMES(pmpi_info_create_, "info_create", "INFO_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INFO_CREATE_ENV");
   *ierror = PMPI_Info_create_env(0, nullptr, info);
 }
 STMPI_F77_NAMES(pmpi_info_create_env_, "info_create_env", "INFO_CREATE_ENV")
 
 extern "C" STMPI_F77_API void pmpi_info_delete_(MPI_Fint* info, const char* key, MPI_Fint* ierror, size_t key_len) {
+  const F::FortranRoutine routine("MPI_INFO_DELETE");
   std::string key_c = F::from_fortran(key, key_len);
   *ierror = PMPI_Info_delete(*info, key_c.c_str());
 }
 STMPI_F77_NAMES(pmpi_info_delete_, "info_delete", "INFO_DELETE")
 
 extern "C" STMPI_F77_API void pmpi_info_dup_(MPI_Fint* info, MPI_Fint* newinfo, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INFO_DUP");
   *ierror = PMPI_Info_dup(*info, newinfo);
 }
 STMPI_F77_NAMES(pmpi_info_dup_, "info_dup", "INFO_DUP")
 
 extern "C" STMPI_F77_API void pmpi_info_free_(MPI_Fint* info, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INFO_FREE");
   *ierror = PMPI_Info_free(info);
 }
 STMPI_F77_NAMES(pmpi_info_free_, "info_free", "INFO_FREE")
 
 extern "C" STMPI_F77_API void pmpi_info_get_(MPI_Fint* info, const char* key, MPI_Fint* valuelen, char* value, MPI_Fint* flag, MPI_Fint* ierror, size_t key_len, size_t value_len) {
+  const F::FortranRoutine routine("MPI_INFO_GET");
   std::string key_c = F::from_fortran(key, key_len);
   F::OutString value_c(value, value_len, F::kStringSlack + static_cast<size_t>((*valuelen) > 0 ? (*valuelen) : 0));
   int err = PMPI_Info_get(*info, key_c.c_str(), *valuelen, value_c.data(), flag);
@@ -50,11 +56,13 @@ extern "C" STMPI_F77_API void pmpi_info_get_(MPI_Fint* info, const char* key, MP
 STMPI_F77_NAMES(pmpi_info_get_, "info_get", "INFO_GET")
 
 extern "C" STMPI_F77_API void pmpi_info_get_nkeys_(MPI_Fint* info, MPI_Fint* nkeys, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INFO_GET_NKEYS");
   *ierror = PMPI_Info_get_nkeys(*info, nkeys);
 }
 STMPI_F77_NAMES(pmpi_info_get_nkeys_, "info_get_nkeys", "INFO_GET_NKEYS")
 
 extern "C" STMPI_F77_API void pmpi_info_get_nthkey_(MPI_Fint* info, MPI_Fint* n, char* key, MPI_Fint* ierror, size_t key_len) {
+  const F::FortranRoutine routine("MPI_INFO_GET_NTHKEY");
   F::OutString key_c(key, key_len, F::kStringSlack);
   int err = PMPI_Info_get_nthkey(*info, *n, key_c.data());
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -65,6 +73,7 @@ extern "C" STMPI_F77_API void pmpi_info_get_nthkey_(MPI_Fint* info, MPI_Fint* n,
 STMPI_F77_NAMES(pmpi_info_get_nthkey_, "info_get_nthkey", "INFO_GET_NTHKEY")
 
 extern "C" STMPI_F77_API void pmpi_info_get_string_(MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value, MPI_Fint* flag, MPI_Fint* ierror, size_t key_len, size_t value_len) {
+  const F::FortranRoutine routine("MPI_INFO_GET_STRING");
   std::string key_c = F::from_fortran(key, key_len);
   F::OutString value_c(value, value_len, F::kStringSlack + static_cast<size_t>(*buflen > 0 ? *buflen : 0));
   int err = PMPI_Info_get_string(*info, key_c.c_str(), buflen, value_c.data(), flag);
@@ -77,6 +86,7 @@ extern "C" STMPI_F77_API void pmpi_info_get_string_(MPI_Fint* info, const char* 
 STMPI_F77_NAMES(pmpi_info_get_string_, "info_get_string", "INFO_GET_STRING")
 
 extern "C" STMPI_F77_API void pmpi_info_get_valuelen_(MPI_Fint* info, const char* key, MPI_Fint* valuelen, MPI_Fint* flag, MPI_Fint* ierror, size_t key_len) {
+  const F::FortranRoutine routine("MPI_INFO_GET_VALUELEN");
   std::string key_c = F::from_fortran(key, key_len);
   int err = PMPI_Info_get_valuelen(*info, key_c.c_str(), valuelen, flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -87,6 +97,7 @@ extern "C" STMPI_F77_API void pmpi_info_get_valuelen_(MPI_Fint* info, const char
 STMPI_F77_NAMES(pmpi_info_get_valuelen_, "info_get_valuelen", "INFO_GET_VALUELEN")
 
 extern "C" STMPI_F77_API void pmpi_info_set_(MPI_Fint* info, const char* key, const char* value, MPI_Fint* ierror, size_t key_len, size_t value_len) {
+  const F::FortranRoutine routine("MPI_INFO_SET");
   std::string key_c = F::from_fortran(key, key_len);
   std::string value_c = F::from_fortran(value, value_len);
   *ierror = PMPI_Info_set(*info, key_c.c_str(), value_c.c_str());

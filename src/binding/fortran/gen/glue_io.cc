@@ -12,11 +12,13 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_file_call_errhandler_(MPI_Fint* fh, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_CALL_ERRHANDLER");
   *ierror = PMPI_File_call_errhandler(PMPI_File_f2c(*fh), *errorcode);
 }
 STMPI_F77_NAMES(pmpi_file_call_errhandler_, "file_call_errhandler", "FILE_CALL_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_file_close_(MPI_Fint* fh, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_CLOSE");
   MPI_File fh_c = PMPI_File_f2c(*fh);
   int err = PMPI_File_close(&fh_c);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -27,17 +29,20 @@ extern "C" STMPI_F77_API void pmpi_file_close_(MPI_Fint* fh, MPI_Fint* ierror) {
 STMPI_F77_NAMES(pmpi_file_close_, "file_close", "FILE_CLOSE")
 
 extern "C" STMPI_F77_API void pmpi_file_delete_(const char* filename, MPI_Fint* info, MPI_Fint* ierror, size_t filename_len) {
+  const F::FortranRoutine routine("MPI_FILE_DELETE");
   std::string filename_c = F::from_fortran(filename, filename_len);
   *ierror = PMPI_File_delete(filename_c.c_str(), *info);
 }
 STMPI_F77_NAMES(pmpi_file_delete_, "file_delete", "FILE_DELETE")
 
 extern "C" STMPI_F77_API void pmpi_file_get_amode_(MPI_Fint* fh, MPI_Fint* amode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_AMODE");
   *ierror = PMPI_File_get_amode(PMPI_File_f2c(*fh), amode);
 }
 STMPI_F77_NAMES(pmpi_file_get_amode_, "file_get_amode", "FILE_GET_AMODE")
 
 extern "C" STMPI_F77_API void pmpi_file_get_atomicity_(MPI_Fint* fh, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_ATOMICITY");
   int err = PMPI_File_get_atomicity(PMPI_File_f2c(*fh), flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -47,46 +52,55 @@ extern "C" STMPI_F77_API void pmpi_file_get_atomicity_(MPI_Fint* fh, MPI_Fint* f
 STMPI_F77_NAMES(pmpi_file_get_atomicity_, "file_get_atomicity", "FILE_GET_ATOMICITY")
 
 extern "C" STMPI_F77_API void pmpi_file_get_byte_offset_(MPI_Fint* fh, MPI_Offset* offset, MPI_Offset* disp, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_BYTE_OFFSET");
   *ierror = PMPI_File_get_byte_offset(PMPI_File_f2c(*fh), *offset, disp);
 }
 STMPI_F77_NAMES(pmpi_file_get_byte_offset_, "file_get_byte_offset", "FILE_GET_BYTE_OFFSET")
 
 extern "C" STMPI_F77_API void pmpi_file_get_errhandler_(MPI_Fint* file, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_ERRHANDLER");
   *ierror = PMPI_File_get_errhandler(PMPI_File_f2c(*file), errhandler);
 }
 STMPI_F77_NAMES(pmpi_file_get_errhandler_, "file_get_errhandler", "FILE_GET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_file_get_group_(MPI_Fint* fh, MPI_Fint* group, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_GROUP");
   *ierror = PMPI_File_get_group(PMPI_File_f2c(*fh), group);
 }
 STMPI_F77_NAMES(pmpi_file_get_group_, "file_get_group", "FILE_GET_GROUP")
 
 extern "C" STMPI_F77_API void pmpi_file_get_info_(MPI_Fint* fh, MPI_Fint* info_used, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_INFO");
   *ierror = PMPI_File_get_info(PMPI_File_f2c(*fh), info_used);
 }
 STMPI_F77_NAMES(pmpi_file_get_info_, "file_get_info", "FILE_GET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_file_get_position_(MPI_Fint* fh, MPI_Offset* offset, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_POSITION");
   *ierror = PMPI_File_get_position(PMPI_File_f2c(*fh), offset);
 }
 STMPI_F77_NAMES(pmpi_file_get_position_, "file_get_position", "FILE_GET_POSITION")
 
 extern "C" STMPI_F77_API void pmpi_file_get_position_shared_(MPI_Fint* fh, MPI_Offset* offset, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_POSITION_SHARED");
   *ierror = PMPI_File_get_position_shared(PMPI_File_f2c(*fh), offset);
 }
 STMPI_F77_NAMES(pmpi_file_get_position_shared_, "file_get_position_shared", "FILE_GET_POSITION_SHARED")
 
 extern "C" STMPI_F77_API void pmpi_file_get_size_(MPI_Fint* fh, MPI_Offset* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_SIZE");
   *ierror = PMPI_File_get_size(PMPI_File_f2c(*fh), size);
 }
 STMPI_F77_NAMES(pmpi_file_get_size_, "file_get_size", "FILE_GET_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_file_get_type_extent_(MPI_Fint* fh, MPI_Fint* datatype, MPI_Aint* extent, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_GET_TYPE_EXTENT");
   *ierror = PMPI_File_get_type_extent(PMPI_File_f2c(*fh), *datatype, extent);
 }
 STMPI_F77_NAMES(pmpi_file_get_type_extent_, "file_get_type_extent", "FILE_GET_TYPE_EXTENT")
 
 extern "C" STMPI_F77_API void pmpi_file_get_view_(MPI_Fint* fh, MPI_Offset* disp, MPI_Fint* etype, MPI_Fint* filetype, char* datarep, MPI_Fint* ierror, size_t datarep_len) {
+  const F::FortranRoutine routine("MPI_FILE_GET_VIEW");
   F::OutString datarep_c(datarep, datarep_len, F::kStringSlack);
   int err = PMPI_File_get_view(PMPI_File_f2c(*fh), disp, etype, filetype, datarep_c.data());
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -97,56 +111,67 @@ extern "C" STMPI_F77_API void pmpi_file_get_view_(MPI_Fint* fh, MPI_Offset* disp
 STMPI_F77_NAMES(pmpi_file_get_view_, "file_get_view", "FILE_GET_VIEW")
 
 extern "C" STMPI_F77_API void pmpi_file_iread_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IREAD");
   *ierror = PMPI_File_iread(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iread_, "file_iread", "FILE_IREAD")
 
 extern "C" STMPI_F77_API void pmpi_file_iread_all_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IREAD_ALL");
   *ierror = PMPI_File_iread_all(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iread_all_, "file_iread_all", "FILE_IREAD_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_iread_at_(MPI_Fint* fh, MPI_Offset* offset, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IREAD_AT");
   *ierror = PMPI_File_iread_at(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iread_at_, "file_iread_at", "FILE_IREAD_AT")
 
 extern "C" STMPI_F77_API void pmpi_file_iread_at_all_(MPI_Fint* fh, MPI_Offset* offset, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IREAD_AT_ALL");
   *ierror = PMPI_File_iread_at_all(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iread_at_all_, "file_iread_at_all", "FILE_IREAD_AT_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_iread_shared_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IREAD_SHARED");
   *ierror = PMPI_File_iread_shared(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iread_shared_, "file_iread_shared", "FILE_IREAD_SHARED")
 
 extern "C" STMPI_F77_API void pmpi_file_iwrite_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IWRITE");
   *ierror = PMPI_File_iwrite(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iwrite_, "file_iwrite", "FILE_IWRITE")
 
 extern "C" STMPI_F77_API void pmpi_file_iwrite_all_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IWRITE_ALL");
   *ierror = PMPI_File_iwrite_all(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iwrite_all_, "file_iwrite_all", "FILE_IWRITE_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_iwrite_at_(MPI_Fint* fh, MPI_Offset* offset, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IWRITE_AT");
   *ierror = PMPI_File_iwrite_at(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iwrite_at_, "file_iwrite_at", "FILE_IWRITE_AT")
 
 extern "C" STMPI_F77_API void pmpi_file_iwrite_at_all_(MPI_Fint* fh, MPI_Offset* offset, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IWRITE_AT_ALL");
   *ierror = PMPI_File_iwrite_at_all(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iwrite_at_all_, "file_iwrite_at_all", "FILE_IWRITE_AT_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_iwrite_shared_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_IWRITE_SHARED");
   *ierror = PMPI_File_iwrite_shared(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, request);
 }
 STMPI_F77_NAMES(pmpi_file_iwrite_shared_, "file_iwrite_shared", "FILE_IWRITE_SHARED")
 
 extern "C" STMPI_F77_API void pmpi_file_open_(MPI_Fint* comm, const char* filename, MPI_Fint* amode, MPI_Fint* info, MPI_Fint* fh, MPI_Fint* ierror, size_t filename_len) {
+  const F::FortranRoutine routine("MPI_FILE_OPEN");
   std::string filename_c = F::from_fortran(filename, filename_len);
   MPI_File fh_c = MPI_FILE_NULL;
   int err = PMPI_File_open(*comm, filename_c.c_str(), *amode, *info, &fh_c);
@@ -158,167 +183,200 @@ extern "C" STMPI_F77_API void pmpi_file_open_(MPI_Fint* comm, const char* filena
 STMPI_F77_NAMES(pmpi_file_open_, "file_open", "FILE_OPEN")
 
 extern "C" STMPI_F77_API void pmpi_file_preallocate_(MPI_Fint* fh, MPI_Offset* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_PREALLOCATE");
   *ierror = PMPI_File_preallocate(PMPI_File_f2c(*fh), *size);
 }
 STMPI_F77_NAMES(pmpi_file_preallocate_, "file_preallocate", "FILE_PREALLOCATE")
 
 extern "C" STMPI_F77_API void pmpi_file_read_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ");
   *ierror = PMPI_File_read(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_, "file_read", "FILE_READ")
 
 extern "C" STMPI_F77_API void pmpi_file_read_all_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_ALL");
   *ierror = PMPI_File_read_all(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_all_, "file_read_all", "FILE_READ_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_read_all_begin_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_ALL_BEGIN");
   *ierror = PMPI_File_read_all_begin(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype);
 }
 STMPI_F77_NAMES(pmpi_file_read_all_begin_, "file_read_all_begin", "FILE_READ_ALL_BEGIN")
 
 extern "C" STMPI_F77_API void pmpi_file_read_all_end_(MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_ALL_END");
   *ierror = PMPI_File_read_all_end(PMPI_File_f2c(*fh), F::buffer(buf), F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_all_end_, "file_read_all_end", "FILE_READ_ALL_END")
 
 extern "C" STMPI_F77_API void pmpi_file_read_at_(MPI_Fint* fh, MPI_Offset* offset, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_AT");
   *ierror = PMPI_File_read_at(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_at_, "file_read_at", "FILE_READ_AT")
 
 extern "C" STMPI_F77_API void pmpi_file_read_at_all_(MPI_Fint* fh, MPI_Offset* offset, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_AT_ALL");
   *ierror = PMPI_File_read_at_all(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_at_all_, "file_read_at_all", "FILE_READ_AT_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_read_at_all_begin_(MPI_Fint* fh, MPI_Offset* offset, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_AT_ALL_BEGIN");
   *ierror = PMPI_File_read_at_all_begin(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype);
 }
 STMPI_F77_NAMES(pmpi_file_read_at_all_begin_, "file_read_at_all_begin", "FILE_READ_AT_ALL_BEGIN")
 
 extern "C" STMPI_F77_API void pmpi_file_read_at_all_end_(MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_AT_ALL_END");
   *ierror = PMPI_File_read_at_all_end(PMPI_File_f2c(*fh), F::buffer(buf), F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_at_all_end_, "file_read_at_all_end", "FILE_READ_AT_ALL_END")
 
 extern "C" STMPI_F77_API void pmpi_file_read_ordered_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_ORDERED");
   *ierror = PMPI_File_read_ordered(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_ordered_, "file_read_ordered", "FILE_READ_ORDERED")
 
 extern "C" STMPI_F77_API void pmpi_file_read_ordered_begin_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_ORDERED_BEGIN");
   *ierror = PMPI_File_read_ordered_begin(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype);
 }
 STMPI_F77_NAMES(pmpi_file_read_ordered_begin_, "file_read_ordered_begin", "FILE_READ_ORDERED_BEGIN")
 
 extern "C" STMPI_F77_API void pmpi_file_read_ordered_end_(MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_ORDERED_END");
   *ierror = PMPI_File_read_ordered_end(PMPI_File_f2c(*fh), F::buffer(buf), F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_ordered_end_, "file_read_ordered_end", "FILE_READ_ORDERED_END")
 
 extern "C" STMPI_F77_API void pmpi_file_read_shared_(MPI_Fint* fh, void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_READ_SHARED");
   *ierror = PMPI_File_read_shared(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_read_shared_, "file_read_shared", "FILE_READ_SHARED")
 
 extern "C" STMPI_F77_API void pmpi_file_seek_(MPI_Fint* fh, MPI_Offset* offset, MPI_Fint* whence, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SEEK");
   *ierror = PMPI_File_seek(PMPI_File_f2c(*fh), *offset, *whence);
 }
 STMPI_F77_NAMES(pmpi_file_seek_, "file_seek", "FILE_SEEK")
 
 extern "C" STMPI_F77_API void pmpi_file_seek_shared_(MPI_Fint* fh, MPI_Offset* offset, MPI_Fint* whence, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SEEK_SHARED");
   *ierror = PMPI_File_seek_shared(PMPI_File_f2c(*fh), *offset, *whence);
 }
 STMPI_F77_NAMES(pmpi_file_seek_shared_, "file_seek_shared", "FILE_SEEK_SHARED")
 
 extern "C" STMPI_F77_API void pmpi_file_set_atomicity_(MPI_Fint* fh, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SET_ATOMICITY");
   *ierror = PMPI_File_set_atomicity(PMPI_File_f2c(*fh), F::from_logical(*flag));
 }
 STMPI_F77_NAMES(pmpi_file_set_atomicity_, "file_set_atomicity", "FILE_SET_ATOMICITY")
 
 extern "C" STMPI_F77_API void pmpi_file_set_errhandler_(MPI_Fint* file, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SET_ERRHANDLER");
   *ierror = PMPI_File_set_errhandler(PMPI_File_f2c(*file), *errhandler);
 }
 STMPI_F77_NAMES(pmpi_file_set_errhandler_, "file_set_errhandler", "FILE_SET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_file_set_info_(MPI_Fint* fh, MPI_Fint* info, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SET_INFO");
   *ierror = PMPI_File_set_info(PMPI_File_f2c(*fh), *info);
 }
 STMPI_F77_NAMES(pmpi_file_set_info_, "file_set_info", "FILE_SET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_file_set_size_(MPI_Fint* fh, MPI_Offset* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SET_SIZE");
   *ierror = PMPI_File_set_size(PMPI_File_f2c(*fh), *size);
 }
 STMPI_F77_NAMES(pmpi_file_set_size_, "file_set_size", "FILE_SET_SIZE")
 
 extern "C" STMPI_F77_API void pmpi_file_set_view_(MPI_Fint* fh, MPI_Offset* disp, MPI_Fint* etype, MPI_Fint* filetype, const char* datarep, MPI_Fint* info, MPI_Fint* ierror, size_t datarep_len) {
+  const F::FortranRoutine routine("MPI_FILE_SET_VIEW");
   std::string datarep_c = F::from_fortran(datarep, datarep_len);
   *ierror = PMPI_File_set_view(PMPI_File_f2c(*fh), *disp, *etype, *filetype, datarep_c.c_str(), *info);
 }
 STMPI_F77_NAMES(pmpi_file_set_view_, "file_set_view", "FILE_SET_VIEW")
 
 extern "C" STMPI_F77_API void pmpi_file_sync_(MPI_Fint* fh, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_SYNC");
   *ierror = PMPI_File_sync(PMPI_File_f2c(*fh));
 }
 STMPI_F77_NAMES(pmpi_file_sync_, "file_sync", "FILE_SYNC")
 
 extern "C" STMPI_F77_API void pmpi_file_write_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE");
   *ierror = PMPI_File_write(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_, "file_write", "FILE_WRITE")
 
 extern "C" STMPI_F77_API void pmpi_file_write_all_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_ALL");
   *ierror = PMPI_File_write_all(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_all_, "file_write_all", "FILE_WRITE_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_write_all_begin_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_ALL_BEGIN");
   *ierror = PMPI_File_write_all_begin(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype);
 }
 STMPI_F77_NAMES(pmpi_file_write_all_begin_, "file_write_all_begin", "FILE_WRITE_ALL_BEGIN")
 
 extern "C" STMPI_F77_API void pmpi_file_write_all_end_(MPI_Fint* fh, const void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_ALL_END");
   *ierror = PMPI_File_write_all_end(PMPI_File_f2c(*fh), F::buffer(buf), F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_all_end_, "file_write_all_end", "FILE_WRITE_ALL_END")
 
 extern "C" STMPI_F77_API void pmpi_file_write_at_(MPI_Fint* fh, MPI_Offset* offset, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_AT");
   *ierror = PMPI_File_write_at(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_at_, "file_write_at", "FILE_WRITE_AT")
 
 extern "C" STMPI_F77_API void pmpi_file_write_at_all_(MPI_Fint* fh, MPI_Offset* offset, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_AT_ALL");
   *ierror = PMPI_File_write_at_all(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_at_all_, "file_write_at_all", "FILE_WRITE_AT_ALL")
 
 extern "C" STMPI_F77_API void pmpi_file_write_at_all_begin_(MPI_Fint* fh, MPI_Offset* offset, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_AT_ALL_BEGIN");
   *ierror = PMPI_File_write_at_all_begin(PMPI_File_f2c(*fh), *offset, F::buffer(buf), *count, *datatype);
 }
 STMPI_F77_NAMES(pmpi_file_write_at_all_begin_, "file_write_at_all_begin", "FILE_WRITE_AT_ALL_BEGIN")
 
 extern "C" STMPI_F77_API void pmpi_file_write_at_all_end_(MPI_Fint* fh, const void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_AT_ALL_END");
   *ierror = PMPI_File_write_at_all_end(PMPI_File_f2c(*fh), F::buffer(buf), F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_at_all_end_, "file_write_at_all_end", "FILE_WRITE_AT_ALL_END")
 
 extern "C" STMPI_F77_API void pmpi_file_write_ordered_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_ORDERED");
   *ierror = PMPI_File_write_ordered(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_ordered_, "file_write_ordered", "FILE_WRITE_ORDERED")
 
 extern "C" STMPI_F77_API void pmpi_file_write_ordered_begin_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_ORDERED_BEGIN");
   *ierror = PMPI_File_write_ordered_begin(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype);
 }
 STMPI_F77_NAMES(pmpi_file_write_ordered_begin_, "file_write_ordered_begin", "FILE_WRITE_ORDERED_BEGIN")
 
 extern "C" STMPI_F77_API void pmpi_file_write_ordered_end_(MPI_Fint* fh, const void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_ORDERED_END");
   *ierror = PMPI_File_write_ordered_end(PMPI_File_f2c(*fh), F::buffer(buf), F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_ordered_end_, "file_write_ordered_end", "FILE_WRITE_ORDERED_END")
 
 extern "C" STMPI_F77_API void pmpi_file_write_shared_(MPI_Fint* fh, const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FILE_WRITE_SHARED");
   *ierror = PMPI_File_write_shared(PMPI_File_f2c(*fh), F::buffer(buf), *count, *datatype, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_file_write_shared_, "file_write_shared", "FILE_WRITE_SHARED")

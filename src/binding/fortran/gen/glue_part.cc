@@ -12,6 +12,7 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_parrived_(MPI_Fint* request, MPI_Fint* partition, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PARRIVED");
   int err = PMPI_Parrived(*request, *partition, flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -21,26 +22,31 @@ extern "C" STMPI_F77_API void pmpi_parrived_(MPI_Fint* request, MPI_Fint* partit
 STMPI_F77_NAMES(pmpi_parrived_, "parrived", "PARRIVED")
 
 extern "C" STMPI_F77_API void pmpi_pready_(MPI_Fint* partition, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PREADY");
   *ierror = PMPI_Pready(*partition, *request);
 }
 STMPI_F77_NAMES(pmpi_pready_, "pready", "PREADY")
 
 extern "C" STMPI_F77_API void pmpi_pready_list_(MPI_Fint* length, MPI_Fint* array_of_partitions, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PREADY_LIST");
   *ierror = PMPI_Pready_list(*length, array_of_partitions, *request);
 }
 STMPI_F77_NAMES(pmpi_pready_list_, "pready_list", "PREADY_LIST")
 
 extern "C" STMPI_F77_API void pmpi_pready_range_(MPI_Fint* partition_low, MPI_Fint* partition_high, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PREADY_RANGE");
   *ierror = PMPI_Pready_range(*partition_low, *partition_high, *request);
 }
 STMPI_F77_NAMES(pmpi_pready_range_, "pready_range", "PREADY_RANGE")
 
 extern "C" STMPI_F77_API void pmpi_precv_init_(void* buf, MPI_Fint* partitions, MPI_Count* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PRECV_INIT");
   *ierror = PMPI_Precv_init(F::buffer(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_precv_init_, "precv_init", "PRECV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_psend_init_(const void* buf, MPI_Fint* partitions, MPI_Count* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PSEND_INIT");
   *ierror = PMPI_Psend_init(F::buffer(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_psend_init_, "psend_init", "PSEND_INIT")

@@ -12,21 +12,25 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_bsend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BSEND");
   *ierror = PMPI_Bsend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm);
 }
 STMPI_F77_NAMES(pmpi_bsend_, "bsend", "BSEND")
 
 extern "C" STMPI_F77_API void pmpi_bsend_init_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BSEND_INIT");
   *ierror = PMPI_Bsend_init(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_bsend_init_, "bsend_init", "BSEND_INIT")
 
 extern "C" STMPI_F77_API void pmpi_buffer_attach_(void* buffer, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BUFFER_ATTACH");
   *ierror = PMPI_Buffer_attach(F::buffer(buffer), *size);
 }
 STMPI_F77_NAMES(pmpi_buffer_attach_, "buffer_attach", "BUFFER_ATTACH")
 
 extern "C" STMPI_F77_API void pmpi_buffer_detach_(void* buffer_addr, MPI_Fint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_BUFFER_DETACH");
   void* buffer_addr_c = nullptr;
   (void)buffer_addr;
   *ierror = PMPI_Buffer_detach(&buffer_addr_c, size);
@@ -34,11 +38,13 @@ extern "C" STMPI_F77_API void pmpi_buffer_detach_(void* buffer_addr, MPI_Fint* s
 STMPI_F77_NAMES(pmpi_buffer_detach_, "buffer_detach", "BUFFER_DETACH")
 
 extern "C" STMPI_F77_API void pmpi_ibsend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IBSEND");
   *ierror = PMPI_Ibsend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ibsend_, "ibsend", "IBSEND")
 
 extern "C" STMPI_F77_API void pmpi_improbe_(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* message, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IMPROBE");
   int err = PMPI_Improbe(*source, *tag, *comm, flag, message, F::status(status));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -48,11 +54,13 @@ extern "C" STMPI_F77_API void pmpi_improbe_(MPI_Fint* source, MPI_Fint* tag, MPI
 STMPI_F77_NAMES(pmpi_improbe_, "improbe", "IMPROBE")
 
 extern "C" STMPI_F77_API void pmpi_imrecv_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* message, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IMRECV");
   *ierror = PMPI_Imrecv(F::buffer(buf), *count, *datatype, message, request);
 }
 STMPI_F77_NAMES(pmpi_imrecv_, "imrecv", "IMRECV")
 
 extern "C" STMPI_F77_API void pmpi_iprobe_(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IPROBE");
   int err = PMPI_Iprobe(*source, *tag, *comm, flag, F::status(status));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -62,96 +70,115 @@ extern "C" STMPI_F77_API void pmpi_iprobe_(MPI_Fint* source, MPI_Fint* tag, MPI_
 STMPI_F77_NAMES(pmpi_iprobe_, "iprobe", "IPROBE")
 
 extern "C" STMPI_F77_API void pmpi_irecv_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IRECV");
   *ierror = PMPI_Irecv(F::buffer(buf), *count, *datatype, *source, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_irecv_, "irecv", "IRECV")
 
 extern "C" STMPI_F77_API void pmpi_irsend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_IRSEND");
   *ierror = PMPI_Irsend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_irsend_, "irsend", "IRSEND")
 
 extern "C" STMPI_F77_API void pmpi_isend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISEND");
   *ierror = PMPI_Isend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_isend_, "isend", "ISEND")
 
 extern "C" STMPI_F77_API void pmpi_isendrecv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, MPI_Fint* dest, MPI_Fint* sendtag, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* source, MPI_Fint* recvtag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISENDRECV");
   *ierror = PMPI_Isendrecv(F::buffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag, F::buffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_isendrecv_, "isendrecv", "ISENDRECV")
 
 extern "C" STMPI_F77_API void pmpi_isendrecv_replace_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* sendtag, MPI_Fint* source, MPI_Fint* recvtag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISENDRECV_REPLACE");
   *ierror = PMPI_Isendrecv_replace(F::buffer(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_isendrecv_replace_, "isendrecv_replace", "ISENDRECV_REPLACE")
 
 extern "C" STMPI_F77_API void pmpi_issend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ISSEND");
   *ierror = PMPI_Issend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_issend_, "issend", "ISSEND")
 
 extern "C" STMPI_F77_API void pmpi_mprobe_(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* message, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_MPROBE");
   *ierror = PMPI_Mprobe(*source, *tag, *comm, message, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_mprobe_, "mprobe", "MPROBE")
 
 extern "C" STMPI_F77_API void pmpi_mrecv_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* message, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_MRECV");
   *ierror = PMPI_Mrecv(F::buffer(buf), *count, *datatype, message, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_mrecv_, "mrecv", "MRECV")
 
 extern "C" STMPI_F77_API void pmpi_probe_(MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PROBE");
   *ierror = PMPI_Probe(*source, *tag, *comm, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_probe_, "probe", "PROBE")
 
 extern "C" STMPI_F77_API void pmpi_recv_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RECV");
   *ierror = PMPI_Recv(F::buffer(buf), *count, *datatype, *source, *tag, *comm, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_recv_, "recv", "RECV")
 
 extern "C" STMPI_F77_API void pmpi_recv_init_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* source, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RECV_INIT");
   *ierror = PMPI_Recv_init(F::buffer(buf), *count, *datatype, *source, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_recv_init_, "recv_init", "RECV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_rsend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RSEND");
   *ierror = PMPI_Rsend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm);
 }
 STMPI_F77_NAMES(pmpi_rsend_, "rsend", "RSEND")
 
 extern "C" STMPI_F77_API void pmpi_rsend_init_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RSEND_INIT");
   *ierror = PMPI_Rsend_init(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_rsend_init_, "rsend_init", "RSEND_INIT")
 
 extern "C" STMPI_F77_API void pmpi_send_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SEND");
   *ierror = PMPI_Send(F::buffer(buf), *count, *datatype, *dest, *tag, *comm);
 }
 STMPI_F77_NAMES(pmpi_send_, "send", "SEND")
 
 extern "C" STMPI_F77_API void pmpi_send_init_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SEND_INIT");
   *ierror = PMPI_Send_init(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_send_init_, "send_init", "SEND_INIT")
 
 extern "C" STMPI_F77_API void pmpi_sendrecv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, MPI_Fint* dest, MPI_Fint* sendtag, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* source, MPI_Fint* recvtag, MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SENDRECV");
   *ierror = PMPI_Sendrecv(F::buffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag, F::buffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_sendrecv_, "sendrecv", "SENDRECV")
 
 extern "C" STMPI_F77_API void pmpi_sendrecv_replace_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* sendtag, MPI_Fint* source, MPI_Fint* recvtag, MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SENDRECV_REPLACE");
   *ierror = PMPI_Sendrecv_replace(F::buffer(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_sendrecv_replace_, "sendrecv_replace", "SENDRECV_REPLACE")
 
 extern "C" STMPI_F77_API void pmpi_ssend_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SSEND");
   *ierror = PMPI_Ssend(F::buffer(buf), *count, *datatype, *dest, *tag, *comm);
 }
 STMPI_F77_NAMES(pmpi_ssend_, "ssend", "SSEND")
 
 extern "C" STMPI_F77_API void pmpi_ssend_init_(const void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* dest, MPI_Fint* tag, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SSEND_INIT");
   *ierror = PMPI_Ssend_init(F::buffer(buf), *count, *datatype, *dest, *tag, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ssend_init_, "ssend_init", "SSEND_INIT")

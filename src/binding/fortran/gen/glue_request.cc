@@ -12,36 +12,43 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_cancel_(MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CANCEL");
   *ierror = PMPI_Cancel(request);
 }
 STMPI_F77_NAMES(pmpi_cancel_, "cancel", "CANCEL")
 
 extern "C" STMPI_F77_API void pmpi_get_count_(const MPI_Fint* status, MPI_Fint* datatype, MPI_Fint* count, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET_COUNT");
   *ierror = PMPI_Get_count(F::status(status), *datatype, count);
 }
 STMPI_F77_NAMES(pmpi_get_count_, "get_count", "GET_COUNT")
 
 extern "C" STMPI_F77_API void pmpi_get_elements_(const MPI_Fint* status, MPI_Fint* datatype, MPI_Fint* count, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET_ELEMENTS");
   *ierror = PMPI_Get_elements(F::status(status), *datatype, count);
 }
 STMPI_F77_NAMES(pmpi_get_elements_, "get_elements", "GET_ELEMENTS")
 
 extern "C" STMPI_F77_API void pmpi_get_elements_x_(const MPI_Fint* status, MPI_Fint* datatype, MPI_Count* count, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET_ELEMENTS_X");
   *ierror = PMPI_Get_elements_x(F::status(status), *datatype, count);
 }
 STMPI_F77_NAMES(pmpi_get_elements_x_, "get_elements_x", "GET_ELEMENTS_X")
 
 extern "C" STMPI_F77_API void pmpi_grequest_complete_(MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GREQUEST_COMPLETE");
   *ierror = PMPI_Grequest_complete(*request);
 }
 STMPI_F77_NAMES(pmpi_grequest_complete_, "grequest_complete", "GREQUEST_COMPLETE")
 
 extern "C" STMPI_F77_API void pmpi_request_free_(MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REQUEST_FREE");
   *ierror = PMPI_Request_free(request);
 }
 STMPI_F77_NAMES(pmpi_request_free_, "request_free", "REQUEST_FREE")
 
 extern "C" STMPI_F77_API void pmpi_request_get_status_(MPI_Fint* request, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_REQUEST_GET_STATUS");
   int err = PMPI_Request_get_status(*request, flag, F::status(status));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -51,41 +58,49 @@ extern "C" STMPI_F77_API void pmpi_request_get_status_(MPI_Fint* request, MPI_Fi
 STMPI_F77_NAMES(pmpi_request_get_status_, "request_get_status", "REQUEST_GET_STATUS")
 
 extern "C" STMPI_F77_API void pmpi_start_(MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_START");
   *ierror = PMPI_Start(request);
 }
 STMPI_F77_NAMES(pmpi_start_, "start", "START")
 
 extern "C" STMPI_F77_API void pmpi_startall_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_STARTALL");
   *ierror = PMPI_Startall(*count, array_of_requests);
 }
 STMPI_F77_NAMES(pmpi_startall_, "startall", "STARTALL")
 
 extern "C" STMPI_F77_API void pmpi_status_f082f_(const MPI_F08_status* f08_status, MPI_Fint* f_status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_STATUS_F082F");
   *ierror = PMPI_Status_f082f(f08_status, f_status);
 }
 STMPI_F77_NAMES(pmpi_status_f082f_, "status_f082f", "STATUS_F082F")
 
 extern "C" STMPI_F77_API void pmpi_status_f2f08_(const MPI_Fint* f_status, MPI_F08_status* f08_status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_STATUS_F2F08");
   *ierror = PMPI_Status_f2f08(f_status, f08_status);
 }
 STMPI_F77_NAMES(pmpi_status_f2f08_, "status_f2f08", "STATUS_F2F08")
 
 extern "C" STMPI_F77_API void pmpi_status_set_cancelled_(MPI_Fint* status, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_STATUS_SET_CANCELLED");
   *ierror = PMPI_Status_set_cancelled(F::status(status), F::from_logical(*flag));
 }
 STMPI_F77_NAMES(pmpi_status_set_cancelled_, "status_set_cancelled", "STATUS_SET_CANCELLED")
 
 extern "C" STMPI_F77_API void pmpi_status_set_elements_(MPI_Fint* status, MPI_Fint* datatype, MPI_Fint* count, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_STATUS_SET_ELEMENTS");
   *ierror = PMPI_Status_set_elements(F::status(status), *datatype, *count);
 }
 STMPI_F77_NAMES(pmpi_status_set_elements_, "status_set_elements", "STATUS_SET_ELEMENTS")
 
 extern "C" STMPI_F77_API void pmpi_status_set_elements_x_(MPI_Fint* status, MPI_Fint* datatype, MPI_Count* count, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_STATUS_SET_ELEMENTS_X");
   *ierror = PMPI_Status_set_elements_x(F::status(status), *datatype, *count);
 }
 STMPI_F77_NAMES(pmpi_status_set_elements_x_, "status_set_elements_x", "STATUS_SET_ELEMENTS_X")
 
 extern "C" STMPI_F77_API void pmpi_test_(MPI_Fint* request, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TEST");
   int err = PMPI_Test(request, flag, F::status(status));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -95,6 +110,7 @@ extern "C" STMPI_F77_API void pmpi_test_(MPI_Fint* request, MPI_Fint* flag, MPI_
 STMPI_F77_NAMES(pmpi_test_, "test", "TEST")
 
 extern "C" STMPI_F77_API void pmpi_test_cancelled_(const MPI_Fint* status, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TEST_CANCELLED");
   int err = PMPI_Test_cancelled(F::status(status), flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -104,6 +120,7 @@ extern "C" STMPI_F77_API void pmpi_test_cancelled_(const MPI_Fint* status, MPI_F
 STMPI_F77_NAMES(pmpi_test_cancelled_, "test_cancelled", "TEST_CANCELLED")
 
 extern "C" STMPI_F77_API void pmpi_testall_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* flag, MPI_Fint* array_of_statuses, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TESTALL");
   int err = PMPI_Testall(*count, array_of_requests, flag, F::statuses(array_of_statuses));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -113,6 +130,7 @@ extern "C" STMPI_F77_API void pmpi_testall_(MPI_Fint* count, MPI_Fint* array_of_
 STMPI_F77_NAMES(pmpi_testall_, "testall", "TESTALL")
 
 extern "C" STMPI_F77_API void pmpi_testany_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* index, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TESTANY");
   int err = PMPI_Testany(*count, array_of_requests, index, flag, F::status(status));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     if (*index >= 0) *index += 1;
@@ -123,6 +141,7 @@ extern "C" STMPI_F77_API void pmpi_testany_(MPI_Fint* count, MPI_Fint* array_of_
 STMPI_F77_NAMES(pmpi_testany_, "testany", "TESTANY")
 
 extern "C" STMPI_F77_API void pmpi_testsome_(MPI_Fint* incount, MPI_Fint* array_of_requests, MPI_Fint* outcount, MPI_Fint* array_of_indices, MPI_Fint* array_of_statuses, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TESTSOME");
   int err = PMPI_Testsome(*incount, array_of_requests, outcount, array_of_indices, F::statuses(array_of_statuses));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     if (*outcount != MPI_UNDEFINED)
@@ -133,16 +152,19 @@ extern "C" STMPI_F77_API void pmpi_testsome_(MPI_Fint* incount, MPI_Fint* array_
 STMPI_F77_NAMES(pmpi_testsome_, "testsome", "TESTSOME")
 
 extern "C" STMPI_F77_API void pmpi_wait_(MPI_Fint* request, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WAIT");
   *ierror = PMPI_Wait(request, F::status(status));
 }
 STMPI_F77_NAMES(pmpi_wait_, "wait", "WAIT")
 
 extern "C" STMPI_F77_API void pmpi_waitall_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* array_of_statuses, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WAITALL");
   *ierror = PMPI_Waitall(*count, array_of_requests, F::statuses(array_of_statuses));
 }
 STMPI_F77_NAMES(pmpi_waitall_, "waitall", "WAITALL")
 
 extern "C" STMPI_F77_API void pmpi_waitany_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* index, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WAITANY");
   int err = PMPI_Waitany(*count, array_of_requests, index, F::status(status));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     if (*index >= 0) *index += 1;
@@ -152,6 +174,7 @@ extern "C" STMPI_F77_API void pmpi_waitany_(MPI_Fint* count, MPI_Fint* array_of_
 STMPI_F77_NAMES(pmpi_waitany_, "waitany", "WAITANY")
 
 extern "C" STMPI_F77_API void pmpi_waitsome_(MPI_Fint* incount, MPI_Fint* array_of_requests, MPI_Fint* outcount, MPI_Fint* array_of_indices, MPI_Fint* array_of_statuses, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WAITSOME");
   int err = PMPI_Waitsome(*incount, array_of_requests, outcount, array_of_indices, F::statuses(array_of_statuses));
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     if (*outcount != MPI_UNDEFINED)

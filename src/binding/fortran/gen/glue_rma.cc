@@ -12,156 +12,187 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_accumulate_(const void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* op, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_ACCUMULATE");
   *ierror = PMPI_Accumulate(F::buffer(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
 }
 STMPI_F77_NAMES(pmpi_accumulate_, "accumulate", "ACCUMULATE")
 
 extern "C" STMPI_F77_API void pmpi_compare_and_swap_(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Fint* datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_COMPARE_AND_SWAP");
   *ierror = PMPI_Compare_and_swap(F::buffer(origin_addr), F::buffer(compare_addr), F::buffer(result_addr), *datatype, *target_rank, *target_disp, *win);
 }
 STMPI_F77_NAMES(pmpi_compare_and_swap_, "compare_and_swap", "COMPARE_AND_SWAP")
 
 extern "C" STMPI_F77_API void pmpi_fetch_and_op_(const void* origin_addr, void* result_addr, MPI_Fint* datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* op, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_FETCH_AND_OP");
   *ierror = PMPI_Fetch_and_op(F::buffer(origin_addr), F::buffer(result_addr), *datatype, *target_rank, *target_disp, *op, *win);
 }
 STMPI_F77_NAMES(pmpi_fetch_and_op_, "fetch_and_op", "FETCH_AND_OP")
 
 extern "C" STMPI_F77_API void pmpi_get_(void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET");
   *ierror = PMPI_Get(F::buffer(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 }
 STMPI_F77_NAMES(pmpi_get_, "get", "GET")
 
 extern "C" STMPI_F77_API void pmpi_get_accumulate_(const void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, void* result_addr, MPI_Fint* result_count, MPI_Fint* result_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* op, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GET_ACCUMULATE");
   *ierror = PMPI_Get_accumulate(F::buffer(origin_addr), *origin_count, *origin_datatype, F::buffer(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win);
 }
 STMPI_F77_NAMES(pmpi_get_accumulate_, "get_accumulate", "GET_ACCUMULATE")
 
 extern "C" STMPI_F77_API void pmpi_put_(const void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_PUT");
   *ierror = PMPI_Put(F::buffer(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win);
 }
 STMPI_F77_NAMES(pmpi_put_, "put", "PUT")
 
 extern "C" STMPI_F77_API void pmpi_raccumulate_(const void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* op, MPI_Fint* win, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RACCUMULATE");
   *ierror = PMPI_Raccumulate(F::buffer(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, request);
 }
 STMPI_F77_NAMES(pmpi_raccumulate_, "raccumulate", "RACCUMULATE")
 
 extern "C" STMPI_F77_API void pmpi_rget_(void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* win, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RGET");
   *ierror = PMPI_Rget(F::buffer(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, request);
 }
 STMPI_F77_NAMES(pmpi_rget_, "rget", "RGET")
 
 extern "C" STMPI_F77_API void pmpi_rget_accumulate_(const void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, void* result_addr, MPI_Fint* result_count, MPI_Fint* result_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* op, MPI_Fint* win, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RGET_ACCUMULATE");
   *ierror = PMPI_Rget_accumulate(F::buffer(origin_addr), *origin_count, *origin_datatype, F::buffer(result_addr), *result_count, *result_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *op, *win, request);
 }
 STMPI_F77_NAMES(pmpi_rget_accumulate_, "rget_accumulate", "RGET_ACCUMULATE")
 
 extern "C" STMPI_F77_API void pmpi_rput_(const void* origin_addr, MPI_Fint* origin_count, MPI_Fint* origin_datatype, MPI_Fint* target_rank, MPI_Aint* target_disp, MPI_Fint* target_count, MPI_Fint* target_datatype, MPI_Fint* win, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_RPUT");
   *ierror = PMPI_Rput(F::buffer(origin_addr), *origin_count, *origin_datatype, *target_rank, *target_disp, *target_count, *target_datatype, *win, request);
 }
 STMPI_F77_NAMES(pmpi_rput_, "rput", "RPUT")
 
 extern "C" STMPI_F77_API void pmpi_win_allocate_(MPI_Aint* size, MPI_Fint* disp_unit, MPI_Fint* info, MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_ALLOCATE");
   *ierror = PMPI_Win_allocate(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 STMPI_F77_NAMES(pmpi_win_allocate_, "win_allocate", "WIN_ALLOCATE")
 
 extern "C" STMPI_F77_API void pmpi_win_allocate_shared_(MPI_Aint* size, MPI_Fint* disp_unit, MPI_Fint* info, MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_ALLOCATE_SHARED");
   *ierror = PMPI_Win_allocate_shared(*size, *disp_unit, *info, *comm, baseptr, win);
 }
 STMPI_F77_NAMES(pmpi_win_allocate_shared_, "win_allocate_shared", "WIN_ALLOCATE_SHARED")
 
 extern "C" STMPI_F77_API void pmpi_win_attach_(MPI_Fint* win, void* base, MPI_Aint* size, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_ATTACH");
   *ierror = PMPI_Win_attach(*win, F::buffer(base), *size);
 }
 STMPI_F77_NAMES(pmpi_win_attach_, "win_attach", "WIN_ATTACH")
 
 extern "C" STMPI_F77_API void pmpi_win_call_errhandler_(MPI_Fint* win, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_CALL_ERRHANDLER");
   *ierror = PMPI_Win_call_errhandler(*win, *errorcode);
 }
 STMPI_F77_NAMES(pmpi_win_call_errhandler_, "win_call_errhandler", "WIN_CALL_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_win_complete_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_COMPLETE");
   *ierror = PMPI_Win_complete(*win);
 }
 STMPI_F77_NAMES(pmpi_win_complete_, "win_complete", "WIN_COMPLETE")
 
 extern "C" STMPI_F77_API void pmpi_win_create_(void* base, MPI_Aint* size, MPI_Fint* disp_unit, MPI_Fint* info, MPI_Fint* comm, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_CREATE");
   *ierror = PMPI_Win_create(F::buffer(base), *size, *disp_unit, *info, *comm, win);
 }
 STMPI_F77_NAMES(pmpi_win_create_, "win_create", "WIN_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_win_create_dynamic_(MPI_Fint* info, MPI_Fint* comm, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_CREATE_DYNAMIC");
   *ierror = PMPI_Win_create_dynamic(*info, *comm, win);
 }
 STMPI_F77_NAMES(pmpi_win_create_dynamic_, "win_create_dynamic", "WIN_CREATE_DYNAMIC")
 
 extern "C" STMPI_F77_API void pmpi_win_create_errhandler_(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_CREATE_ERRHANDLER");
   *ierror = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
 }
 STMPI_F77_NAMES(pmpi_win_create_errhandler_, "win_create_errhandler", "WIN_CREATE_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_win_delete_attr_(MPI_Fint* win, MPI_Fint* win_keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_DELETE_ATTR");
   *ierror = PMPI_Win_delete_attr(*win, *win_keyval);
 }
 STMPI_F77_NAMES(pmpi_win_delete_attr_, "win_delete_attr", "WIN_DELETE_ATTR")
 
 extern "C" STMPI_F77_API void pmpi_win_detach_(MPI_Fint* win, const void* base, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_DETACH");
   *ierror = PMPI_Win_detach(*win, F::buffer(base));
 }
 STMPI_F77_NAMES(pmpi_win_detach_, "win_detach", "WIN_DETACH")
 
 extern "C" STMPI_F77_API void pmpi_win_fence_(MPI_Fint* assert, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FENCE");
   *ierror = PMPI_Win_fence(*assert, *win);
 }
 STMPI_F77_NAMES(pmpi_win_fence_, "win_fence", "WIN_FENCE")
 
 extern "C" STMPI_F77_API void pmpi_win_flush_(MPI_Fint* rank, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FLUSH");
   *ierror = PMPI_Win_flush(*rank, *win);
 }
 STMPI_F77_NAMES(pmpi_win_flush_, "win_flush", "WIN_FLUSH")
 
 extern "C" STMPI_F77_API void pmpi_win_flush_all_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FLUSH_ALL");
   *ierror = PMPI_Win_flush_all(*win);
 }
 STMPI_F77_NAMES(pmpi_win_flush_all_, "win_flush_all", "WIN_FLUSH_ALL")
 
 extern "C" STMPI_F77_API void pmpi_win_flush_local_(MPI_Fint* rank, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FLUSH_LOCAL");
   *ierror = PMPI_Win_flush_local(*rank, *win);
 }
 STMPI_F77_NAMES(pmpi_win_flush_local_, "win_flush_local", "WIN_FLUSH_LOCAL")
 
 extern "C" STMPI_F77_API void pmpi_win_flush_local_all_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FLUSH_LOCAL_ALL");
   *ierror = PMPI_Win_flush_local_all(*win);
 }
 STMPI_F77_NAMES(pmpi_win_flush_local_all_, "win_flush_local_all", "WIN_FLUSH_LOCAL_ALL")
 
 extern "C" STMPI_F77_API void pmpi_win_free_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FREE");
   *ierror = PMPI_Win_free(win);
 }
 STMPI_F77_NAMES(pmpi_win_free_, "win_free", "WIN_FREE")
 
 extern "C" STMPI_F77_API void pmpi_win_free_keyval_(MPI_Fint* win_keyval, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_FREE_KEYVAL");
   *ierror = PMPI_Win_free_keyval(win_keyval);
 }
 STMPI_F77_NAMES(pmpi_win_free_keyval_, "win_free_keyval", "WIN_FREE_KEYVAL")
 
 extern "C" STMPI_F77_API void pmpi_win_get_errhandler_(MPI_Fint* win, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_GET_ERRHANDLER");
   *ierror = PMPI_Win_get_errhandler(*win, errhandler);
 }
 STMPI_F77_NAMES(pmpi_win_get_errhandler_, "win_get_errhandler", "WIN_GET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_win_get_group_(MPI_Fint* win, MPI_Fint* group, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_GET_GROUP");
   *ierror = PMPI_Win_get_group(*win, group);
 }
 STMPI_F77_NAMES(pmpi_win_get_group_, "win_get_group", "WIN_GET_GROUP")
 
 extern "C" STMPI_F77_API void pmpi_win_get_info_(MPI_Fint* win, MPI_Fint* info_used, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_GET_INFO");
   *ierror = PMPI_Win_get_info(*win, info_used);
 }
 STMPI_F77_NAMES(pmpi_win_get_info_, "win_get_info", "WIN_GET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_win_get_name_(MPI_Fint* win, char* win_name, MPI_Fint* resultlen, MPI_Fint* ierror, size_t win_name_len) {
+  const F::FortranRoutine routine("MPI_WIN_GET_NAME");
   F::OutString win_name_c(win_name, win_name_len, F::kStringSlack);
   int err = PMPI_Win_get_name(*win, win_name_c.data(), resultlen);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -172,52 +203,62 @@ extern "C" STMPI_F77_API void pmpi_win_get_name_(MPI_Fint* win, char* win_name, 
 STMPI_F77_NAMES(pmpi_win_get_name_, "win_get_name", "WIN_GET_NAME")
 
 extern "C" STMPI_F77_API void pmpi_win_lock_(MPI_Fint* lock_type, MPI_Fint* rank, MPI_Fint* assert, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_LOCK");
   *ierror = PMPI_Win_lock(*lock_type, *rank, *assert, *win);
 }
 STMPI_F77_NAMES(pmpi_win_lock_, "win_lock", "WIN_LOCK")
 
 extern "C" STMPI_F77_API void pmpi_win_lock_all_(MPI_Fint* assert, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_LOCK_ALL");
   *ierror = PMPI_Win_lock_all(*assert, *win);
 }
 STMPI_F77_NAMES(pmpi_win_lock_all_, "win_lock_all", "WIN_LOCK_ALL")
 
 extern "C" STMPI_F77_API void pmpi_win_post_(MPI_Fint* group, MPI_Fint* assert, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_POST");
   *ierror = PMPI_Win_post(*group, *assert, *win);
 }
 STMPI_F77_NAMES(pmpi_win_post_, "win_post", "WIN_POST")
 
 extern "C" STMPI_F77_API void pmpi_win_set_errhandler_(MPI_Fint* win, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_SET_ERRHANDLER");
   *ierror = PMPI_Win_set_errhandler(*win, *errhandler);
 }
 STMPI_F77_NAMES(pmpi_win_set_errhandler_, "win_set_errhandler", "WIN_SET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_win_set_info_(MPI_Fint* win, MPI_Fint* info, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_SET_INFO");
   *ierror = PMPI_Win_set_info(*win, *info);
 }
 STMPI_F77_NAMES(pmpi_win_set_info_, "win_set_info", "WIN_SET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_win_set_name_(MPI_Fint* win, const char* win_name, MPI_Fint* ierror, size_t win_name_len) {
+  const F::FortranRoutine routine("MPI_WIN_SET_NAME");
   std::string win_name_c = F::from_fortran(win_name, win_name_len);
   *ierror = PMPI_Win_set_name(*win, win_name_c.c_str());
 }
 STMPI_F77_NAMES(pmpi_win_set_name_, "win_set_name", "WIN_SET_NAME")
 
 extern "C" STMPI_F77_API void pmpi_win_shared_query_(MPI_Fint* win, MPI_Fint* rank, MPI_Aint* size, MPI_Fint* disp_unit, void* baseptr, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_SHARED_QUERY");
   *ierror = PMPI_Win_shared_query(*win, *rank, size, disp_unit, baseptr);
 }
 STMPI_F77_NAMES(pmpi_win_shared_query_, "win_shared_query", "WIN_SHARED_QUERY")
 
 extern "C" STMPI_F77_API void pmpi_win_start_(MPI_Fint* group, MPI_Fint* assert, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_START");
   *ierror = PMPI_Win_start(*group, *assert, *win);
 }
 STMPI_F77_NAMES(pmpi_win_start_, "win_start", "WIN_START")
 
 extern "C" STMPI_F77_API void pmpi_win_sync_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_SYNC");
   *ierror = PMPI_Win_sync(*win);
 }
 STMPI_F77_NAMES(pmpi_win_sync_, "win_sync", "WIN_SYNC")
 
 extern "C" STMPI_F77_API void pmpi_win_test_(MPI_Fint* win, MPI_Fint* flag, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_TEST");
   int err = PMPI_Win_test(*win, flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *flag = F::to_logical(*flag);
@@ -227,16 +268,19 @@ extern "C" STMPI_F77_API void pmpi_win_test_(MPI_Fint* win, MPI_Fint* flag, MPI_
 STMPI_F77_NAMES(pmpi_win_test_, "win_test", "WIN_TEST")
 
 extern "C" STMPI_F77_API void pmpi_win_unlock_(MPI_Fint* rank, MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_UNLOCK");
   *ierror = PMPI_Win_unlock(*rank, *win);
 }
 STMPI_F77_NAMES(pmpi_win_unlock_, "win_unlock", "WIN_UNLOCK")
 
 extern "C" STMPI_F77_API void pmpi_win_unlock_all_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_UNLOCK_ALL");
   *ierror = PMPI_Win_unlock_all(*win);
 }
 STMPI_F77_NAMES(pmpi_win_unlock_all_, "win_unlock_all", "WIN_UNLOCK_ALL")
 
 extern "C" STMPI_F77_API void pmpi_win_wait_(MPI_Fint* win, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_WIN_WAIT");
   *ierror = PMPI_Win_wait(*win);
 }
 STMPI_F77_NAMES(pmpi_win_wait_, "win_wait", "WIN_WAIT")

@@ -12,37 +12,44 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_group_from_session_pset_(MPI_Fint* session, const char* pset_name, MPI_Fint* newgroup, MPI_Fint* ierror, size_t pset_name_len) {
+  const F::FortranRoutine routine("MPI_GROUP_FROM_SESSION_PSET");
   std::string pset_name_c = F::from_fortran(pset_name, pset_name_len);
   *ierror = PMPI_Group_from_session_pset(*session, pset_name_c.c_str(), newgroup);
 }
 STMPI_F77_NAMES(pmpi_group_from_session_pset_, "group_from_session_pset", "GROUP_FROM_SESSION_PSET")
 
 extern "C" STMPI_F77_API void pmpi_session_call_errhandler_(MPI_Fint* session, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_CALL_ERRHANDLER");
   *ierror = PMPI_Session_call_errhandler(*session, *errorcode);
 }
 STMPI_F77_NAMES(pmpi_session_call_errhandler_, "session_call_errhandler", "SESSION_CALL_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_session_create_errhandler_(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_CREATE_ERRHANDLER");
   *ierror = PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
 }
 STMPI_F77_NAMES(pmpi_session_create_errhandler_, "session_create_errhandler", "SESSION_CREATE_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_session_finalize_(MPI_Fint* session, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_FINALIZE");
   *ierror = PMPI_Session_finalize(session);
 }
 STMPI_F77_NAMES(pmpi_session_finalize_, "session_finalize", "SESSION_FINALIZE")
 
 extern "C" STMPI_F77_API void pmpi_session_get_errhandler_(MPI_Fint* session, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_GET_ERRHANDLER");
   *ierror = PMPI_Session_get_errhandler(*session, errhandler);
 }
 STMPI_F77_NAMES(pmpi_session_get_errhandler_, "session_get_errhandler", "SESSION_GET_ERRHANDLER")
 
 extern "C" STMPI_F77_API void pmpi_session_get_info_(MPI_Fint* session, MPI_Fint* info_used, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_GET_INFO");
   *ierror = PMPI_Session_get_info(*session, info_used);
 }
 STMPI_F77_NAMES(pmpi_session_get_info_, "session_get_info", "SESSION_GET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_session_get_nth_pset_(MPI_Fint* session, MPI_Fint* info, MPI_Fint* n, MPI_Fint* pset_len, char* pset_name, MPI_Fint* ierror, size_t pset_name_len) {
+  const F::FortranRoutine routine("MPI_SESSION_GET_NTH_PSET");
   F::OutString pset_name_c(pset_name, pset_name_len, F::kStringSlack);
   int err = PMPI_Session_get_nth_pset(*session, *info, *n, pset_len, pset_name_c.data());
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
@@ -53,22 +60,26 @@ extern "C" STMPI_F77_API void pmpi_session_get_nth_pset_(MPI_Fint* session, MPI_
 STMPI_F77_NAMES(pmpi_session_get_nth_pset_, "session_get_nth_pset", "SESSION_GET_NTH_PSET")
 
 extern "C" STMPI_F77_API void pmpi_session_get_num_psets_(MPI_Fint* session, MPI_Fint* info, MPI_Fint* npset_names, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_GET_NUM_PSETS");
   *ierror = PMPI_Session_get_num_psets(*session, *info, npset_names);
 }
 STMPI_F77_NAMES(pmpi_session_get_num_psets_, "session_get_num_psets", "SESSION_GET_NUM_PSETS")
 
 extern "C" STMPI_F77_API void pmpi_session_get_pset_info_(MPI_Fint* session, const char* pset_name, MPI_Fint* info, MPI_Fint* ierror, size_t pset_name_len) {
+  const F::FortranRoutine routine("MPI_SESSION_GET_PSET_INFO");
   std::string pset_name_c = F::from_fortran(pset_name, pset_name_len);
   *ierror = PMPI_Session_get_pset_info(*session, pset_name_c.c_str(), info);
 }
 STMPI_F77_NAMES(pmpi_session_get_pset_info_, "session_get_pset_info", "SESSION_GET_PSET_INFO")
 
 extern "C" STMPI_F77_API void pmpi_session_init_(MPI_Fint* info, MPI_Fint* errhandler, MPI_Fint* session, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_INIT");
   *ierror = PMPI_Session_init(*info, *errhandler, session);
 }
 STMPI_F77_NAMES(pmpi_session_init_, "session_init", "SESSION_INIT")
 
 extern "C" STMPI_F77_API void pmpi_session_set_errhandler_(MPI_Fint* session, MPI_Fint* errhandler, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_SESSION_SET_ERRHANDLER");
   *ierror = PMPI_Session_set_errhandler(*session, *errhandler);
 }
 STMPI_F77_NAMES(pmpi_session_set_errhandler_, "session_set_errhandler", "SESSION_SET_ERRHANDLER")

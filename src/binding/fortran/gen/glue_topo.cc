@@ -12,66 +12,79 @@
 namespace F = stmpi::binding::fortran;
 
 extern "C" STMPI_F77_API void pmpi_cart_coords_(MPI_Fint* comm, MPI_Fint* rank, MPI_Fint* maxdims, MPI_Fint* coords, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_COORDS");
   *ierror = PMPI_Cart_coords(*comm, *rank, *maxdims, coords);
 }
 STMPI_F77_NAMES(pmpi_cart_coords_, "cart_coords", "CART_COORDS")
 
 extern "C" STMPI_F77_API void pmpi_cart_create_(MPI_Fint* comm_old, MPI_Fint* ndims, const MPI_Fint* dims, const MPI_Fint* periods, MPI_Fint* reorder, MPI_Fint* comm_cart, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_CREATE");
   *ierror = PMPI_Cart_create(*comm_old, *ndims, dims, periods, F::from_logical(*reorder), comm_cart);
 }
 STMPI_F77_NAMES(pmpi_cart_create_, "cart_create", "CART_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_cart_get_(MPI_Fint* comm, MPI_Fint* maxdims, MPI_Fint* dims, MPI_Fint* periods, MPI_Fint* coords, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_GET");
   *ierror = PMPI_Cart_get(*comm, *maxdims, dims, periods, coords);
 }
 STMPI_F77_NAMES(pmpi_cart_get_, "cart_get", "CART_GET")
 
 extern "C" STMPI_F77_API void pmpi_cart_map_(MPI_Fint* comm, MPI_Fint* ndims, const MPI_Fint* dims, const MPI_Fint* periods, MPI_Fint* newrank, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_MAP");
   *ierror = PMPI_Cart_map(*comm, *ndims, dims, periods, newrank);
 }
 STMPI_F77_NAMES(pmpi_cart_map_, "cart_map", "CART_MAP")
 
 extern "C" STMPI_F77_API void pmpi_cart_rank_(MPI_Fint* comm, const MPI_Fint* coords, MPI_Fint* rank, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_RANK");
   *ierror = PMPI_Cart_rank(*comm, coords, rank);
 }
 STMPI_F77_NAMES(pmpi_cart_rank_, "cart_rank", "CART_RANK")
 
 extern "C" STMPI_F77_API void pmpi_cart_shift_(MPI_Fint* comm, MPI_Fint* direction, MPI_Fint* disp, MPI_Fint* rank_source, MPI_Fint* rank_dest, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_SHIFT");
   *ierror = PMPI_Cart_shift(*comm, *direction, *disp, rank_source, rank_dest);
 }
 STMPI_F77_NAMES(pmpi_cart_shift_, "cart_shift", "CART_SHIFT")
 
 extern "C" STMPI_F77_API void pmpi_cart_sub_(MPI_Fint* comm, const MPI_Fint* remain_dims, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CART_SUB");
   *ierror = PMPI_Cart_sub(*comm, remain_dims, newcomm);
 }
 STMPI_F77_NAMES(pmpi_cart_sub_, "cart_sub", "CART_SUB")
 
 extern "C" STMPI_F77_API void pmpi_cartdim_get_(MPI_Fint* comm, MPI_Fint* ndims, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_CARTDIM_GET");
   *ierror = PMPI_Cartdim_get(*comm, ndims);
 }
 STMPI_F77_NAMES(pmpi_cartdim_get_, "cartdim_get", "CARTDIM_GET")
 
 extern "C" STMPI_F77_API void pmpi_dims_create_(MPI_Fint* nnodes, MPI_Fint* ndims, MPI_Fint* dims, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_DIMS_CREATE");
   *ierror = PMPI_Dims_create(*nnodes, *ndims, dims);
 }
 STMPI_F77_NAMES(pmpi_dims_create_, "dims_create", "DIMS_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_dist_graph_create_(MPI_Fint* comm_old, MPI_Fint* n, const MPI_Fint* sources, const MPI_Fint* degrees, const MPI_Fint* destinations, const MPI_Fint* weights, MPI_Fint* info, MPI_Fint* reorder, MPI_Fint* comm_dist_graph, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_DIST_GRAPH_CREATE");
   *ierror = PMPI_Dist_graph_create(*comm_old, *n, sources, degrees, destinations, F::weights(weights), *info, F::from_logical(*reorder), comm_dist_graph);
 }
 STMPI_F77_NAMES(pmpi_dist_graph_create_, "dist_graph_create", "DIST_GRAPH_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_dist_graph_create_adjacent_(MPI_Fint* comm_old, MPI_Fint* indegree, const MPI_Fint* sources, const MPI_Fint* sourceweights, MPI_Fint* outdegree, const MPI_Fint* destinations, const MPI_Fint* destweights, MPI_Fint* info, MPI_Fint* reorder, MPI_Fint* comm_dist_graph, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_DIST_GRAPH_CREATE_ADJACENT");
   *ierror = PMPI_Dist_graph_create_adjacent(*comm_old, *indegree, sources, F::weights(sourceweights), *outdegree, destinations, F::weights(destweights), *info, F::from_logical(*reorder), comm_dist_graph);
 }
 STMPI_F77_NAMES(pmpi_dist_graph_create_adjacent_, "dist_graph_create_adjacent", "DIST_GRAPH_CREATE_ADJACENT")
 
 extern "C" STMPI_F77_API void pmpi_dist_graph_neighbors_(MPI_Fint* comm, MPI_Fint* maxindegree, MPI_Fint* sources, MPI_Fint* sourceweights, MPI_Fint* maxoutdegree, MPI_Fint* destinations, MPI_Fint* destweights, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_DIST_GRAPH_NEIGHBORS");
   *ierror = PMPI_Dist_graph_neighbors(*comm, *maxindegree, sources, F::weights(sourceweights), *maxoutdegree, destinations, F::weights(destweights));
 }
 STMPI_F77_NAMES(pmpi_dist_graph_neighbors_, "dist_graph_neighbors", "DIST_GRAPH_NEIGHBORS")
 
 extern "C" STMPI_F77_API void pmpi_dist_graph_neighbors_count_(MPI_Fint* comm, MPI_Fint* indegree, MPI_Fint* outdegree, MPI_Fint* weighted, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_DIST_GRAPH_NEIGHBORS_COUNT");
   int err = PMPI_Dist_graph_neighbors_count(*comm, indegree, outdegree, weighted);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
     *weighted = F::to_logical(*weighted);
@@ -81,111 +94,133 @@ extern "C" STMPI_F77_API void pmpi_dist_graph_neighbors_count_(MPI_Fint* comm, M
 STMPI_F77_NAMES(pmpi_dist_graph_neighbors_count_, "dist_graph_neighbors_count", "DIST_GRAPH_NEIGHBORS_COUNT")
 
 extern "C" STMPI_F77_API void pmpi_graph_create_(MPI_Fint* comm_old, MPI_Fint* nnodes, const MPI_Fint* index, const MPI_Fint* edges, MPI_Fint* reorder, MPI_Fint* comm_graph, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GRAPH_CREATE");
   *ierror = PMPI_Graph_create(*comm_old, *nnodes, index, edges, F::from_logical(*reorder), comm_graph);
 }
 STMPI_F77_NAMES(pmpi_graph_create_, "graph_create", "GRAPH_CREATE")
 
 extern "C" STMPI_F77_API void pmpi_graph_get_(MPI_Fint* comm, MPI_Fint* maxindex, MPI_Fint* maxedges, MPI_Fint* index, MPI_Fint* edges, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GRAPH_GET");
   *ierror = PMPI_Graph_get(*comm, *maxindex, *maxedges, index, edges);
 }
 STMPI_F77_NAMES(pmpi_graph_get_, "graph_get", "GRAPH_GET")
 
 extern "C" STMPI_F77_API void pmpi_graph_map_(MPI_Fint* comm, MPI_Fint* nnodes, const MPI_Fint* index, const MPI_Fint* edges, MPI_Fint* newrank, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GRAPH_MAP");
   *ierror = PMPI_Graph_map(*comm, *nnodes, index, edges, newrank);
 }
 STMPI_F77_NAMES(pmpi_graph_map_, "graph_map", "GRAPH_MAP")
 
 extern "C" STMPI_F77_API void pmpi_graph_neighbors_(MPI_Fint* comm, MPI_Fint* rank, MPI_Fint* maxneighbors, MPI_Fint* neighbors, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GRAPH_NEIGHBORS");
   *ierror = PMPI_Graph_neighbors(*comm, *rank, *maxneighbors, neighbors);
 }
 STMPI_F77_NAMES(pmpi_graph_neighbors_, "graph_neighbors", "GRAPH_NEIGHBORS")
 
 extern "C" STMPI_F77_API void pmpi_graph_neighbors_count_(MPI_Fint* comm, MPI_Fint* rank, MPI_Fint* nneighbors, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GRAPH_NEIGHBORS_COUNT");
   *ierror = PMPI_Graph_neighbors_count(*comm, *rank, nneighbors);
 }
 STMPI_F77_NAMES(pmpi_graph_neighbors_count_, "graph_neighbors_count", "GRAPH_NEIGHBORS_COUNT")
 
 extern "C" STMPI_F77_API void pmpi_graphdims_get_(MPI_Fint* comm, MPI_Fint* nnodes, MPI_Fint* nedges, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_GRAPHDIMS_GET");
   *ierror = PMPI_Graphdims_get(*comm, nnodes, nedges);
 }
 STMPI_F77_NAMES(pmpi_graphdims_get_, "graphdims_get", "GRAPHDIMS_GET")
 
 extern "C" STMPI_F77_API void pmpi_ineighbor_allgather_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INEIGHBOR_ALLGATHER");
   *ierror = PMPI_Ineighbor_allgather(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ineighbor_allgather_, "ineighbor_allgather", "INEIGHBOR_ALLGATHER")
 
 extern "C" STMPI_F77_API void pmpi_ineighbor_allgatherv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INEIGHBOR_ALLGATHERV");
   *ierror = PMPI_Ineighbor_allgatherv(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ineighbor_allgatherv_, "ineighbor_allgatherv", "INEIGHBOR_ALLGATHERV")
 
 extern "C" STMPI_F77_API void pmpi_ineighbor_alltoall_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INEIGHBOR_ALLTOALL");
   *ierror = PMPI_Ineighbor_alltoall(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ineighbor_alltoall_, "ineighbor_alltoall", "INEIGHBOR_ALLTOALL")
 
 extern "C" STMPI_F77_API void pmpi_ineighbor_alltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INEIGHBOR_ALLTOALLV");
   *ierror = PMPI_Ineighbor_alltoallv(F::buffer(sendbuf), sendcounts, sdispls, *sendtype, F::buffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ineighbor_alltoallv_, "ineighbor_alltoallv", "INEIGHBOR_ALLTOALLV")
 
 extern "C" STMPI_F77_API void pmpi_ineighbor_alltoallw_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Aint* rdispls, const MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_INEIGHBOR_ALLTOALLW");
   *ierror = PMPI_Ineighbor_alltoallw(F::buffer(sendbuf), sendcounts, sdispls, sendtypes, F::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, request);
 }
 STMPI_F77_NAMES(pmpi_ineighbor_alltoallw_, "ineighbor_alltoallw", "INEIGHBOR_ALLTOALLW")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_allgather_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLGATHER");
   *ierror = PMPI_Neighbor_allgather(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_neighbor_allgather_, "neighbor_allgather", "NEIGHBOR_ALLGATHER")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_allgather_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLGATHER_INIT");
   *ierror = PMPI_Neighbor_allgather_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_neighbor_allgather_init_, "neighbor_allgather_init", "NEIGHBOR_ALLGATHER_INIT")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_allgatherv_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLGATHERV");
   *ierror = PMPI_Neighbor_allgatherv(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_neighbor_allgatherv_, "neighbor_allgatherv", "NEIGHBOR_ALLGATHERV")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_allgatherv_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLGATHERV_INIT");
   *ierror = PMPI_Neighbor_allgatherv_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), recvcounts, displs, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_neighbor_allgatherv_init_, "neighbor_allgatherv_init", "NEIGHBOR_ALLGATHERV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_alltoall_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLTOALL");
   *ierror = PMPI_Neighbor_alltoall(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_neighbor_alltoall_, "neighbor_alltoall", "NEIGHBOR_ALLTOALL")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_alltoall_init_(const void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLTOALL_INIT");
   *ierror = PMPI_Neighbor_alltoall_init(F::buffer(sendbuf), *sendcount, *sendtype, F::buffer(recvbuf), *recvcount, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_neighbor_alltoall_init_, "neighbor_alltoall_init", "NEIGHBOR_ALLTOALL_INIT")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_alltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLTOALLV");
   *ierror = PMPI_Neighbor_alltoallv(F::buffer(sendbuf), sendcounts, sdispls, *sendtype, F::buffer(recvbuf), recvcounts, rdispls, *recvtype, *comm);
 }
 STMPI_F77_NAMES(pmpi_neighbor_alltoallv_, "neighbor_alltoallv", "NEIGHBOR_ALLTOALLV")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_alltoallv_init_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLTOALLV_INIT");
   *ierror = PMPI_Neighbor_alltoallv_init(F::buffer(sendbuf), sendcounts, sdispls, *sendtype, F::buffer(recvbuf), recvcounts, rdispls, *recvtype, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_neighbor_alltoallv_init_, "neighbor_alltoallv_init", "NEIGHBOR_ALLTOALLV_INIT")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_alltoallw_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Aint* rdispls, const MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLTOALLW");
   *ierror = PMPI_Neighbor_alltoallw(F::buffer(sendbuf), sendcounts, sdispls, sendtypes, F::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
 }
 STMPI_F77_NAMES(pmpi_neighbor_alltoallw_, "neighbor_alltoallw", "NEIGHBOR_ALLTOALLW")
 
 extern "C" STMPI_F77_API void pmpi_neighbor_alltoallw_init_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Aint* sdispls, const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Aint* rdispls, const MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_NEIGHBOR_ALLTOALLW_INIT");
   *ierror = PMPI_Neighbor_alltoallw_init(F::buffer(sendbuf), sendcounts, sdispls, sendtypes, F::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm, *info, request);
 }
 STMPI_F77_NAMES(pmpi_neighbor_alltoallw_init_, "neighbor_alltoallw_init", "NEIGHBOR_ALLTOALLW_INIT")
 
 extern "C" STMPI_F77_API void pmpi_topo_test_(MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
+  const F::FortranRoutine routine("MPI_TOPO_TEST");
   *ierror = PMPI_Topo_test(*comm, status);
 }
 STMPI_F77_NAMES(pmpi_topo_test_, "topo_test", "TOPO_TEST")

@@ -99,6 +99,7 @@ int post_job(File& file, const Datatype& type, IoJob job, MPI_Request* request) 
   auto* held = const_cast<Datatype*>(&type);
   datatype_retain(held);
   req->user_type = held;
+  req->file = file.handle();  // failures go to the file's error handler
   *request = req->handle;
   io_thread().post({&file, req, std::move(job)});
   return MPI_SUCCESS;

@@ -25,6 +25,14 @@ int g_reap_hook = -1;  // progress hook reaping g_detached while it is not empty
 std::vector<Request*> g_pool;
 constexpr std::size_t kPoolLimit = 1024;
 
+// The failed requests of this thread's current completion call
+// (request_note_failure): whether one failed, and the file they share.
+struct Failures {
+  bool any = false;
+  MPI_File file = MPI_FILE_NULL;
+};
+thread_local Failures t_failures;
+
 void finish(Request* req) {
   MPI_Status& status = req->status;
   switch (req->kind) {
@@ -190,6 +198,17 @@ int request_retire(Request* req, MPI_Status* status) {
     default: request_free(req);
   }
   return error;
+}
+
+void request_note_failure(MPI_File file) {
+  if (!t_failures.any) t_failures = {true, file};
+  else if (t_failures.file != file) t_failures.file = MPI_FILE_NULL;
+}
+
+MPI_File request_take_failed_file() {
+  const MPI_File file = t_failures.file;
+  t_failures = {};
+  return file;
 }
 
 namespace {

@@ -46,6 +46,9 @@ struct Request {
   dev::RequestDev dev;             // device state; dev.done says complete
   MPI_Status status{};
   Comm* comm = nullptr;  // held (refs) while active
+  // A file operation's request (MPI_File_iread & co.): the file, whose error
+  // handler reports the operation's failure (MPI_FILE_NULL for the others).
+  MPI_File file = MPI_FILE_NULL;
 
   // Noncontiguous receive: the device receives into `staging`, completion
   // unpacks into the user's buffer.
@@ -120,6 +123,15 @@ void request_wait(Request* req);
 // releases the request unless it is persistent. Returns the operation's
 // error code (MPI_SUCCESS, MPI_ERR_TRUNCATE, ...).
 int request_retire(Request* req, MPI_Status* status);
+// The error handler of a completion call (MPI_Wait, MPI_Waitall, ...):
+// the call notes the file of each request that completes with an error
+// (MPI_FILE_NULL for a request without one), and the binding takes the
+// result when it raises the call's error: the file when every failed
+// request of the call came from that one file, else MPI_FILE_NULL (then
+// the call's communicator, else MPI_COMM_SELF, reports as for any call).
+// Thread-local; taking resets it.
+void request_note_failure(MPI_File file);
+MPI_File request_take_failed_file();
 // Requests the user freed while active (MPI_Request_free), released once
 // they complete: a progress hook reaps them while any is left.
 void request_detach(Request* req);

@@ -48,10 +48,14 @@ int in_status(const std::vector<int>& errors, MPI_Status statuses[]) {
 }
 
 // Retires a complete request and nulls the user's handle unless persistent.
+// A failure is noted for the error handler (request_note_failure).
 int retire(MPI_Request* handle, Request* req, MPI_Status* status) {
   const bool persistent = mpi::request_is_persistent(req);
+  const MPI_File file = req->file;
   const int err = mpi::request_retire(req, status);
   if (!persistent) *handle = MPI_REQUEST_NULL;
+  if (err != MPI_SUCCESS) [[unlikely]]
+    mpi::request_note_failure(file);
   return err;
 }
 

@@ -13,6 +13,12 @@
 //           writes read-modify-write under an exclusive byte-range lock);
 //           otherwise each run is its own call. romio_ds_read/write force
 //           either way.
+// When the file is open on several processes and readable (so that some
+// process may sieve), plain writes hold a shared byte-range lock over what
+// they write: a sieving write of another process reads the holes it does not
+// own and writes them back, and without the lock could write back stale
+// bytes over a plain write landing in them meanwhile. One process alone, or a
+// write-only descriptor (no sieving), takes no lock.
 // Atomic mode holds a byte-range lock (shared for reads, exclusive for
 // writes) over the whole access, so overlapping accesses do not interleave.
 #include <sys/uio.h>
@@ -23,6 +29,7 @@
 
 #include <mpi.h>
 
+#include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
 #include "mpi/io/file.h"
@@ -78,6 +85,22 @@ struct RangeLock {
   }
 };
 
+MPI_Offset span_end(const std::vector<Run>& runs) {
+  MPI_Offset end = 0;
+  for (const Run& r : runs) end = std::max(end, r.offset + r.length);
+  return end;
+}
+MPI_Offset span_start(const std::vector<Run>& runs) {
+  MPI_Offset start = runs.front().offset;
+  for (const Run& r : runs) start = std::min(start, r.offset);
+  return start;
+}
+
+// Whether plain writes must hold a shared lock (see the file comment).
+bool guard_plain_writes(const File& file) {
+  return file.comm().size > 1 && file.driver().readable();
+}
+
 int read_runs_impl(File& file, const std::vector<Run>& runs, char* dst, MPI_Count* done) {
   Driver& d = file.driver();
   MPI_Count pos = 0;
@@ -120,7 +143,15 @@ int read_runs_impl(File& file, const std::vector<Run>& runs, char* dst, MPI_Coun
 int write_runs_impl(File& file, const std::vector<Run>& runs, const char* src, bool locked) {
   Driver& d = file.driver();
   MPI_Count pos = 0;
+  const bool guard = !locked && guard_plain_writes(file);
   if (!d.readable() || !want_sieve(file.hints().ds_write, runs)) {
+    RangeLock shared;
+    if (guard && !runs.empty()) {
+      const MPI_Offset lo = span_start(runs);
+      const MPI_Offset len = span_end(runs) - lo;
+      if (len > 0)  // fcntl takes a length of 0 as "to end of file"
+        if (int err = shared.take(d, lo, len, /*exclusive=*/false)) return err;
+    }
     for (const Run& r : runs) {
       if (int err = d.pwrite(src + pos, r.length, r.offset)) return err;
       pos += r.length;
@@ -131,6 +162,10 @@ int write_runs_impl(File& file, const std::vector<Run>& runs, const char* src, b
   for (std::size_t i = 0; i < runs.size();) {
     const std::size_t j = sieve_group(runs, i, file.hints().ind_wr_buffer_size);
     if (j == i + 1) {
+      RangeLock shared;
+      if (guard)
+        if (int err = shared.take(d, runs[i].offset, runs[i].length, /*exclusive=*/false))
+          return err;
       if (int err = d.pwrite(src + pos, runs[i].length, runs[i].offset)) return err;
       pos += runs[i].length;
       i = j;
@@ -170,17 +205,6 @@ bool memory_iov(const void* buf, MPI_Count count, const Datatype& type, std::vec
         iov.push_back({const_cast<char*>(base + i * type.extent + b.disp + k * b.stride),
                        static_cast<size_t>(b.len)});
   return true;
-}
-
-MPI_Offset span_end(const std::vector<Run>& runs) {
-  MPI_Offset end = 0;
-  for (const Run& r : runs) end = std::max(end, r.offset + r.length);
-  return end;
-}
-MPI_Offset span_start(const std::vector<Run>& runs) {
-  MPI_Offset start = runs.front().offset;
-  for (const Run& r : runs) start = std::min(start, r.offset);
-  return start;
 }
 
 int check_count(MPI_Count count) {
@@ -288,6 +312,11 @@ int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count, co
                                   file.atomic()))
       return err;
   } else if (rep == nullptr && runs.size() == 1 && memory_iov(buf, count, type, iov)) {
+    RangeLock shared;
+    if (!file.atomic() && guard_plain_writes(file))
+      if (int err = shared.take(file.driver(), runs[0].offset, runs[0].length,
+                                /*exclusive=*/false))
+        return err;
     if (int err = file.driver().pwritev(iov.data(), static_cast<int>(iov.size()), runs[0].offset))
       return err;
   } else {

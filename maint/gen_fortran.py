@@ -55,6 +55,13 @@ FORTRAN_SCALAR = {
     'MPI_Fint': 'MPI_Fint', 'MPI_F08_status': 'MPI_F08_status', 'double': 'double',
 }
 
+# An info value (MPI_Info_get, MPI_Info_get_string) is copied out only when
+# the key is there (FLAG true) and, for MPI_Info_get_string, when BUFLEN asked
+# for it: otherwise the Fortran variable keeps what it held, as MPICH's
+# library does. An INOUT length of an info value (MPI_Info_get_string's
+# BUFLEN) counts characters in Fortran and the null terminator too in C.
+INFO_FLAG = 'flag'
+
 # C parameters Fortran does not have, and what the glue passes for them.
 C_ONLY_KINDS = {'ARGUMENT_COUNT', 'ARGUMENT_LIST'}
 
@@ -181,15 +188,25 @@ class Glue:
                 extra = 'F::kStringSlack'
                 length_param = next((q.name for q in self.cfunc.params
                                      if q.kind == 'INFO_VALUE_LENGTH'), None)
+                when = None
                 if length_param is not None:
                     q = self.cfunc.param(length_param)
                     deref = '*' + length_param
                     extra = f'F::kStringSlack + static_cast<size_t>({deref} > 0 ? {deref} : 0)'
                     if q.stars == 0:
                         extra = extra.replace(deref, f'(*{length_param})')
+                    if not any(c.name == INFO_FLAG and c.kind == 'LOGICAL'
+                               for c in self.cfunc.params):
+                        raise Unsupported(f'info value {name} without {INFO_FLAG}')
+                    when = f'*{INFO_FLAG}'
+                    if q.stars == 1:
+                        when = f'{length_param}_in > 0 && {when}'
                 self.pre.append(f'F::OutString {name}_c({name}, {name}_len, {extra});')
                 self.args.append(f'{name}_c.data()')
-                self.post.append(f'{name}_c.finish();')
+                if when is None:
+                    self.post.append(f'{name}_c.finish();')
+                else:
+                    self.post.append(f'if ({when}) {name}_c.finish();')
         elif kind in ('STRING', 'STRING_ARRAY', 'STRING_2DARRAY'):
             raise Unsupported(f'string array {name}')
         elif kind in ('FUNCTION', 'POLYFUNCTION'):
@@ -219,6 +236,12 @@ class Glue:
             raise Unsupported(f'{kind} {name}')
         elif base == 'void':
             raise Unsupported(f'void* {name} of kind {kind}')
+        elif kind == 'INFO_VALUE_LENGTH' and p.stars == 1 and p.direction == 'inout':
+            self.decls.append(f'MPI_Fint* {name}')
+            self.pre.append(f'const MPI_Fint {name}_in = *{name};')
+            self.pre.append(f'int {name}_c = {name}_in > 0 ? {name}_in + 1 : 0;')
+            self.args.append(f'&{name}_c')
+            self.post.append(f'*{name} = {name}_c > 0 ? {name}_c - 1 : 0;')
         elif base in FORTRAN_SCALAR:
             ftype = FORTRAN_SCALAR[base]
             if p.is_value:

@@ -1,16 +1,20 @@
 ! Strings through `use mpi` (C helper: strings_mpi_c.c): names set from Fortran lose their
 ! trailing blanks (C sees the trimmed text), names read back are blank-padded with the length
 ! of the text; MPI_Type_set_name/get_name; MPI_Get_processor_name and MPI_Get_library_version
-! (blank-padded, same text as C); info keys and values (trailing blanks dropped) seen from C.
+! (blank-padded, same text as C); info keys and values (trailing blanks dropped) seen from C;
+! an absent info key leaves the value variable (and MPI_Info_get_string's BUFLEN) as it was,
+! MPI_Info_get_string's BUFLEN counts characters without a terminator, MPI_Info_get_nthkey
+! blank-pads the key.
 program strings_mpi
   use mpi
   implicit none
-  integer :: rank, ierr, errs, toterrs, dup, rlen, clen, info, nkeys, t, vlen
+  integer :: rank, ierr, errs, toterrs, dup, rlen, clen, info, nkeys, t, vlen, buflen
   character(len=MPI_MAX_OBJECT_NAME) :: name, cname
   character(len=MPI_MAX_PROCESSOR_NAME) :: pname, cpname
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
   character(len=MPI_MAX_INFO_KEY) :: key
   character(len=MPI_MAX_INFO_VAL) :: val, cval
+  character(len=6) :: short
   logical :: flag
 
   errs = 0
@@ -77,11 +81,57 @@ program strings_mpi
   if (.not. flag .or. val /= 'dark blue') errs = errs + 1
   call MPI_Info_get_valuelen(info, 'color', vlen, flag, ierr)
   if (.not. flag .or. vlen /= 9) errs = errs + 1
+  ! an absent key: flag false, the value variable left as it was
+  val = 'canary'
+  flag = .true.
   call MPI_Info_get(info, 'absent', MPI_MAX_INFO_VAL, val, flag, ierr)
+  if (flag .or. val /= 'canary') then
+    errs = errs + 1
+    print *, rank, ': MPI_Info_get of an absent key: flag', flag, ' value "', trim(val), '"'
+  end if
+  flag = .true.
+  vlen = -7
+  call MPI_Info_get_valuelen(info, 'absent', vlen, flag, ierr)
   if (flag) errs = errs + 1
+  ! a value longer than VALUELEN is cut there, the rest of the variable blank
+  short = 'zzzzzz'
+  call MPI_Info_get(info, 'color', 4, short, flag, ierr)
+  if (.not. flag .or. short(1:4) /= 'dark' .or. short(5:) /= ' ') then
+    errs = errs + 1
+    print *, rank, ': MPI_Info_get with valuelen 4 gave "', short, '"'
+  end if
+  ! MPI_Info_get_string: BUFLEN counts characters (no terminator) both ways
+  val = 'canary'
+  buflen = 10
+  flag = .true.
+  call MPI_Info_get_string(info, 'absent', buflen, val, flag, ierr)
+  if (flag .or. val /= 'canary' .or. buflen /= 10) then
+    errs = errs + 1
+    print *, rank, ': MPI_Info_get_string of an absent key: flag', flag, ' buflen', buflen, &
+      ' value "', trim(val), '"'
+  end if
+  buflen = 0
+  call MPI_Info_get_string(info, 'color', buflen, val, flag, ierr)
+  if (.not. flag .or. buflen /= 9 .or. val /= 'canary') then
+    errs = errs + 1
+    print *, rank, ': MPI_Info_get_string with buflen 0: buflen', buflen, ' value "', trim(val), '"'
+  end if
+  buflen = 4
+  call MPI_Info_get_string(info, 'color', buflen, val, flag, ierr)
+  if (.not. flag .or. buflen /= 9 .or. val(1:4) /= 'dark' .or. val(5:) /= ' ') then
+    errs = errs + 1
+    print *, rank, ': MPI_Info_get_string with buflen 4: buflen', buflen, ' value "', trim(val), '"'
+  end if
+  buflen = MPI_MAX_INFO_VAL
+  call MPI_Info_get_string(info, 'color', buflen, val, flag, ierr)
+  if (.not. flag .or. buflen /= 9 .or. val /= 'dark blue') then
+    errs = errs + 1
+    print *, rank, ': MPI_Info_get_string: buflen', buflen, ' value "', trim(val), '"'
+  end if
   call MPI_Info_get_nkeys(info, nkeys, ierr)
+  key = repeat('x', len(key))
   call MPI_Info_get_nthkey(info, 1, key, ierr)
-  if (nkeys /= 2 .or. key /= 'size') then
+  if (nkeys /= 2 .or. key(1:4) /= 'size' .or. key(5:) /= ' ') then
     errs = errs + 1
     print *, rank, ': info keys', nkeys, ' "', trim(key), '"'
   end if

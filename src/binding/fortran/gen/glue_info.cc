@@ -48,7 +48,7 @@ extern "C" STMPI_F77_API void pmpi_info_get_(MPI_Fint* info, const char* key, MP
   F::OutString value_c(value, value_len, F::kStringSlack + static_cast<size_t>((*valuelen) > 0 ? (*valuelen) : 0));
   int err = PMPI_Info_get(*info, key_c.c_str(), *valuelen, value_c.data(), flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
-    value_c.finish();
+    if (*flag) value_c.finish();
     *flag = F::to_logical(*flag);
   }
   *ierror = err;
@@ -75,10 +75,13 @@ STMPI_F77_NAMES(pmpi_info_get_nthkey_, "info_get_nthkey", "INFO_GET_NTHKEY")
 extern "C" STMPI_F77_API void pmpi_info_get_string_(MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value, MPI_Fint* flag, MPI_Fint* ierror, size_t key_len, size_t value_len) {
   const F::FortranRoutine routine("MPI_INFO_GET_STRING");
   std::string key_c = F::from_fortran(key, key_len);
+  const MPI_Fint buflen_in = *buflen;
+  int buflen_c = buflen_in > 0 ? buflen_in + 1 : 0;
   F::OutString value_c(value, value_len, F::kStringSlack + static_cast<size_t>(*buflen > 0 ? *buflen : 0));
-  int err = PMPI_Info_get_string(*info, key_c.c_str(), buflen, value_c.data(), flag);
+  int err = PMPI_Info_get_string(*info, key_c.c_str(), &buflen_c, value_c.data(), flag);
   if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {
-    value_c.finish();
+    *buflen = buflen_c > 0 ? buflen_c - 1 : 0;
+    if (buflen_in > 0 && *flag) value_c.finish();
     *flag = F::to_logical(*flag);
   }
   *ierror = err;

@@ -7,7 +7,7 @@
 //     its own data through the independent path (read_at / write_at);
 //   - automatic: the processes exchange the file range each one touches;
 //     when the ranges are pairwise disjoint and each one is at least
-//     kDirectMinBytes long, each process accesses its data directly,
+//     direct_min_bytes() long, each process accesses its data directly,
 //     otherwise (interleaved accesses) the data goes through aggregators;
 //   - enable: always through aggregators.
 // Aggregators: the lowest rank of each node (the peer table), or cb_nodes
@@ -27,12 +27,10 @@ namespace stmpi::mpi::io {
 class File;
 
 // Disjoint accesses of at least this many bytes per process are not
-// aggregated under romio_cb_* = automatic. Measured with disjoint contiguous
-// write_at_all on one node (local file system, 2 and 4 processes, 16 KiB to
-// 16 MiB per process): each process writing its own range was faster than
-// aggregation at every size, because the aggregator serializes the writes
-// of its node and adds an exchange; the value is the smallest size measured.
-inline constexpr MPI_Count kDirectMinBytes = MPI_Count{16} << 10;
+// aggregated under romio_cb_* = automatic: the runtime parameter
+// STMPI_IO_DIRECT_MIN_BYTES (16 KiB by default; collective.cc says why),
+// read at each collective call and the same on every process.
+MPI_Count direct_min_bytes();
 
 // Bytes of the view's etype (1 without a view).
 MPI_Count etype_size(const File& file);

@@ -13,7 +13,9 @@
 //       Fortran subroutines;
 //   MPIX_Query_cuda_support, _ze_, _hip_  whether MPI calls take that GPU
 //       memory as buffers, as the return value: 0 (see
-//       src/mpi/mpix/mpich_compat.cc); any time, no lock.
+//       src/mpi/mpix/mpich_compat.cc); any time, no lock;
+//   MPIR_C_MPI_UNWEIGHTED, MPIR_C_MPI_WEIGHTS_EMPTY  the C sentinels as
+//       variables, which MPICH's mpi_f08 glue passes on.
 //
 // The attribute hooks check their arguments and report errors as the MPI
 // calls they stand for do.
@@ -142,4 +144,21 @@ STMPI_API decltype(PMPIX_Query_ze_support) MPIX_Query_ze_support
 STMPI_API decltype(PMPIX_Query_hip_support) MPIX_Query_hip_support
     __attribute__((weak, alias("PMPIX_Query_hip_support")));
 
+// MPICH's mpi_f08 glue hands MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY to C as the
+// values of these variables. MPICH's libmpichfort defines them too (zero), and
+// the dynamic linker binds every reference to one definition, often that one:
+// the constructor below stores the C sentinels through that binding (the
+// variables have default visibility, so the stores go through the GOT).
+STMPI_API void* MPIR_C_MPI_UNWEIGHTED;
+STMPI_API void* MPIR_C_MPI_WEIGHTS_EMPTY;
+
 }  // extern "C"
+
+namespace {
+
+__attribute__((constructor)) void set_mpich_f08_sentinels() {
+  MPIR_C_MPI_UNWEIGHTED = MPI_UNWEIGHTED;
+  MPIR_C_MPI_WEIGHTS_EMPTY = MPI_WEIGHTS_EMPTY;
+}
+
+}  // namespace

@@ -34,6 +34,20 @@
   STMPI_F77_WEAK(target, target##a6, "mpi_" lower)        \
   STMPI_F77_WEAK(target, target##a7, "MPI_" upper)
 
+// The variables of MPICH's module mpi_f08_link_constants (defined in
+// special.cc under gfortran's names for them): a program built with MPICH's
+// `use mpi_f08` passes their addresses as MPI_UNWEIGHTED,
+// MPI_WEIGHTS_EMPTY, MPI_ERRCODES_IGNORE, MPI_ARGV_NULL and MPI_ARGVS_NULL.
+extern "C" {
+extern MPI_Fint stmpi_f08_link_unweighted[1] __asm__("__mpi_f08_link_constants_MOD_mpi_unweighted");
+extern MPI_Fint stmpi_f08_link_weights_empty[1] __asm__(
+    "__mpi_f08_link_constants_MOD_mpi_weights_empty");
+extern MPI_Fint stmpi_f08_link_errcodes_ignore[1] __asm__(
+    "__mpi_f08_link_constants_MOD_mpi_errcodes_ignore");
+extern char stmpi_f08_link_argv_null[1] __asm__("__mpi_f08_link_constants_MOD_mpi_argv_null");
+extern char stmpi_f08_link_argvs_null[1] __asm__("__mpi_f08_link_constants_MOD_mpi_argvs_null");
+}
+
 namespace stmpi::binding::fortran {
 
 // Every entry point names its Fortran routine for the errors it raises.
@@ -57,17 +71,23 @@ inline MPI_Status* statuses(const MPI_Fint* s) {
 }
 
 inline int* errcodes(MPI_Fint* e) {
-  return e == mpipriv2_.errcodes_ignore ? MPI_ERRCODES_IGNORE : e;
+  if (e == mpipriv2_.errcodes_ignore || e == stmpi_f08_link_errcodes_ignore)
+    return MPI_ERRCODES_IGNORE;
+  return e;
 }
 
 inline int* weights(const MPI_Fint* w) {
-  if (w == &mpifcmb5_.unweighted) return MPI_UNWEIGHTED;
-  if (w == &mpifcmb9_.weights_empty) return MPI_WEIGHTS_EMPTY;
+  if (w == &mpifcmb5_.unweighted || w == stmpi_f08_link_unweighted) return MPI_UNWEIGHTED;
+  if (w == &mpifcmb9_.weights_empty || w == stmpi_f08_link_weights_empty) return MPI_WEIGHTS_EMPTY;
   return const_cast<MPI_Fint*>(w);
 }
 
-inline bool is_argv_null(const char* p) { return p == mpiprivc_.argv_null; }
-inline bool is_argvs_null(const char* p) { return p == mpiprivc_.argvs_null; }
+inline bool is_argv_null(const char* p) {
+  return p == mpiprivc_.argv_null || p == stmpi_f08_link_argv_null;
+}
+inline bool is_argvs_null(const char* p) {
+  return p == mpiprivc_.argvs_null || p == stmpi_f08_link_argvs_null;
+}
 
 // An input CHARACTER*(len): leading and trailing blanks removed.
 std::string from_fortran(const char* s, size_t len);

@@ -28,6 +28,13 @@ STMPI_F77_COMMON StmpiCommonMpifcmb9 mpifcmb9_;
 STMPI_F77_COMMON StmpiCommonMpipriv1 mpipriv1_;
 STMPI_F77_COMMON StmpiCommonMpipriv2 mpipriv2_;
 STMPI_F77_COMMON StmpiCommonMpiprivc mpiprivc_;
+
+// MPICH's mpi_f08_link_constants variables (fortran.h), sized as MPICH's.
+STMPI_F77_API MPI_Fint stmpi_f08_link_unweighted[1];
+STMPI_F77_API MPI_Fint stmpi_f08_link_weights_empty[1];
+STMPI_F77_API MPI_Fint stmpi_f08_link_errcodes_ignore[1];
+STMPI_F77_API char stmpi_f08_link_argv_null[1];
+STMPI_F77_API char stmpi_f08_link_argvs_null[1];
 }
 
 // ---- strings -------------------------------------------------------------------

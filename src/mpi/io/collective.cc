@@ -468,6 +468,14 @@ int two_phase_read(File& file, const Access& acc, char* stream, const Plan& plan
   return err;
 }
 
+// A negative offset fails on this process, which still takes part in the
+// exchanges with no data, so that the others do not wait for it.
+int check_offset(MPI_Offset offset, const char* function) {
+  if (offset >= 0) return MPI_SUCCESS;
+  return make_error(MPI_ERR_ARG, "%s: offset=%lld is negative", function,
+                    static_cast<long long>(offset));
+}
+
 // The allgather of every process's [lo, hi).
 int gather_ranges(File& file, const Access& acc, std::vector<int64_t>* ranges) {
   const int64_t mine[2] = {acc.lo, acc.hi};
@@ -516,16 +524,16 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
                  const Datatype& type, MPI_Status* status) {
   if (file.hints().cb_write == Switch::kDisable)
     return write_at(file, offset, buf, count, type, status);
+  int err = check_offset(offset, "MPI_File_write_at_all");
   Access acc;
-  acc.map(file, offset, count * type.size);
+  if (err == MPI_SUCCESS) acc.map(file, offset, count * type.size);
   std::vector<int64_t> ranges;
-  if (int err = gather_ranges(file, acc, &ranges); err != MPI_SUCCESS) return err;
+  if (int e = gather_ranges(file, acc, &ranges); e != MPI_SUCCESS) return e;
   if (!aggregate(file.hints().cb_write, ranges, file.comm().size)) {
-    const int err = write_at(file, offset, buf, count, type, status);
+    if (err == MPI_SUCCESS) err = write_at(file, offset, buf, count, type, status);
     return agree_on_errors(file, err, "MPI_File_write_at_all");
   }
   Plan plan;
-  int err = MPI_SUCCESS;
   if (make_plan(file, ranges, &plan)) {
     std::vector<char> packed;
     const char* stream = nullptr;
@@ -539,7 +547,7 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
       else type.pack(buf, count, packed.data());
       stream = packed.data();
     }
-    // A failed conversion still takes part in the exchanges, with no data.
+    // A failed conversion (or offset) still takes part in the exchanges, with no data.
     if (err != MPI_SUCCESS) acc = Access{};
     const int w = two_phase_write(file, acc, stream, plan);
     if (err == MPI_SUCCESS) err = w;
@@ -553,22 +561,23 @@ int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const
                 MPI_Status* status) {
   if (file.hints().cb_read == Switch::kDisable)
     return read_at(file, offset, buf, count, type, status);
+  int err = check_offset(offset, "MPI_File_read_at_all");
   Access acc;
-  acc.map(file, offset, count * type.size);
+  if (err == MPI_SUCCESS) acc.map(file, offset, count * type.size);
   std::vector<int64_t> ranges;
-  if (int err = gather_ranges(file, acc, &ranges); err != MPI_SUCCESS) return err;
+  if (int e = gather_ranges(file, acc, &ranges); e != MPI_SUCCESS) return e;
   if (!aggregate(file.hints().cb_read, ranges, file.comm().size)) {
-    const int err = read_at(file, offset, buf, count, type, status);
+    if (err == MPI_SUCCESS) err = read_at(file, offset, buf, count, type, status);
     return agree_on_errors(file, err, "MPI_File_read_at_all");
   }
   Plan plan;
-  int err = MPI_SUCCESS;
   MPI_Count got = 0;
   if (make_plan(file, ranges, &plan)) {
     // The stream goes to a scratch buffer even for a contiguous user buffer:
     // the bytes past the end of the file must stay as they were there.
     std::vector<char> packed(static_cast<std::size_t>(acc.bytes));
-    err = two_phase_read(file, acc, packed.data(), plan);
+    const int r = two_phase_read(file, acc, packed.data(), plan);
+    if (err == MPI_SUCCESS) err = r;
     if (err == MPI_SUCCESS && acc.bytes > 0) {
       MPI_Offset eof = 0;
       err = file.driver().size(&eof);
@@ -618,9 +627,7 @@ int individual_all(File& fh, bool write, void* buf, MPI_Count count, const Datat
 int explicit_all(File& fh, bool write, MPI_Offset offset, void* buf, MPI_Count count,
                  const Datatype& type, MPI_Status* status, const char* function) {
   if (int err = mpi::io::check_access(fh, write, true, function); err != MPI_SUCCESS) return err;
-  if (offset < 0)
-    return mpi::errhan::make_error(MPI_ERR_ARG, "%s: offset=%lld is negative", function,
-                                   static_cast<long long>(offset));
+  // A negative offset is refused inside the collective (every process returns an error).
   return write ? mpi::io::write_at_all(fh, offset, buf, count, type, status)
                : mpi::io::read_at_all(fh, offset, buf, count, type, status);
 }

@@ -522,8 +522,9 @@ int check_access(const File& file, bool write, bool individual, const char* func
 
 int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count,
                  const Datatype& type, MPI_Status* status) {
-  if (file.hints().cb_write == Switch::kDisable)
-    return write_at(file, offset, buf, count, type, status);
+  if (file.hints().cb_write == Switch::kDisable)  // independent, errors still agreed
+    return agree_on_errors(file, write_at(file, offset, buf, count, type, status),
+                           "MPI_File_write_at_all");
   int err = check_offset(offset, "MPI_File_write_at_all");
   Access acc;
   if (err == MPI_SUCCESS) acc.map(file, offset, count * type.size);
@@ -559,8 +560,9 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
 
 int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Datatype& type,
                 MPI_Status* status) {
-  if (file.hints().cb_read == Switch::kDisable)
-    return read_at(file, offset, buf, count, type, status);
+  if (file.hints().cb_read == Switch::kDisable)  // independent, errors still agreed
+    return agree_on_errors(file, read_at(file, offset, buf, count, type, status),
+                           "MPI_File_read_at_all");
   int err = check_offset(offset, "MPI_File_read_at_all");
   Access acc;
   if (err == MPI_SUCCESS) acc.map(file, offset, count * type.size);

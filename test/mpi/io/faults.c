@@ -5,7 +5,8 @@
  *     and the data written before reads back intact; a collective write that does not fit
  *     returns MPI_ERR_NO_SPACE on every rank;
  *   - a collective write (and read) where one rank gives a negative offset: every rank returns
- *     an error, none waits, and the next collective on the file works;
+ *     an error, none waits, and the next collective on the file works (collective buffering
+ *     forced, automatic and disabled);
  *   - a file unlinked under an open handle: reads, writes, get_size and collectives go on
  *     with the right bytes; close succeeds; MPI_File_delete then says MPI_ERR_NO_SUCH_FILE;
  *   - a directory opened collectively as a file: MPI_ERR_BAD_FILE on every rank (also with
@@ -110,10 +111,10 @@ int main(int argc, char **argv)
     CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
                                 MPI_INFO_NULL, &fh));
     const int bad = size - 1;
-    for (int pass = 0; pass < 2; pass++) {
-        /* Aggregated (interleaved small blocks) and direct paths: cb forced, then default. */
-        MPI_Info info = io_info("romio_cb_write", pass == 0 ? "enable" : "automatic",
-                                "romio_cb_read", pass == 0 ? "enable" : "automatic", NULL);
+    const char *cb[3] = {"enable", "automatic", "disable"};
+    for (int pass = 0; pass < 3; pass++) {
+        /* Collective buffering forced, the default (the direct path here) and off. */
+        MPI_Info info = io_info("romio_cb_write", cb[pass], "romio_cb_read", cb[pass], NULL);
         CHECK_SUCCESS(MPI_File_set_info(fh, info));
         MPI_Info_free(&info);
         const MPI_Offset at = rank == bad ? -1 : rank * keep;

@@ -8,11 +8,12 @@ src/binding/fortran/README.md):
                                             MPI function, by chapter
     src/binding/fortran/gen/sources.mk      the glue files, for Makefile.mk
 
-from the MPI Forum API data (apis.json), maint/api.spec, the kinds table
+from the MPI Forum API data (maint/fortran_api.spec, the facts of apis.json
+that maint/make_spec.py keeps), maint/api.spec, the kinds table
 maint/fortran_kinds.spec and include/mpi.h, through maint/fortran_common.py.
 It reports the functions of the API data missing from C or from the glue.
 
-    python3 maint/gen_fortran.py [--api apis.json] [--out DIR] [--quiet]
+    python3 maint/gen_fortran.py [--api fortran_api.spec|apis.json] [--out DIR] [--quiet]
 """
 
 import argparse
@@ -372,7 +373,7 @@ def generate(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--api', default=fc.DEFAULT_API_JSON)
+    parser.add_argument('--api', default=fc.FORTRAN_API_SPEC)
     parser.add_argument('--srcdir', default=fc.SRCDIR)
     parser.add_argument('--out', default=None, help='output root (default: the source tree)')
     parser.add_argument('--quiet', action='store_true', help='do not print the report')

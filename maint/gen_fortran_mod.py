@@ -3,10 +3,12 @@
 
     maint/gen_fortran_mod.py [--apis PATH] [--out DIR]
 
-Reads the MPI Forum API data (apis.json: which functions are expressible in
-Fortran 90 / 2008, parameter kinds and directions, ASYNCHRONOUS, callback
-interfaces), maint/api.spec (the C signatures we implement) and the constant
-table of maint/fortran_common.py (parsed from include/mpi.h). Writes
+Reads the MPI Forum API data (maint/fortran_api.spec, the facts of apis.json
+that maint/make_spec.py keeps; --apis also takes apis.json itself: which
+functions are expressible in Fortran 90 / 2008, parameter kinds and
+directions, ASYNCHRONOUS, callback interfaces), maint/api.spec (the C
+signatures we implement) and the constant table of maint/fortran_common.py
+(parsed from include/mpi.h). Writes
 
     src/binding/fortran/mod/gen/mpi_constants.f90   constants, sentinels
     src/binding/fortran/mod/gen/mpi_interfaces.f90  explicit interfaces
@@ -19,7 +21,6 @@ the call itself is the f77 call. Choice buffers carry gfortran's
 NO_ARG_CHECK attribute. See src/binding/f08/README.md.
 """
 
-import json
 import os
 import re
 import sys
@@ -30,7 +31,7 @@ sys.path.insert(0, HERE)
 
 import binding_spec  # noqa: E402
 
-DEFAULT_APIS = os.path.join(os.path.dirname(ROOT), 'shared', 'mpi-standard', 'apis.json')
+DEFAULT_APIS = os.path.join(HERE, 'fortran_api.spec')
 
 HANDLE_TYPES = ['MPI_Comm', 'MPI_Datatype', 'MPI_Errhandler', 'MPI_File', 'MPI_Group',
                 'MPI_Info', 'MPI_Message', 'MPI_Op', 'MPI_Request', 'MPI_Session', 'MPI_Win']
@@ -51,8 +52,9 @@ SPECIAL = {'MPI_Sizeof', 'MPI_F_sync_reg', 'MPI_Status_f2f08', 'MPI_Status_f082f
 
 
 def load_apis(path):
-    with open(path) as f:
-        return json.load(f)
+    """The API data keyed as in apis.json (lower-case names), in its order."""
+    import fortran_common
+    return {name.lower(): entry for name, entry in fortran_common.load_api(path).items()}
 
 
 def load_spec():

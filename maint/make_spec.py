@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Writes maint/api.spec from the MPI Forum's API data and maint/functions.txt.
+"""Writes maint/api.spec from the MPI Forum's API data and maint/functions.txt,
+and maint/fortran_api.spec (the facts the Fortran generators use) from the
+API data.
 
-    maint/make_spec.py /path/to/mpi-standard/apis.json [functions.txt] [api.spec]
+    maint/make_spec.py /path/to/mpi-standard/apis.json [functions.txt]
+                       [api.spec [fortran_api.spec]]
+
+fortran_api.spec goes next to api.spec unless named.
 
 apis.json is the machine-readable MPI 4.1 API that the MPI Forum publishes.
-Users do not need it: the spec it produces is checked in, and
-maint/gen_bindings.py reads only the spec. Only facts are taken over (names,
-parameter kinds, C types, directions, array/pointer shape, constness); the
-prose is not.
+Users do not need it: the specs it produces are checked in, and
+maint/gen_bindings.py and the Fortran generators read only the specs. Only
+facts are taken over (names, parameter kinds, C types, directions,
+array/pointer shape, constness); the prose is not.
 
 Spec format (one function per block, '#' starts a comment):
 
@@ -29,6 +34,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fortran_common  # noqa: E402
 
 # C type of each parameter kind: (type in MPI_X, type in MPI_X_c).
 KIND_TYPES = {
@@ -346,12 +353,14 @@ def make_spec(apis_path, list_path):
 
 
 def main(argv):
-    if len(argv) < 2 or len(argv) > 4:
+    if len(argv) < 2 or len(argv) > 5:
         sys.stderr.write(__doc__)
         return 2
     apis_path = argv[1]
     list_path = argv[2] if len(argv) > 2 else os.path.join(HERE, 'functions.txt')
     spec_path = argv[3] if len(argv) > 3 else os.path.join(HERE, 'api.spec')
+    fortran_path = argv[4] if len(argv) > 4 else \
+        os.path.join(os.path.dirname(spec_path), 'fortran_api.spec')
     try:
         text, missing = make_spec(apis_path, list_path)
     except SpecError as e:
@@ -361,6 +370,10 @@ def main(argv):
         sys.stderr.write(f'make_spec.py: warning: {name} is not in the API data; skipped\n')
     with open(spec_path, 'w') as f:
         f.write(text)
+    with open(apis_path) as f:
+        fortran_text = fortran_common.write_fortran_api_spec(json.load(f))
+    with open(fortran_path, 'w') as f:
+        f.write(fortran_text)
     return 0
 
 

@@ -35,24 +35,27 @@ EXTRA_DIST += \
 	maint/gen_impl.py \
 	maint/binding_spec.py
 
-# The MPI Forum's API data; only needed to regenerate maint/api.spec.
+# The MPI Forum's API data; only needed to regenerate maint/api.spec and
+# maint/fortran_api.spec.
 STMPI_MPI_API_JSON = $(top_srcdir)/../shared/mpi-standard/apis.json
 # MPICH's header, for the ABI check of the prototypes (skipped if absent).
 STMPI_MPICH_INCLUDE = /usr/include/x86_64-linux-gnu/mpich
 
 # Regenerates the bindings in a scratch tree and compares them with the
-# checked-in files (and the spec too when the API data is at hand), then
+# checked-in files (and the specs too when the API data is at hand), then
 # compiles the prototypes on their own and against MPICH's mpi.h, where any
 # type difference is a conflicting declaration.
 check-bindings:
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	if test -f "$(STMPI_MPI_API_JSON)"; then \
 	  $(PYTHON3) $(top_srcdir)/maint/make_spec.py "$(STMPI_MPI_API_JSON)" \
-	    $(top_srcdir)/maint/functions.txt "$$tmp/api.spec"; \
+	    $(top_srcdir)/maint/functions.txt "$$tmp/api.spec" "$$tmp/fortran_api.spec"; \
 	  diff -u $(top_srcdir)/maint/api.spec "$$tmp/api.spec"; \
-	  echo "check-bindings: maint/api.spec is up to date"; \
+	  diff -u $(top_srcdir)/maint/fortran_api.spec "$$tmp/fortran_api.spec"; \
+	  echo "check-bindings: maint/api.spec and maint/fortran_api.spec are up to date"; \
 	else \
-	  echo "check-bindings: $(STMPI_MPI_API_JSON) not found; maint/api.spec not checked"; \
+	  echo "check-bindings: $(STMPI_MPI_API_JSON) not found;" \
+	    "maint/api.spec and maint/fortran_api.spec not checked"; \
 	fi; \
 	$(PYTHON3) $(top_srcdir)/maint/gen_bindings.py --spec $(top_srcdir)/maint/api.spec \
 	  --mpix-spec $(top_srcdir)/maint/mpix.spec \

@@ -222,6 +222,13 @@ class GlueArg:
         self.post = post or []
 
 
+# Functions whose f08 callbacks differ from C's in argument passing: the C glue
+# hands the Fortran procedures (C_FUNLOC) and the C function to a hand-written
+# proxy (header, function), which registers C trampolines that call them.
+PROXIED = {'MPI_Register_datarep_c': ('binding/f08/datarep.h',
+                                      'stmpi::binding::f08::register_datarep_c')}
+
+
 def glue_arg(proc, ap):
     cp = proc.cparam(ap)
     n = ap['name']
@@ -233,6 +240,9 @@ def glue_arg(proc, ap):
     if ap['kind'] in ('FUNCTION', 'POLYFUNCTION'):
         # Passed to C as is only where the f08 callback has the C callback's
         # argument passing (MPI_User_function_c); the others need proxies.
+        if proc.fn.name in PROXIED:
+            return GlueArg(f'TYPE(C_FUNPTR), VALUE :: {n}', f'C_FUNLOC({n})',
+                           f'void (*{n})()')
         if ap['func_type'] != 'MPI_User_function':
             raise KeyError(f'{proc.fn.name}: callback {ap["func_type"]} needs a proxy')
         return GlueArg(f'TYPE(C_FUNPTR), VALUE :: {n}', f'C_FUNLOC({n})', cp.cxx_decl())
@@ -407,7 +417,11 @@ def glue_function(proc, prefix):
         lines.append(f'  if (int err = first_error({{{", ".join("&" + v for v in vars_)}}}); '
                      'err != MPI_SUCCESS)')
         lines.append(f'    return {error_object(proc)}.fail(err);')
-    lines.append(f'  int rc = {prefix}{fn.name}({", ".join(call)});')
+    callee = f'{prefix}{fn.name}'
+    if fn.name in PROXIED:
+        call.insert(0, f'&{callee}')
+        callee = PROXIED[fn.name][1]
+    lines.append(f'  int rc = {callee}({", ".join(call)});')
     for v in vars_:
         lines.append(f'  {v}.finish(rc);')
     lines.append('  return rc;')
@@ -665,6 +679,8 @@ def outputs(apis, spec, consts):
              'using stmpi::binding::f08::Choice;', 'using stmpi::binding::f08::Dir;',
              'using stmpi::binding::f08::first_error;', 'using stmpi::binding::f08::Mode;',
              'using stmpi::binding::f08::Raise;', 'using stmpi::binding::f08::status_in;', '']
+        for h in sorted({PROXIED[p.fn.name][0] for p in ps if p.fn.name in PROXIED}):
+            g.insert(2, f'#include "{h}"')
         nglue = 0
         for p in ps:
             for prefix in ('', 'P'):

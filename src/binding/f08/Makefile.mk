@@ -25,6 +25,7 @@ libmpichfort_la_SOURCES += \
 	$(STMPI_F08_MOD_SOURCES) \
 	$(STMPI_F08_PROC_SOURCES) \
 	src/binding/f08/cdesc.cc \
+	src/binding/f08/datarep.cc \
 	src/binding/f08/gen/glue_coll.cc \
 	src/binding/f08/gen/glue_coll_init.cc \
 	src/binding/f08/gen/glue_coll_nb.cc \
@@ -38,7 +39,7 @@ libmpichfort_la_SOURCES += \
 	src/binding/f08/gen/glue_topo.cc
 # The Fortran objects need the Fortran runtime (the library links as C++).
 libmpichfort_la_LIBADD += -lgfortran
-noinst_HEADERS += src/binding/f08/cdesc.h
+noinst_HEADERS += src/binding/f08/cdesc.h src/binding/f08/datarep.h
 EXTRA_DIST += src/binding/f08/README.md
 
 # Module order: types, then callbacks, then the module; the procedures use

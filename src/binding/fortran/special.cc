@@ -346,6 +346,10 @@ using FConversionFn = void(void* userbuf, MPI_Fint* datatype, MPI_Fint* count, v
 using FExtentFn = void(MPI_Fint* datatype, MPI_Aint* extent, MPI_Aint* extra_state,
                        MPI_Fint* ierror);
 
+// The mpi_f08 module's MPI_CONVERSION_FN_NULL (src/binding/f08/gen/mpi_f08_callbacks.f90).
+extern "C" void stmpi_f08_conversion_fn_null() __asm__(
+    "__mpi_f08_callbacks_MOD_mpi_conversion_fn_null");
+
 namespace {
 
 struct DatarepSlot {
@@ -417,10 +421,12 @@ STMPI_F77_NAMES(pmpi_register_datarep_, "register_datarep", "REGISTER_DATAREP")
 namespace {
 
 // MPI_CONVERSION_FN_NULL from mpif.h or the modules: this library's
-// mpi_conversion_fn_null_ (or a null procedure)
+// mpi_conversion_fn_null_, the mpi_f08 module's (passed on by
+// MPI_Register_datarep's f08 specific) or a null procedure
 bool is_conversion_null(FConversionFn* fn) {
   return fn == nullptr ||
-         reinterpret_cast<void*>(fn) == reinterpret_cast<void*>(&mpi_conversion_fn_null_);
+         reinterpret_cast<void*>(fn) == reinterpret_cast<void*>(&mpi_conversion_fn_null_) ||
+         reinterpret_cast<void*>(fn) == reinterpret_cast<void*>(&stmpi_f08_conversion_fn_null);
 }
 
 }  // namespace

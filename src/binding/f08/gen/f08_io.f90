@@ -4472,3 +4472,61 @@ SUBROUTINE pmpir_register_datarep_f08(datarep, read_conversion_fn, write_convers
       dtype_file_extent_fn, extra_state, ierror_c)
   IF (PRESENT(ierror)) ierror = ierror_c
 END SUBROUTINE pmpir_register_datarep_f08
+SUBROUTINE mpi_register_datarep_f08_large(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+  PROCEDURE(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+  PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state) BIND(C, NAME="stmpi_f08_MPI_Register_datarep_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(C_FUNPTR), VALUE :: read_conversion_fn
+    TYPE(C_FUNPTR), VALUE :: write_conversion_fn
+    TYPE(C_FUNPTR), VALUE :: dtype_file_extent_fn
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, C_FUNLOC(read_conversion_fn), &
+      C_FUNLOC(write_conversion_fn), C_FUNLOC(dtype_file_extent_fn), extra_state)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE mpi_register_datarep_f08_large
+SUBROUTINE pmpir_register_datarep_f08_large(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+  USE, INTRINSIC :: ISO_C_BINDING
+  USE mpi_f08_types
+  IMPLICIT NONE
+  CHARACTER(LEN=*), INTENT(IN) :: datarep
+  PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+  PROCEDURE(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+  PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+  INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  INTEGER :: ierror_c
+  INTERFACE
+  FUNCTION glue(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state) BIND(C, NAME="stmpi_f08_PMPI_Register_datarep_c") RESULT(res)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(KIND=C_CHAR) :: datarep(*)
+    TYPE(C_FUNPTR), VALUE :: read_conversion_fn
+    TYPE(C_FUNPTR), VALUE :: write_conversion_fn
+    TYPE(C_FUNPTR), VALUE :: dtype_file_extent_fn
+    INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+    INTEGER(C_INT) :: res
+  END FUNCTION glue
+  END INTERFACE
+  ierror_c = glue(TRIM(datarep)//C_NULL_CHAR, C_FUNLOC(read_conversion_fn), &
+      C_FUNLOC(write_conversion_fn), C_FUNLOC(dtype_file_extent_fn), extra_state)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE pmpir_register_datarep_f08_large

@@ -4740,6 +4740,19 @@ INTERFACE MPI_Register_datarep
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE mpi_register_datarep_f08
 END INTERFACE MPI_Register_datarep
+INTERFACE MPI_Register_datarep_c
+  SUBROUTINE mpi_register_datarep_f08_large(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+    PROCEDURE(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+    PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE mpi_register_datarep_f08_large
+END INTERFACE MPI_Register_datarep_c
 INTERFACE MPI_Request_free
   SUBROUTINE mpi_request_free_f08(request, ierror)
     IMPORT
@@ -11273,6 +11286,19 @@ INTERFACE PMPI_Register_datarep
     INTEGER, INTENT(OUT), OPTIONAL :: ierror
   END SUBROUTINE pmpir_register_datarep_f08
 END INTERFACE PMPI_Register_datarep
+INTERFACE PMPI_Register_datarep_c
+  SUBROUTINE pmpir_register_datarep_f08_large(datarep, read_conversion_fn, write_conversion_fn, &
+        dtype_file_extent_fn, extra_state, ierror)
+    IMPORT
+    IMPLICIT NONE
+    CHARACTER(LEN=*), INTENT(IN) :: datarep
+    PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+    PROCEDURE(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+    PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    INTEGER, INTENT(OUT), OPTIONAL :: ierror
+  END SUBROUTINE pmpir_register_datarep_f08_large
+END INTERFACE PMPI_Register_datarep_c
 INTERFACE PMPI_Request_free
   SUBROUTINE pmpir_request_free_f08(request, ierror)
     IMPORT

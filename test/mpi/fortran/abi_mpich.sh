@@ -18,7 +18,7 @@ fi
 here=$STMPI_SRCDIR/test/mpi/fortran
 case $kind in
   mpi) progs="pt2pt_f77.f coll_mpif.f90 coll_mpi.f90 attr_mpi.f90 greq_mpi.f90 errors_mpi.f90 strings_mpi.f90 userop_mpi.f90 bottom_mpif.f90" ;;
-  f08) progs="coll_f08.f90 greq_f08.f90 userop_f08.f90 bottom_f08.f90 topo_f08.f90" ;;
+  f08) progs="coll_f08.f90 greq_f08.f90 userop_f08.f90 bottom_f08.f90 topo_f08.f90 spawn_f08.f90" ;;
   *) echo "FAIL: unknown kind $kind"; exit 1 ;;
 esac
 ourlib=$STMPI_BUILDDIR/.libs/libmpich.so.12

@@ -95,8 +95,7 @@ int main(int argc, char **argv)
     io_path(MPI_COMM_WORLD, "direct", path);
     MPI_Info info = io_info("cb_nodes", "1", "romio_cb_write", "automatic", NULL);
     MPI_File fh;
-    CHECK_SUCCESS(
-        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
     unsigned char *buf = malloc(B);
     /* One process: never aggregated, never limited; the value still reads back. */

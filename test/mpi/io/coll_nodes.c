@@ -55,8 +55,8 @@ int main(int argc, char **argv)
         char path[512];
         io_path(MPI_COMM_WORLD, "coll_nodes", path);
         MPI_File fh;
-        CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info,
-                                    &fh));
+        CHECK_SUCCESS(
+            MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
         if (info != MPI_INFO_NULL)
             MPI_Info_free(&info);
         MPI_Info used;
@@ -66,9 +66,8 @@ int main(int argc, char **argv)
         CHECK_INT(atoi(value), c == 2 ? 1 : nodes);
         MPI_Info_free(&used);
 
-        CHECK_SUCCESS(
-            MPI_File_set_view(fh, (MPI_Offset)rank * kBlock, MPI_BYTE, ftype, "native",
-                              MPI_INFO_NULL));
+        CHECK_SUCCESS(MPI_File_set_view(fh, (MPI_Offset)rank * kBlock, MPI_BYTE, ftype, "native",
+                                        MPI_INFO_NULL));
         MPI_Status st;
         CHECK_SUCCESS(MPI_File_write_all(fh, mine, (int)share, MPI_BYTE, &st));
         int n = -1;
@@ -80,8 +79,8 @@ int main(int argc, char **argv)
         memset(got, 0, total);
         CHECK_INT(io_raw_read(path, 0, got, total), total);
         long d = io_first_diff(got, want, total);
-        CHECK(d < 0, "%s: byte %ld (block %ld, rank %ld's) is 0x%02x, expected 0x%02x", names[c],
-              d, d / kBlock, (d / kBlock) % size, d >= 0 ? got[d] : 0, d >= 0 ? want[d] : 0);
+        CHECK(d < 0, "%s: byte %ld (block %ld, rank %ld's) is 0x%02x, expected 0x%02x", names[c], d,
+              d / kBlock, (d / kBlock) % size, d >= 0 ? got[d] : 0, d >= 0 ? want[d] : 0);
 
         memset(got, 0, share);
         CHECK_SUCCESS(MPI_File_seek(fh, 0, MPI_SEEK_SET));

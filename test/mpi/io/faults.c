@@ -61,8 +61,8 @@ int main(int argc, char **argv)
 
     /* ---- a full file system, independent writes ---- */
     io_path(MPI_COMM_WORLD, "full", path);
-    CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                MPI_INFO_NULL, &fh));
+    CHECK_SUCCESS(
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     unsigned char *mine = malloc(keep), *all = malloc(keep * size), *back = malloc(keep * size);
     fill(mine, 1, rank * keep, keep);
     fill(all, 1, 0, keep * size);
@@ -88,8 +88,8 @@ int main(int argc, char **argv)
 
     /* ---- a full file system, one collective write: every rank gets the error ---- */
     io_path(MPI_COMM_WORLD, "fullcoll", path);
-    CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                MPI_INFO_NULL, &fh));
+    CHECK_SUCCESS(
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     CHECK_SUCCESS(MPI_File_write_at_all(fh, rank * keep, mine, (int)keep, MPI_BYTE, &st));
     {
         const long each = 2L * 1024 * 1024 / size + 4096;
@@ -108,8 +108,8 @@ int main(int argc, char **argv)
 
     /* ---- a collective where one rank fails: a negative offset on the last rank ---- */
     io_path(MPI_COMM_WORLD, "onefails", path);
-    CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                MPI_INFO_NULL, &fh));
+    CHECK_SUCCESS(
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     const int bad = size - 1;
     const char *cb[3] = {"enable", "automatic", "disable"};
     for (int pass = 0; pass < 3; pass++) {
@@ -139,8 +139,8 @@ int main(int argc, char **argv)
 
     /* ---- a file unlinked under an open handle ---- */
     io_path(MPI_COMM_WORLD, "gone", path);
-    CHECK_SUCCESS(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                MPI_INFO_NULL, &fh));
+    CHECK_SUCCESS(
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     unsigned char *two = malloc(2 * keep * size), *mine2 = malloc(keep);
     fill(two, 2, 0, 2 * keep * size);
     memcpy(mine, two + rank * keep, keep);
@@ -196,8 +196,8 @@ int main(int argc, char **argv)
         CHECK_INT(io_raw_write(path, 0, "x", 1), 0);
     MPI_Barrier(MPI_COMM_WORLD);
     snprintf(through, sizeof through, "%s/inside", path);
-    rc = MPI_File_open(MPI_COMM_WORLD, through, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                       &fh);
+    rc =
+        MPI_File_open(MPI_COMM_WORLD, through, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
     CHECK_ERR_CLASS(rc, MPI_ERR_NO_SUCH_FILE);
     CHECK_ERR_STRING(rc, "inside");
     MPI_Barrier(MPI_COMM_WORLD);

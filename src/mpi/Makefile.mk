@@ -1,6 +1,7 @@
 # src/mpi: MPI objects and semantics, one folder per chapter
 libstmpi_mpi_la_SOURCES += \
 	src/mpi/errhan/errhandler.cc \
+	src/mpi/errhan/user_errors.cc \
 	src/mpi/init/init.cc \
 	src/mpi/request/request.cc \
 	src/mpi/request/wait.cc \
@@ -16,6 +17,7 @@ noinst_HEADERS += \
 	src/mpi/handle.h \
 	src/mpi/errhan/error.h \
 	src/mpi/errhan/errhandler.h \
+	src/mpi/errhan/user_errors.h \
 	src/mpi/init/state.h \
 	src/mpi/request/request.h \
 	src/mpi/pt2pt/pt2pt.h \

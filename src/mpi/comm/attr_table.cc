@@ -11,6 +11,7 @@
 #include "mpi/comm/keyval.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
+#include "mpi/errhan/user_errors.h"
 
 namespace stmpi::mpi {
 

@@ -4,13 +4,12 @@
 
 #include <cstdio>
 #include <cstring>
-#include <map>
-#include <set>
 #include <string>
 
 #include "device/device.h"
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
+#include "mpi/errhan/user_errors.h"
 #include "mpi/init/impl_env.h"
 #include "mpi/mpix/impl_mpix.h"
 #include "pmi/client.h"
@@ -23,39 +22,10 @@ Errhandler g_fatal;
 Errhandler g_return;
 Errhandler g_abort;
 
-// User-added error classes and codes (MPI_Add_error_class/code/string).
-struct UserErrors {
-  int last_class = errhan::kFirstUserClass - 1;
-  int codes = 0;  // user-defined codes handed out
-  std::map<int, std::string> strings;
-  std::set<int> deleted;  // classes and codes removed by MPIX_Delete_error_class/code
-} g_user_errors;
-
 // Whether the program set MPI_COMM_SELF's error handler (see raise_on_comm).
 bool g_self_errhandler_set = false;
 
 }  // namespace
-
-// A code this library could have returned: a predefined class, a code of
-// one (with a message slot), or a class or code added by the user.
-bool known_code(int code) {
-  if (code < 0) return false;
-  const int error_class = errhan::error_class_of(code);
-  if (g_user_errors.deleted.count(error_class) != 0 || g_user_errors.deleted.count(code) != 0)
-    return false;
-  if (error_class & errhan::kUserClassBit) {
-    if (error_class < errhan::kFirstUserClass || error_class > g_user_errors.last_class)
-      return false;
-  } else if (std::strcmp(errhan::class_string(error_class), "Unknown error class") == 0) {
-    return false;
-  }
-  if (code & errhan::kUserCodeBit) {
-    const int serial =
-        (code & ~(errhan::kUserClassBit | errhan::kUserCodeBit)) >> errhan::kSlotShift;
-    return serial >= 1 && serial <= g_user_errors.codes;
-  }
-  return true;
-}
 
 HandleTable<Errhandler, ObjectKind::kErrhandler>& errhandler_table() { return g_errhandlers; }
 
@@ -181,10 +151,10 @@ int error_string(int errorcode, char* string, int* resultlen) {
     return mpi::errhan::make_error(MPI_ERR_ARG, "errorcode=%d is not a valid error code",
                                    errorcode);
   std::string text;
-  auto user = mpi::g_user_errors.strings.find(errorcode);
+  auto user = mpi::user_errors().strings.find(errorcode);
   // An added class or code with no string set reads as the empty string (MPI 4.1 9.5).
   const bool added = (errorcode & (mpi::errhan::kUserClassBit | mpi::errhan::kUserCodeBit)) != 0;
-  if (user != mpi::g_user_errors.strings.end()) text = user->second;
+  if (user != mpi::user_errors().strings.end()) text = user->second;
   else if (!added) text = mpi::errhan::error_string(errorcode);
   const std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
   std::memcpy(string, text.data(), n);
@@ -203,10 +173,10 @@ int error_class(int errorcode, int* errorclass) {
 }
 
 int add_error_class(int* errorclass) {
-  if (mpi::g_user_errors.last_class >= mpi::errhan::kLastUserClass)
+  if (mpi::user_errors().last_class >= mpi::errhan::kLastUserClass)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "no more user error classes (limit %d)",
                                    mpi::errhan::kClassMask);
-  *errorclass = ++mpi::g_user_errors.last_class;
+  *errorclass = ++mpi::user_errors().last_class;
   mpi::comm_set_last_used_code(*errorclass);
   return MPI_SUCCESS;
 }
@@ -214,17 +184,17 @@ int add_error_class(int* errorclass) {
 int add_error_code(int errorclass, int* errorcode) {
   const bool predefined = errorclass >= MPI_SUCCESS && errorclass <= MPI_ERR_VALUE_TOO_LARGE;
   const bool added = errorclass >= mpi::errhan::kFirstUserClass &&
-                     errorclass <= mpi::g_user_errors.last_class &&
-                     mpi::g_user_errors.deleted.count(errorclass) == 0;
+                     errorclass <= mpi::user_errors().last_class &&
+                     mpi::user_errors().deleted.count(errorclass) == 0;
   if (!predefined && !added)
     return mpi::errhan::make_error(MPI_ERR_ARG,
                                    "errorclass=%d is neither predefined nor added by "
                                    "MPI_Add_error_class",
                                    errorclass);
-  if (mpi::g_user_errors.codes >= (mpi::errhan::kUserCodeBit >> mpi::errhan::kSlotShift) - 1)
+  if (mpi::user_errors().codes >= (mpi::errhan::kUserCodeBit >> mpi::errhan::kSlotShift) - 1)
     return mpi::errhan::make_error(MPI_ERR_OTHER, "too many user-defined error codes");
   *errorcode = errorclass | mpi::errhan::kUserCodeBit |
-               (++mpi::g_user_errors.codes << mpi::errhan::kSlotShift);
+               (++mpi::user_errors().codes << mpi::errhan::kSlotShift);
   return MPI_SUCCESS;
 }
 
@@ -233,7 +203,7 @@ int add_error_string(int errorcode, const char* string) {
   if (!(errorcode & (mpi::errhan::kUserClassBit | mpi::errhan::kUserCodeBit)))
     return mpi::errhan::make_error(
         MPI_ERR_ARG, "errorcode=%d is predefined; its string cannot change", errorcode);
-  mpi::g_user_errors.strings[errorcode] = string;
+  mpi::user_errors().strings[errorcode] = string;
   return MPI_SUCCESS;
 }
 
@@ -245,7 +215,7 @@ bool added_code(int code) {
 
 bool added_class(int error_class) {
   return error_class >= mpi::errhan::kFirstUserClass &&
-         error_class <= mpi::g_user_errors.last_class && mpi::known_code(error_class);
+         error_class <= mpi::user_errors().last_class && mpi::known_code(error_class);
 }
 
 }  // namespace
@@ -254,8 +224,8 @@ int mpix_delete_error_class(int errorclass) {
   if (!added_class(errorclass))
     return mpi::errhan::make_error(
         MPI_ERR_ARG, "errorclass=%d is not a class added by MPI_Add_error_class", errorclass);
-  mpi::g_user_errors.deleted.insert(errorclass);
-  mpi::g_user_errors.strings.erase(errorclass);
+  mpi::user_errors().deleted.insert(errorclass);
+  mpi::user_errors().strings.erase(errorclass);
   return MPI_SUCCESS;
 }
 
@@ -263,8 +233,8 @@ int mpix_delete_error_code(int errorcode) {
   if (!added_code(errorcode))
     return mpi::errhan::make_error(
         MPI_ERR_ARG, "errorcode=%d is not a code added by MPI_Add_error_code", errorcode);
-  mpi::g_user_errors.deleted.insert(errorcode);
-  mpi::g_user_errors.strings.erase(errorcode);
+  mpi::user_errors().deleted.insert(errorcode);
+  mpi::user_errors().strings.erase(errorcode);
   return MPI_SUCCESS;
 }
 
@@ -272,7 +242,7 @@ int mpix_delete_error_string(int errorcode) {
   if (!added_code(errorcode) && !added_class(errorcode))
     return mpi::errhan::make_error(
         MPI_ERR_ARG, "errorcode=%d is not a class or code added by the program", errorcode);
-  mpi::g_user_errors.strings.erase(errorcode);
+  mpi::user_errors().strings.erase(errorcode);
   return MPI_SUCCESS;
 }
 

@@ -28,10 +28,6 @@ Errhandler* errhandler_get(int handle);
 void errhandler_retain(Errhandler* eh);
 void errhandler_release(Errhandler* eh);
 
-// Whether `code` is one this library could have returned: a predefined
-// class, a code of one, or a class or code the program added (and did not
-// delete).
-bool known_code(int code);
 
 namespace errhan {
 void init_predefined();

@@ -102,6 +102,23 @@ if [ -d "$t/f77" ] && [ ! -e "$t/f90/.generated" ]; then
   done
   : > "$t/f90/.generated"
 fi
+# The io chapters' write tests: merged at make time from ioharness.defn and ioharness.tlt by
+# maint/testmerge (configure makes it from testmerge.in); f90/io's two inputs come from f77/io's
+# by the rules of its Makefile.ap (f08/io has its own).
+if [ -f "$t/maint/testmerge.in" ] && [ ! -e "$t/maint/.io-generated" ]; then
+  sed -e "1s|@PERL@|$(command -v perl)|" "$t/maint/testmerge.in" > "$t/maint/testmerge"
+  chmod +x "$t/maint/testmerge"
+  if [ -f "$t/f90/io/Makefile.ap" ]; then
+    make -s -C "$t/f90/io" -f Makefile.ap srcdir=. ioharness.defn ioharness.tlt > /dev/null ||
+      { echo "mpich_tests.sh: the rules of f90/io/Makefile.ap failed" >&2; exit 2; }
+  fi
+  for d in f77/io f90/io f08/io; do
+    [ -f "$t/$d/ioharness.defn" ] || continue
+    (cd "$t/$d" && ../../maint/testmerge -defn=../../maint/common.defn ioharness.defn ioharness.tlt) > /dev/null ||
+      { echo "mpich_tests.sh: maint/testmerge in $d failed" >&2; exit 2; }
+  done
+  : > "$t/maint/.io-generated"
+fi
 build=$workdir/build${peer:+-$peer}
 mkdir -p "$build"
 cat > "$build/mpitestconf.h" <<'EOF'
@@ -225,11 +242,12 @@ for dir in "${dirs[@]}"; do
         case $i in /*) fincs+=(-I"$i") ;; .) ;; *) fincs+=(-I"$t/$dir/$i") ;; esac
       done
       for f in $(program_sources "$dir" "$name" "$ext"); do
-        # a source the chapter's Makefile.am copies from another chapter (BUILT_SOURCES rule
-        # "f.c: $(srcdir)/../../f90/ext/f.c")
-        if [ ! -f "$t/$dir/$f" ]; then
-          from=$(sed -n "s|^$f:[[:space:]]*\$(srcdir)/||p" "$t/$dir/Makefile.am" 2>/dev/null | head -1)
-          [ -n "$from" ] && [ -f "$t/$dir/$from" ] && cp "$t/$dir/$from" "$t/$dir/$f"
+        # a source the chapter's Makefile.am copies from another chapter (rule
+        # "f.c: $(srcdir)/../../f90/ext/f.c"); as make does, also over a checked-in copy older
+        # than its generated origin (f08/io/c2f902cio.c from f90/io's)
+        from=$(sed -n "s|^$f:[[:space:]]*\$(srcdir)/||p" "$t/$dir/Makefile.am" 2>/dev/null | head -1)
+        if [ -n "$from" ] && [ -f "$t/$dir/$from" ] && { [ ! -f "$t/$dir/$f" ] || [ "$t/$dir/$from" -nt "$t/$dir/$f" ]; }; then
+          cp "$t/$dir/$from" "$t/$dir/$f"
         fi
         case $f in
           *.c) "$cc" "${cflags[@]}" -c "$t/$dir/$f" -o "$build/$flat/${f%.c}.o" >> "$log" 2>&1 < /dev/null || ok=""

@@ -28,7 +28,6 @@ Errhandler* errhandler_get(int handle);
 void errhandler_retain(Errhandler* eh);
 void errhandler_release(Errhandler* eh);
 
-
 namespace errhan {
 void init_predefined();
 // Applies `comm`'s error handler (COMM_SELF's when comm is null) to a

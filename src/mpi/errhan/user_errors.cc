@@ -8,7 +8,11 @@
 namespace stmpi::mpi {
 
 UserErrors& user_errors() {
-  static UserErrors registry{errhan::kFirstUserClass - 1};
+  static UserErrors registry = [] {
+    UserErrors fresh;
+    fresh.last_class = errhan::kFirstUserClass - 1;
+    return fresh;
+  }();
   return registry;
 }
 

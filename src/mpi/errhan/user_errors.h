@@ -12,8 +12,8 @@
 namespace stmpi::mpi {
 
 struct UserErrors {
-  int last_class;  // the last class handed out (kFirstUserClass - 1: none)
-  int codes = 0;   // user-defined codes handed out
+  int last_class = 0;  // the last class handed out (kFirstUserClass - 1: none)
+  int codes = 0;       // user-defined codes handed out
   std::map<int, std::string> strings;
   std::set<int> deleted;  // classes and codes removed by MPIX_Delete_error_class/code
 };

@@ -68,7 +68,7 @@ count_target lint
 if [ "${STMPI_SAN:-yes}" != no ]; then
   san_filter=${STMPI_SAN_FILTER:-'^(pt2pt/(types|sendmodes|nonblocking|persistent|sendrecv|probe|mprobe|truncate|errors|datatypes|largecount)|coll/(barrier|bcast|reduce|allreduce|gather|allgather|collerr)|comm/(commdup|commsplit|group)|rma/(fence_putget|lock_passive|accumulate_ops|pscw|shared|dynamic|rma_errors)|stream/hoststream_mpi|st/st_iterations|init/initquery)$'}
   if (mkdir -p "$top/build-san" && cd "$top/build-san" &&
-      { [ -f Makefile ] || ../configure --enable-sanitizers --without-cuda --without-hip -q; } &&
+      { [ -f Makefile ] || ../configure --enable-sanitizers --disable-fortran --without-cuda --without-hip -q; } &&
       make -j"$(nproc)" -s >make.out 2>&1); then
     (cd "$top/build-san" && STMPI_TEST_FILTER="$san_filter" STMPI_TEST_TIMEOUT=180 BUILDDIR=$PWD SRCDIR=$top \
       STMPI_TEST_SANITIZE="$(sed -n 's/^STMPI_SANITIZE_FLAGS = //p' Makefile)" \

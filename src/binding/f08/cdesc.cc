@@ -2,22 +2,9 @@
 
 #include <cstring>
 
-namespace stmpi::binding::f08 {
-
-// The sentinel COMMON block MPIPRIV1 of mpif.h, `use mpi` and `use mpi_f08`
-// (MPICH's name and layout). Weak: the f77 glue may define it too; a
-// program's own COMMON definition takes its place at load time.
-struct Priv1 {
-  MPI_Fint bottom;
-  MPI_Fint in_place;
-  MPI_Fint status_ignore[MPI_F_STATUS_SIZE];
-};
-
-}  // namespace stmpi::binding::f08
+#include "binding/fortran/gen/sentinels.h"  // mpipriv1_, defined by the f77 glue
 
 extern "C" {
-__attribute__((weak, visibility("default"))) stmpi::binding::f08::Priv1 mpipriv1_;
-
 // The sentinels of MPICH's own mpi_f08 module, so that a program built with
 // Debian's mpifort.mpich passes sentinels this glue recognises.
 __attribute__((visibility("default"))) MPI_Fint MPIR_F08_MPI_BOTTOM;

@@ -1,5 +1,9 @@
 # src/device: the device API, protocols and progress
 libstmpi_device_la_SOURCES += src/device/device.cc src/device/progress.cc
+# src/device/netmod: the network-module interface, the stub module and the selection point
+libstmpi_device_la_SOURCES += src/device/netmod/netmod.cc
+noinst_HEADERS += src/device/netmod/netmod.h src/device/netmod/types.h \
+	src/device/netmod/net_api.h src/device/netmod/none.h
 noinst_HEADERS += src/device/device.h src/device/progress.h src/device/transport.h \
 	src/device/request_dev.h src/device/protocol/wire.h src/device/protocol/protocol.h
 EXTRA_DIST += src/device/README.md

@@ -14,6 +14,12 @@
 #define MG_HOST_STREAM 1
 #endif
 
+/* MPICH's mpi.h declares MPI_STATUSES_IGNORE so that GCC 11 and later warn
+ * on every MPI_Waitall that is given it. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
 #define MG_MAX_LEVELS 24
 
 typedef void mg_kernel(void *arg);

@@ -21,11 +21,6 @@ struct enqueue_comm {
   MPI_Comm comm;
 };
 
-struct enqueue_state {
-  MPI_Request *req; /* receives, then sends */
-  double *rbuf;
-};
-
 #define EQ_CHECK(call) \
   if ((call) != MPI_SUCCESS) mg_fail("%s failed", #call)
 
@@ -53,28 +48,9 @@ static void enqueue_finalize(struct mg *mg) {
   mg_stream_finalize(mg);
 }
 
-static void enqueue_setup(struct mg *mg, struct xfer *x, int slot) {
-  (void)mg;
-  struct enqueue_state *st = calloc(1, sizeof *st);
-  if (!st) mg_fail("out of memory");
-  st->req = calloc((size_t)(x->nsend + x->nrecv) + 1, sizeof(MPI_Request));
-  st->rbuf = calloc((size_t)x->rlen + 1, sizeof(double));
-  if (!st->req || !st->rbuf) mg_fail("out of memory");
-  x->state[slot] = st;
-}
-
-static void enqueue_release(struct mg *mg, struct xfer *x, int slot) {
-  (void)mg;
-  struct enqueue_state *st = x->state[slot];
-  free(st->req);
-  free(st->rbuf);
-  free(st);
-  x->state[slot] = NULL;
-}
-
 static void enqueue_run(struct mg *mg, struct xfer *x, int slot, mg_kernel *pack, mg_kernel *unpack,
                         void *arg) {
-  struct enqueue_state *st = x->state[slot];
+  struct mg_p2p_state *st = x->state[slot];
   struct enqueue_comm *ec = mg->vstate;
   MPI_Request *rreq = st->req, *sreq = st->req + x->nrecv;
   x->rbuf = st->rbuf;
@@ -91,8 +67,8 @@ static void enqueue_run(struct mg *mg, struct xfer *x, int slot, mg_kernel *pack
 }
 
 const struct comm_ops mg_comm_enqueue = {
-    "enqueue",   NULL,           enqueue_init,    enqueue_setup,    mg_stream_launch,
-    enqueue_run, mg_stream_sync, enqueue_release, enqueue_finalize,
+    "enqueue",   NULL,           enqueue_init,   mg_p2p_setup,     mg_stream_launch,
+    enqueue_run, mg_stream_sync, mg_p2p_release, enqueue_finalize,
 };
 #else
 const struct comm_ops mg_comm_enqueue = {

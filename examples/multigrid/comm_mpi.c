@@ -9,23 +9,18 @@
 
 #include "mg.h"
 
-struct p2p_state {
-  MPI_Request *req;
-  double *rbuf;
-};
-
-static void p2p_setup(struct mg *mg, struct xfer *x, int slot) {
+void mg_p2p_setup(struct mg *mg, struct xfer *x, int slot) {
   (void)mg;
-  struct p2p_state *st = calloc(1, sizeof *st);
+  struct mg_p2p_state *st = calloc(1, sizeof *st);
   st->req = calloc((size_t)(x->nsend + x->nrecv) + 1, sizeof(MPI_Request));
   st->rbuf = calloc((size_t)x->rlen + 1, sizeof(double));
   if (!st->req || !st->rbuf) mg_fail("out of memory");
   x->state[slot] = st;
 }
 
-static void p2p_release(struct mg *mg, struct xfer *x, int slot) {
+void mg_p2p_release(struct mg *mg, struct xfer *x, int slot) {
   (void)mg;
-  struct p2p_state *st = x->state[slot];
+  struct mg_p2p_state *st = x->state[slot];
   free(st->req);
   free(st->rbuf);
   free(st);
@@ -34,7 +29,7 @@ static void p2p_release(struct mg *mg, struct xfer *x, int slot) {
 
 static void p2p_run(struct mg *mg, struct xfer *x, int slot, mg_kernel *pack, mg_kernel *unpack,
                     void *arg) {
-  struct p2p_state *st = x->state[slot];
+  struct mg_p2p_state *st = x->state[slot];
   x->rbuf = st->rbuf;
   for (int i = 0; i < x->nrecv; ++i)
     MPI_Irecv(x->rbuf + x->recv[i].off, (int)x->recv[i].count, MPI_DOUBLE, x->recv[i].peer, x->tag,
@@ -55,7 +50,7 @@ static void cpu_launch(struct mg *mg, mg_kernel *fn, void *arg) {
 static void nothing(struct mg *mg) { (void)mg; }
 
 const struct comm_ops mg_comm_cpu = {
-    "cpu", NULL, nothing, p2p_setup, cpu_launch, p2p_run, nothing, p2p_release, nothing,
+    "cpu", NULL, nothing, mg_p2p_setup, cpu_launch, p2p_run, nothing, mg_p2p_release, nothing,
 };
 
 #ifdef MG_HOST_STREAM
@@ -87,8 +82,8 @@ static void stream_launch_sync(struct mg *mg, mg_kernel *fn, void *arg) {
 }
 
 const struct comm_ops mg_comm_mpi = {
-    "mpi",   NULL,           mg_stream_init, p2p_setup,          stream_launch_sync,
-    p2p_run, mg_stream_sync, p2p_release,    mg_stream_finalize,
+    "mpi",   NULL,           mg_stream_init, mg_p2p_setup,       stream_launch_sync,
+    p2p_run, mg_stream_sync, mg_p2p_release, mg_stream_finalize,
 };
 #else
 const struct comm_ops mg_comm_mpi = {.name = "mpi",

@@ -145,6 +145,14 @@ void mg_solve(struct mg *mg); /* one F-cycle and mg->vcycles V-cycles */
 /* comm_*.c */
 extern const struct comm_ops mg_comm_mpi, mg_comm_cpu, mg_comm_strma, mg_comm_enqueue,
     mg_comm_persistent;
+/* Requests (receives first) and a receive buffer per pattern, for the
+ * point-to-point variants. */
+struct mg_p2p_state {
+  MPI_Request *req;
+  double *rbuf;
+};
+void mg_p2p_setup(struct mg *mg, struct xfer *x, int slot);
+void mg_p2p_release(struct mg *mg, struct xfer *x, int slot);
 #ifdef MG_HOST_STREAM
 void mg_stream_init(struct mg *mg); /* mg->stream: a new MPIX_Host_stream */
 void mg_stream_finalize(struct mg *mg);

@@ -26,7 +26,8 @@ void mg_fail(const char *fmt, ...) {
 }
 
 static const struct comm_ops *const all_variants[] = {
-    &mg_comm_mpi, &mg_comm_cpu, &mg_comm_enqueue, &mg_comm_persistent, &mg_comm_strma,
+    &mg_comm_mpi,        &mg_comm_cpu,   &mg_comm_enqueue,
+    &mg_comm_persistent, &mg_comm_strma, &mg_comm_stepoch,
 };
 #define NVARIANTS (int)(sizeof all_variants / sizeof all_variants[0])
 
@@ -38,8 +39,9 @@ struct options {
 static void usage(void) {
   if (world_rank == 0)
     fprintf(stderr,
-            "usage: multigrid [--variant mpi,cpu,enqueue,persistent,strma|all] [--log2-box K]\n"
-            "       [--boxes N] [--nu N] [--bottom N] [--vcycles N] [--reps N] [--warmup N]\n"
+            "usage: multigrid [--variant mpi,cpu,enqueue,persistent,strma,stepoch|all]\n"
+            "       [--log2-box K] [--boxes N] [--nu N] [--bottom N] [--vcycles N] [--reps N] "
+            "[--warmup N]\n"
             "       [--no-verify]\n");
   MPI_Finalize();
   exit(2);

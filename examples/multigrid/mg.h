@@ -143,8 +143,8 @@ double mg_residual_norm(struct box *b, double h, double *fnorm); /* max norms, o
 void mg_solve(struct mg *mg); /* one F-cycle and mg->vcycles V-cycles */
 
 /* comm_*.c */
-extern const struct comm_ops mg_comm_mpi, mg_comm_cpu, mg_comm_strma, mg_comm_enqueue,
-    mg_comm_persistent;
+extern const struct comm_ops mg_comm_mpi, mg_comm_cpu, mg_comm_enqueue, mg_comm_persistent,
+    mg_comm_strma, mg_comm_stepoch;
 /* Requests (receives first) and a receive buffer per pattern, for the
  * point-to-point variants. */
 struct mg_p2p_state {

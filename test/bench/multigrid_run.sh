@@ -2,8 +2,8 @@
 # Builds examples/multigrid with STMPI's mpicc and with Debian's MPICH (mpicc.mpich) and runs
 # it at several rank counts and box sizes: STMPI with every variant its build has (plain MPI
 # with the kernels on a host stream, the same on the CPU thread, stream-enqueued
-# point-to-point, persistent stream operations, stream-triggered RMA; interleaved inside one
-# job), MPICH with the plain MPI variant on the CPU thread (the only one it can build). Prints,
+# point-to-point, persistent stream operations, stream-triggered RMA per call and as persistent
+# epochs; interleaved inside one job), MPICH with the plain MPI variant on the CPU thread (the only one it can build). Prints,
 # per layout and box size, each variant's time per cycle (one F-cycle and the V-cycles), its
 # communication phases (boundary exchanges and the gather/scatter to rank 0), the gain over
 # STMPI's `mpi` variant on both, and the time per level. Every run verifies its solution
@@ -146,7 +146,7 @@ report() { # LABEL TITLE RANKS
       base_c=$(value "$label" stmpi "$n" "$k" mpi cycle_ms)
       base_m=$(value "$label" stmpi "$n" "$k" mpi comm_ms)
       for impl in "${impl_list[@]}"; do
-        for v in mpi cpu enqueue persistent strma; do
+        for v in mpi cpu enqueue persistent strma stepoch; do
           [[ $impl != stmpi && $v != cpu ]] && continue
           local c m line
           c=$(value "$label" "$impl" "$n" "$k" $v cycle_ms)

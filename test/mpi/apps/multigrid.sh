@@ -32,7 +32,7 @@ run() {
   for v in mpi cpu strma; do
     [[ -z "$why" ]] && ! grep -q "^mg: $v .* verified$" "$log" && why="no verified $v variant"
   done
-  for v in enqueue persistent; do
+  for v in enqueue persistent stepoch; do
     [[ -z "$why" ]] && ! grep -q "^mg: $v .* verified$" "$log" &&
       ! grep -q "^# multigrid: variant $v not built: " "$log" && why="$v neither verified nor said not built"
   done

@@ -145,4 +145,179 @@ int PMPIX_Delete_error_class(int errorclass);
 int PMPIX_Delete_error_code(int errorcode);
 int PMPIX_Delete_error_string(int errorcode);
 
+/* MPICH's stream API (MPICH 4.1 and later), with MPICH's ABI values.
+ *
+ * An MPIX_Stream is a local execution context. MPIX_Stream_create's info
+ * says which: key "type" = "cudaStream_t" or "hipStream_t" (a GPU stream
+ * of a build with that backend) or "MPIX_Host_stream" (an STMPI host
+ * stream), with key "value" = the stream handle's bytes as set by
+ * MPIX_Info_set_hex; no "type" (or MPI_INFO_NULL) is a CPU context without
+ * a stream to enqueue on, as in MPICH. Decoding accepts upper- and
+ * lower-case hex digits and the "[N]" form of N zero bytes (MPICH 4.3).
+ * MPIX_Stream_free fails (MPIX_ERR_STREAM) while a communicator uses the
+ * stream. MPIX_Stream_comm_create(comm, stream, &newcomm) duplicates comm
+ * with the stream attached (MPIX_STREAM_NULL allowed); its duplicates keep
+ * it. MPIX_Stream_comm_create_multiplex attaches `count` local streams
+ * (count may differ between processes; 0 means one MPIX_STREAM_NULL);
+ * MPIX_Comm_get_stream gives the idx-th local stream, or MPIX_STREAM_NULL.
+ * MPIX_Stream_send/isend/recv/irecv are point-to-point calls on a
+ * multiplex communicator naming the sender's and the receiver's stream
+ * indices; an index outside the streams of that process is
+ * MPIX_ERR_STREAM. Messages are matched in MPI order between two processes
+ * whatever the indices (MPICH keeps a channel per index pair; a program
+ * that relies on index pairs to separate messages with equal tags must
+ * use different tags here).
+ *
+ * Enqueued operations (MPIX_*_enqueue) go on the stream of a communicator
+ * made by MPIX_Stream_comm_create from a "MPIX_Host_stream", "cudaStream_t"
+ * or "hipStream_t" stream (any other communicator: MPIX_ERR_STREAM). The
+ * call returns at once; matching and the handshake start at the call, in
+ * MPI's order; the data moves only when both streams have reached the
+ * operations: a send buffer is not read before the sending stream reaches
+ * the send, a receive buffer not written before the receiving stream
+ * reaches the receive. MPIX_Send_enqueue and MPIX_Recv_enqueue complete in
+ * stream order (later work on the stream sees the data); MPIX_Isend_enqueue
+ * and MPIX_Irecv_enqueue return a request that MPIX_Wait_enqueue or
+ * MPIX_Waitall_enqueue complete in stream order (they set the handle to
+ * MPI_REQUEST_NULL at the call; MPI_Wait and MPI_Test also accept such a
+ * request). A status is written when the stream runs the receive or the
+ * wait. Wildcards (MPI_ANY_SOURCE, MPI_ANY_TAG) are allowed. The enqueued
+ * collectives start when the stream reaches them (every process must
+ * enqueue them in the same order) and complete in stream order. Buffers
+ * are host memory (MPIX_GPU_query_support says 0). Someone must drive MPI
+ * progress while a stream waits: a host stream's waits do it themselves;
+ * for GPU streams, MPI calls, MPIX_Stream_progress or
+ * MPIX_Start_progress_thread. Creating the first MPIX_Stream makes MPI
+ * serialize its calls with a lock at every thread level. */
+typedef int MPIX_Stream;
+#define MPIX_STREAM_NULL ((MPIX_Stream)0x3c000000)
+#define MPIX_ERR_STREAM 106 /* MPICH's class: an invalid stream or stream use */
+int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size);
+int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+int MPIX_Stream_free(MPIX_Stream *stream);
+int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
+int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[],
+                                      MPI_Comm *newcomm);
+int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
+int MPIX_Stream_progress(MPIX_Stream stream); /* MPIX_STREAM_NULL: all streams */
+int MPIX_Start_progress_thread(MPIX_Stream stream);
+int MPIX_Stop_progress_thread(MPIX_Stream stream);
+int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, int source_stream_index, int dest_stream_index);
+int MPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                      MPI_Request *request);
+int MPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                     MPI_Status *status);
+int MPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                      MPI_Request *request);
+int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm);
+int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, MPI_Status *status);
+int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, MPI_Request *request);
+int MPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Request *request);
+int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm);
+int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, MPI_Status *status);
+int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request);
+int MPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Request *request);
+int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
+int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                         MPI_Status array_of_statuses[]);
+/* Collectives enqueued on the communicator's stream (MPIX_Allreduce_enqueue
+ * is MPICH's; the others follow its naming). MPI_IN_PLACE as for the
+ * blocking forms. */
+int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm);
+int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm);
+int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Barrier_enqueue(MPI_Comm comm);
+int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                         MPI_Comm comm);
+int MPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm);
+int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm);
+int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size);
+int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+int PMPIX_Stream_free(MPIX_Stream *stream);
+int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
+int PMPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[],
+                                       MPI_Comm *newcomm);
+int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
+int PMPIX_Stream_progress(MPIX_Stream stream);
+int PMPIX_Start_progress_thread(MPIX_Stream stream);
+int PMPIX_Stop_progress_thread(MPIX_Stream stream);
+int PMPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index);
+int PMPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                       MPI_Request *request);
+int PMPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                      MPI_Status *status);
+int PMPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                       MPI_Request *request);
+int PMPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm);
+int PMPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status);
+int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, MPI_Request *request);
+int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, MPI_Request *request);
+int PMPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm);
+int PMPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status);
+int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, MPI_Request *request);
+int PMPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Request *request);
+int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
+int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                          MPI_Status array_of_statuses[]);
+int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm);
+int PMPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, int root, MPI_Comm comm);
+int PMPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPIX_Barrier_enqueue(MPI_Comm comm);
+int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                          MPI_Comm comm);
+int PMPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int PMPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm);
+int PMPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm);
+
 #endif /* STMPI_MPIX_H */

@@ -52,7 +52,7 @@ class Call {
   explicit Call(const char* function, unsigned flags = 0) : function_(function), flags_(flags) {
     if (!(flags & kBeforeInit) && (!mpi::is_initialized() || mpi::is_finalized())) [[unlikely]]
       fail_outside_init();
-    if (!(flags & kNoLock) && mpi::thread_level() == MPI_THREAD_MULTIPLE) [[unlikely]]
+    if (!(flags & kNoLock) && mpi::calls_locked()) [[unlikely]]
       lock();
   }
   ~Call() {

@@ -23,6 +23,7 @@ enum class ObjectKind : unsigned {
   kAttr = 0xa,
   kRequest = 0xb,
   kSession = 0xd,
+  kStream = 0xf,  // MPIX_Stream (MPICH: MPIX_STREAM_NULL is 0x3c000000)
 };
 
 inline constexpr unsigned kHandleBuiltin = 1;

@@ -103,6 +103,7 @@ const char* class_string(int error_class) {
     case MPI_ERR_SESSION: return "Invalid session";
     case MPI_ERR_PROC_ABORTED: return "Process aborted";
     case MPI_ERR_VALUE_TOO_LARGE: return "Value too large for output argument";
+    case MPIX_ERR_STREAM: return "Invalid stream or stream use";
     case MPI_T_ERR_MEMORY: return "Tool interface: out of memory";
     case MPI_T_ERR_NOT_INITIALIZED: return "Tool interface: not initialized";
     case MPI_T_ERR_CANNOT_INIT: return "Tool interface: cannot initialize";

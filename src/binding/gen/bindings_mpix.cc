@@ -226,3 +226,502 @@ extern "C" STMPI_API int PMPIX_Delete_error_string(int errorcode) {
 }
 extern "C" STMPI_API decltype(PMPIX_Delete_error_string) MPIX_Delete_error_string
     __attribute__((weak, alias("PMPIX_Delete_error_string")));
+
+extern "C" STMPI_API int PMPIX_Info_set_hex(MPI_Info info, const char* key, const void* value,
+    int value_size) {
+  Call call("MPIX_Info_set_hex");
+  call.not_null(key, "key");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_info_set_hex(info, key, value, value_size));
+}
+extern "C" STMPI_API decltype(PMPIX_Info_set_hex) MPIX_Info_set_hex
+    __attribute__((weak, alias("PMPIX_Info_set_hex")));
+
+extern "C" STMPI_API int PMPIX_Stream_create(MPI_Info info, MPIX_Stream* stream) {
+  Call call("MPIX_Stream_create");
+  call.not_null(stream, "stream");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_create(info, stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_create) MPIX_Stream_create
+    __attribute__((weak, alias("PMPIX_Stream_create")));
+
+extern "C" STMPI_API int PMPIX_Stream_free(MPIX_Stream* stream) {
+  Call call("MPIX_Stream_free");
+  call.not_null(stream, "stream");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_free(stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_free) MPIX_Stream_free
+    __attribute__((weak, alias("PMPIX_Stream_free")));
+
+extern "C" STMPI_API int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream,
+    MPI_Comm* newcomm) {
+  Call call("MPIX_Stream_comm_create");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_comm_create(*comm_obj, stream, newcomm));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_comm_create) MPIX_Stream_comm_create
+    __attribute__((weak, alias("PMPIX_Stream_comm_create")));
+
+extern "C" STMPI_API int PMPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count,
+    MPIX_Stream array_of_streams[], MPI_Comm* newcomm) {
+  Call call("MPIX_Stream_comm_create_multiplex");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.count(count, "count");
+  call.not_null(newcomm, "newcomm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_comm_create_multiplex(*comm_obj, count, array_of_streams,
+      newcomm));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_comm_create_multiplex) MPIX_Stream_comm_create_multiplex
+    __attribute__((weak, alias("PMPIX_Stream_comm_create_multiplex")));
+
+extern "C" STMPI_API int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream* stream) {
+  Call call("MPIX_Comm_get_stream");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(stream, "stream");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_comm_get_stream(*comm_obj, idx, stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Comm_get_stream) MPIX_Comm_get_stream
+    __attribute__((weak, alias("PMPIX_Comm_get_stream")));
+
+extern "C" STMPI_API int PMPIX_Stream_progress(MPIX_Stream stream) {
+  Call call("MPIX_Stream_progress");
+  return call.finish(impl::mpix_stream_progress(stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_progress) MPIX_Stream_progress
+    __attribute__((weak, alias("PMPIX_Stream_progress")));
+
+extern "C" STMPI_API int PMPIX_Start_progress_thread(MPIX_Stream stream) {
+  Call call("MPIX_Start_progress_thread");
+  return call.finish(impl::mpix_start_progress_thread(stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Start_progress_thread) MPIX_Start_progress_thread
+    __attribute__((weak, alias("PMPIX_Start_progress_thread")));
+
+extern "C" STMPI_API int PMPIX_Stop_progress_thread(MPIX_Stream stream) {
+  Call call("MPIX_Stop_progress_thread");
+  return call.finish(impl::mpix_stop_progress_thread(stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Stop_progress_thread) MPIX_Stop_progress_thread
+    __attribute__((weak, alias("PMPIX_Stop_progress_thread")));
+
+extern "C" STMPI_API int PMPIX_Stream_send(const void* buf, int count, MPI_Datatype datatype,
+    int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index) {
+  Call call("MPIX_Stream_send");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(dest, "dest", comm_obj, RankKind::kDest);
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_send(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      source_stream_index, dest_stream_index));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_send) MPIX_Stream_send
+    __attribute__((weak, alias("PMPIX_Stream_send")));
+
+extern "C" STMPI_API int PMPIX_Stream_isend(const void* buf, int count, MPI_Datatype datatype,
+    int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index,
+    MPI_Request* request) {
+  Call call("MPIX_Stream_isend");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(dest, "dest", comm_obj, RankKind::kDest);
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_isend(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      source_stream_index, dest_stream_index, request));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_isend) MPIX_Stream_isend
+    __attribute__((weak, alias("PMPIX_Stream_isend")));
+
+extern "C" STMPI_API int PMPIX_Stream_recv(void* buf, int count, MPI_Datatype datatype, int source,
+    int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status* status) {
+  Call call("MPIX_Stream_recv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(source, "source", comm_obj, RankKind::kSource);
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_recv(buf, count, *datatype_obj, source, tag, *comm_obj,
+      source_stream_index, dest_stream_index, status));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_recv) MPIX_Stream_recv
+    __attribute__((weak, alias("PMPIX_Stream_recv")));
+
+extern "C" STMPI_API int PMPIX_Stream_irecv(void* buf, int count, MPI_Datatype datatype, int source,
+    int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request* request) {
+  Call call("MPIX_Stream_irecv");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(source, "source", comm_obj, RankKind::kSource);
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_stream_irecv(buf, count, *datatype_obj, source, tag, *comm_obj,
+      source_stream_index, dest_stream_index, request));
+}
+extern "C" STMPI_API decltype(PMPIX_Stream_irecv) MPIX_Stream_irecv
+    __attribute__((weak, alias("PMPIX_Stream_irecv")));
+
+extern "C" STMPI_API int PMPIX_Send_enqueue(const void* buf, int count, MPI_Datatype datatype,
+    int dest, int tag, MPI_Comm comm) {
+  Call call("MPIX_Send_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(dest, "dest", comm_obj, RankKind::kDest);
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_send_enqueue(buf, count, *datatype_obj, dest, tag, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Send_enqueue) MPIX_Send_enqueue
+    __attribute__((weak, alias("PMPIX_Send_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Recv_enqueue(void* buf, int count, MPI_Datatype datatype, int source,
+    int tag, MPI_Comm comm, MPI_Status* status) {
+  Call call("MPIX_Recv_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(source, "source", comm_obj, RankKind::kSource);
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_recv_enqueue(buf, count, *datatype_obj, source, tag, *comm_obj,
+      status));
+}
+extern "C" STMPI_API decltype(PMPIX_Recv_enqueue) MPIX_Recv_enqueue
+    __attribute__((weak, alias("PMPIX_Recv_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Isend_enqueue(const void* buf, int count, MPI_Datatype datatype,
+    int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPIX_Isend_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(dest, "dest", comm_obj, RankKind::kDest);
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_isend_enqueue(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      request));
+}
+extern "C" STMPI_API decltype(PMPIX_Isend_enqueue) MPIX_Isend_enqueue
+    __attribute__((weak, alias("PMPIX_Isend_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Irecv_enqueue(void* buf, int count, MPI_Datatype datatype,
+    int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPIX_Irecv_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(source, "source", comm_obj, RankKind::kSource);
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_irecv_enqueue(buf, count, *datatype_obj, source, tag, *comm_obj,
+      request));
+}
+extern "C" STMPI_API decltype(PMPIX_Irecv_enqueue) MPIX_Irecv_enqueue
+    __attribute__((weak, alias("PMPIX_Irecv_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Send_enqueue_c(const void* buf, MPI_Count count,
+    MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  Call call("MPIX_Send_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(dest, "dest", comm_obj, RankKind::kDest);
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_send_enqueue_c(buf, count, *datatype_obj, dest, tag, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Send_enqueue_c) MPIX_Send_enqueue_c
+    __attribute__((weak, alias("PMPIX_Send_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Recv_enqueue_c(void* buf, MPI_Count count, MPI_Datatype datatype,
+    int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  Call call("MPIX_Recv_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(source, "source", comm_obj, RankKind::kSource);
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(status, "status");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_recv_enqueue_c(buf, count, *datatype_obj, source, tag, *comm_obj,
+      status));
+}
+extern "C" STMPI_API decltype(PMPIX_Recv_enqueue_c) MPIX_Recv_enqueue_c
+    __attribute__((weak, alias("PMPIX_Recv_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Isend_enqueue_c(const void* buf, MPI_Count count,
+    MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPIX_Isend_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(dest, "dest", comm_obj, RankKind::kDest);
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_isend_enqueue_c(buf, count, *datatype_obj, dest, tag, *comm_obj,
+      request));
+}
+extern "C" STMPI_API decltype(PMPIX_Isend_enqueue_c) MPIX_Isend_enqueue_c
+    __attribute__((weak, alias("PMPIX_Isend_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Irecv_enqueue_c(void* buf, MPI_Count count, MPI_Datatype datatype,
+    int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  Call call("MPIX_Irecv_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(source, "source", comm_obj, RankKind::kSource);
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_irecv_enqueue_c(buf, count, *datatype_obj, source, tag, *comm_obj,
+      request));
+}
+extern "C" STMPI_API decltype(PMPIX_Irecv_enqueue_c) MPIX_Irecv_enqueue_c
+    __attribute__((weak, alias("PMPIX_Irecv_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Wait_enqueue(MPI_Request* request, MPI_Status* status) {
+  Call call("MPIX_Wait_enqueue");
+  call.request(request, "request");
+  call.not_null(status, "status");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_wait_enqueue(request, status));
+}
+extern "C" STMPI_API decltype(PMPIX_Wait_enqueue) MPIX_Wait_enqueue
+    __attribute__((weak, alias("PMPIX_Wait_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+    MPI_Status array_of_statuses[]) {
+  Call call("MPIX_Waitall_enqueue");
+  call.count(count, "count");
+  call.array(array_of_requests, count, "array_of_requests");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_waitall_enqueue(count, array_of_requests, array_of_statuses));
+}
+extern "C" STMPI_API decltype(PMPIX_Waitall_enqueue) MPIX_Waitall_enqueue
+    __attribute__((weak, alias("PMPIX_Waitall_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Allreduce_enqueue(const void* sendbuf, void* recvbuf, int count,
+    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPIX_Allreduce_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, count, datatype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_allreduce_enqueue(sendbuf, recvbuf, count, *datatype_obj, *op_obj,
+      *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Allreduce_enqueue) MPIX_Allreduce_enqueue
+    __attribute__((weak, alias("PMPIX_Allreduce_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Bcast_enqueue(void* buffer, int count, MPI_Datatype datatype,
+    int root, MPI_Comm comm) {
+  Call call("MPIX_Bcast_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.not_in_place(buffer, "buffer");
+  call.buffer(buffer, count, datatype_obj, "buffer");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_bcast_enqueue(buffer, count, *datatype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Bcast_enqueue) MPIX_Bcast_enqueue
+    __attribute__((weak, alias("PMPIX_Bcast_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Reduce_enqueue(const void* sendbuf, void* recvbuf, int count,
+    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  Call call("MPIX_Reduce_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, count, datatype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_reduce_enqueue(sendbuf, recvbuf, count, *datatype_obj, *op_obj,
+      root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Reduce_enqueue) MPIX_Reduce_enqueue
+    __attribute__((weak, alias("PMPIX_Reduce_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Allgather_enqueue(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call("MPIX_Allgather_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_in_place(sendbuf, "sendbuf");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_allgather_enqueue(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Allgather_enqueue) MPIX_Allgather_enqueue
+    __attribute__((weak, alias("PMPIX_Allgather_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Alltoall_enqueue(const void* sendbuf, int sendcount,
+    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Call call("MPIX_Alltoall_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_in_place(sendbuf, "sendbuf");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_alltoall_enqueue(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Alltoall_enqueue) MPIX_Alltoall_enqueue
+    __attribute__((weak, alias("PMPIX_Alltoall_enqueue")));
+
+extern "C" STMPI_API int PMPIX_Allreduce_enqueue_c(const void* sendbuf, void* recvbuf,
+    MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Call call("MPIX_Allreduce_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, count, datatype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_allreduce_enqueue_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj,
+      *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Allreduce_enqueue_c) MPIX_Allreduce_enqueue_c
+    __attribute__((weak, alias("PMPIX_Allreduce_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Bcast_enqueue_c(void* buffer, MPI_Count count, MPI_Datatype datatype,
+    int root, MPI_Comm comm) {
+  Call call("MPIX_Bcast_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.not_in_place(buffer, "buffer");
+  call.buffer(buffer, count, datatype_obj, "buffer");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_bcast_enqueue_c(buffer, count, *datatype_obj, root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Bcast_enqueue_c) MPIX_Bcast_enqueue_c
+    __attribute__((weak, alias("PMPIX_Bcast_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Reduce_enqueue_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  Call call("MPIX_Reduce_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  mpi::Op* op_obj = call.op(op, "op");
+  call.count(count, "count");
+  call.rank(root, "root", comm_obj, RankKind::kRoot);
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, count, datatype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_reduce_enqueue_c(sendbuf, recvbuf, count, *datatype_obj, *op_obj,
+      root, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Reduce_enqueue_c) MPIX_Reduce_enqueue_c
+    __attribute__((weak, alias("PMPIX_Reduce_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Allgather_enqueue_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+    MPI_Comm comm) {
+  Call call("MPIX_Allgather_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_in_place(sendbuf, "sendbuf");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_allgather_enqueue_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Allgather_enqueue_c) MPIX_Allgather_enqueue_c
+    __attribute__((weak, alias("PMPIX_Allgather_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Alltoall_enqueue_c(const void* sendbuf, MPI_Count sendcount,
+    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+    MPI_Comm comm) {
+  Call call("MPIX_Alltoall_enqueue_c");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  mpi::Datatype* sendtype_obj = call.datatype(sendtype, "sendtype", /*needs_commit=*/true);
+  mpi::Datatype* recvtype_obj = call.datatype(recvtype, "recvtype", /*needs_commit=*/true);
+  call.count(sendcount, "sendcount");
+  call.count(recvcount, "recvcount");
+  call.not_in_place(sendbuf, "sendbuf");
+  call.buffer(sendbuf, sendcount, sendtype_obj, "sendbuf");
+  call.not_in_place(recvbuf, "recvbuf");
+  call.buffer(recvbuf, recvcount, recvtype_obj, "recvbuf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_alltoall_enqueue_c(sendbuf, sendcount, *sendtype_obj, recvbuf,
+      recvcount, *recvtype_obj, *comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Alltoall_enqueue_c) MPIX_Alltoall_enqueue_c
+    __attribute__((weak, alias("PMPIX_Alltoall_enqueue_c")));
+
+extern "C" STMPI_API int PMPIX_Barrier_enqueue(MPI_Comm comm) {
+  Call call("MPIX_Barrier_enqueue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_barrier_enqueue(*comm_obj));
+}
+extern "C" STMPI_API decltype(PMPIX_Barrier_enqueue) MPIX_Barrier_enqueue
+    __attribute__((weak, alias("PMPIX_Barrier_enqueue")));

@@ -20,6 +20,9 @@ struct Topology;
 namespace coll {
 struct NodeLayout;
 }
+namespace enqueue {
+struct CommStreams;
+}
 
 struct Comm {
   int handle = 0;
@@ -49,6 +52,9 @@ struct Comm {
   // Which node each member runs on, for node-aware collectives
   // (coll/node.h); computed on first use.
   std::shared_ptr<const coll::NodeLayout> node_layout;
+  // MPIX_Stream_comm_create(_multiplex): the streams, shared by duplicates
+  // (src/mpi/enqueue/stream_object.h); null for other communicators.
+  std::shared_ptr<enqueue::CommStreams> streams;
 
   uint32_t coll_context_id() const { return context_id + 1; }
   bool is_inter() const { return remote_group != nullptr; }

@@ -237,6 +237,7 @@ int idup(Comm& comm, const MPI_Info* info, MPI_Comm* newcomm, MPI_Request* reque
     dup = mpi::comm_create_object(comm.group, mpi::kNoContextId, comm.errhandler);
   }
   dup->topology = comm.topology;
+  dup->streams = comm.streams;
   dup->info = comm.info;
   if (info != nullptr) set_info(*dup, *info);
   if (int err = mpi::attr_copy_all(comm, *dup); err != MPI_SUCCESS) {

@@ -55,6 +55,7 @@ int comm_dup(mpi::Comm& comm, MPI_Comm* newcomm) {
     dup = mpi::comm_create_object(comm.group, context_id, comm.errhandler);
   }
   dup->topology = comm.topology;
+  dup->streams = comm.streams;
   dup->info = comm.info;
   if (int err = mpi::attr_copy_all(comm, *dup); err != MPI_SUCCESS) {
     // A failing copy callback: the call returns its error and no communicator.

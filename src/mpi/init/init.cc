@@ -101,7 +101,7 @@ std::mutex& global_mutex() {
 void wait_yield() {
   // Calls hold the lock under MPI_THREAD_MULTIPLE, in the World and the
   // Sessions Model alike.
-  if (g_process_state.library_up && g_process_state.thread_level == MPI_THREAD_MULTIPLE) {
+  if (g_process_state.library_up && calls_locked()) {
     std::mutex& lock = global_mutex();
     lock.unlock();
     sched_yield();

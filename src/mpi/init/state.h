@@ -2,7 +2,10 @@
 // every MPI call's entry check, so the accessors are inline.
 #pragma once
 
+#include <atomic>
 #include <mutex>
+
+#include <mpi.h>
 
 namespace stmpi::mpi {
 
@@ -12,6 +15,9 @@ struct ProcessState {
   int sessions = 0;          // open MPI sessions (the Sessions Model)
   bool library_up = false;   // PMI, device and predefined objects are up
   int thread_level = 0;      // MPI_THREAD_SINGLE
+  // MPI's own threads call MPI (stream operations, MPIX_Stream): calls
+  // take the global lock at every thread level. Set once, never cleared.
+  std::atomic<bool> locking_forced{false};
 };
 
 inline ProcessState g_process_state;
@@ -28,6 +34,11 @@ inline bool is_finalized() { return g_process_state.finalized && g_process_state
 [[nodiscard]] int library_start(int required_thread_level);
 [[nodiscard]] int library_stop_if_unused();
 inline int thread_level() { return g_process_state.thread_level; }
+// Whether MPI calls serialize on the global lock.
+inline bool calls_locked() {
+  return g_process_state.thread_level == MPI_THREAD_MULTIPLE ||
+         g_process_state.locking_forced.load(std::memory_order_relaxed);
+}
 
 // The lock serializing MPI calls under MPI_THREAD_MULTIPLE. A thread inside
 // an MPI call holds it (the bindings take it for the whole call);

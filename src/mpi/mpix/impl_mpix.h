@@ -54,5 +54,67 @@ namespace stmpi::impl {
 [[nodiscard]] int mpix_delete_error_class(int errorclass);
 [[nodiscard]] int mpix_delete_error_code(int errorcode);
 [[nodiscard]] int mpix_delete_error_string(int errorcode);
+[[nodiscard]] int mpix_info_set_hex(MPI_Info info, const char* key, const void* value,
+    int value_size);
+[[nodiscard]] int mpix_stream_create(MPI_Info info, MPIX_Stream* stream);
+[[nodiscard]] int mpix_stream_free(MPIX_Stream* stream);
+[[nodiscard]] int mpix_stream_comm_create(mpi::Comm& comm, MPIX_Stream stream, MPI_Comm* newcomm);
+[[nodiscard]] int mpix_stream_comm_create_multiplex(mpi::Comm& comm, int count,
+    MPIX_Stream array_of_streams[], MPI_Comm* newcomm);
+[[nodiscard]] int mpix_comm_get_stream(mpi::Comm& comm, int idx, MPIX_Stream* stream);
+[[nodiscard]] int mpix_stream_progress(MPIX_Stream stream);
+[[nodiscard]] int mpix_start_progress_thread(MPIX_Stream stream);
+[[nodiscard]] int mpix_stop_progress_thread(MPIX_Stream stream);
+[[nodiscard]] int mpix_stream_send(const void* buf, int count, mpi::Datatype& datatype, int dest,
+    int tag, mpi::Comm& comm, int source_stream_index, int dest_stream_index);
+[[nodiscard]] int mpix_stream_isend(const void* buf, int count, mpi::Datatype& datatype, int dest,
+    int tag, mpi::Comm& comm, int source_stream_index, int dest_stream_index, MPI_Request* request);
+[[nodiscard]] int mpix_stream_recv(void* buf, int count, mpi::Datatype& datatype, int source,
+    int tag, mpi::Comm& comm, int source_stream_index, int dest_stream_index, MPI_Status* status);
+[[nodiscard]] int mpix_stream_irecv(void* buf, int count, mpi::Datatype& datatype, int source,
+    int tag, mpi::Comm& comm, int source_stream_index, int dest_stream_index, MPI_Request* request);
+[[nodiscard]] int mpix_send_enqueue(const void* buf, int count, mpi::Datatype& datatype, int dest,
+    int tag, mpi::Comm& comm);
+[[nodiscard]] int mpix_recv_enqueue(void* buf, int count, mpi::Datatype& datatype, int source,
+    int tag, mpi::Comm& comm, MPI_Status* status);
+[[nodiscard]] int mpix_isend_enqueue(const void* buf, int count, mpi::Datatype& datatype, int dest,
+    int tag, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int mpix_irecv_enqueue(void* buf, int count, mpi::Datatype& datatype, int source,
+    int tag, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int mpix_send_enqueue_c(const void* buf, MPI_Count count, mpi::Datatype& datatype,
+    int dest, int tag, mpi::Comm& comm);
+[[nodiscard]] int mpix_recv_enqueue_c(void* buf, MPI_Count count, mpi::Datatype& datatype,
+    int source, int tag, mpi::Comm& comm, MPI_Status* status);
+[[nodiscard]] int mpix_isend_enqueue_c(const void* buf, MPI_Count count, mpi::Datatype& datatype,
+    int dest, int tag, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int mpix_irecv_enqueue_c(void* buf, MPI_Count count, mpi::Datatype& datatype,
+    int source, int tag, mpi::Comm& comm, MPI_Request* request);
+[[nodiscard]] int mpix_wait_enqueue(MPI_Request* request, MPI_Status* status);
+[[nodiscard]] int mpix_waitall_enqueue(int count, MPI_Request array_of_requests[],
+    MPI_Status array_of_statuses[]);
+[[nodiscard]] int mpix_allreduce_enqueue(const void* sendbuf, void* recvbuf, int count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int mpix_bcast_enqueue(void* buffer, int count, mpi::Datatype& datatype, int root,
+    mpi::Comm& comm);
+[[nodiscard]] int mpix_reduce_enqueue(const void* sendbuf, void* recvbuf, int count,
+    mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm);
+[[nodiscard]] int mpix_allgather_enqueue(const void* sendbuf, int sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, int recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int mpix_alltoall_enqueue(const void* sendbuf, int sendcount, mpi::Datatype& sendtype,
+    void* recvbuf, int recvcount, mpi::Datatype& recvtype, mpi::Comm& comm);
+[[nodiscard]] int mpix_allreduce_enqueue_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm);
+[[nodiscard]] int mpix_bcast_enqueue_c(void* buffer, MPI_Count count, mpi::Datatype& datatype,
+    int root, mpi::Comm& comm);
+[[nodiscard]] int mpix_reduce_enqueue_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+    mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm);
+[[nodiscard]] int mpix_allgather_enqueue_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int mpix_alltoall_enqueue_c(const void* sendbuf, MPI_Count sendcount,
+    mpi::Datatype& sendtype, void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
+    mpi::Comm& comm);
+[[nodiscard]] int mpix_barrier_enqueue(mpi::Comm& comm);
 
 }  // namespace stmpi::impl

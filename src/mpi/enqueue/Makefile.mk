@@ -1,0 +1,7 @@
+# src/mpi/enqueue: MPIX_Stream objects and the enqueue engine (stream
+# point-to-point transfers prepared by the CPU, moved when streams reach them)
+libstmpi_mpi_la_SOURCES += \
+	src/mpi/enqueue/stream_object.cc \
+	src/mpi/enqueue/engine.cc
+noinst_HEADERS += src/mpi/enqueue/stream_object.h src/mpi/enqueue/engine.h
+EXTRA_DIST += src/mpi/enqueue/README.md

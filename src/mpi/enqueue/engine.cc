@@ -1,0 +1,307 @@
+// The enqueue engine (engine.h): transfer records, their protocol, the
+// progress hook that advances them, and the operations streams run.
+#include "mpi/enqueue/engine.h"
+
+#include <sched.h>
+
+#include <mutex>
+
+#include "device/progress.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/enqueue/stream_object.h"
+#include "mpi/init/state.h"
+#include "mpi/pt2pt/pt2pt.h"
+#include "mpi/request/request.h"
+#include "stream/stream.h"
+
+namespace stmpi::mpi::enqueue {
+
+// What a send tells the receiver when it is enqueued.
+struct Envelope {
+  uint32_t sender_id = 0;
+  uint32_t reserved = 0;
+  uint64_t bytes = 0;
+};
+
+struct Transfer {
+  bool is_send = false;
+  TransferArgs args;
+  Comm* comm = nullptr;        // retained
+  uint32_t id = 0;             // this side's id: clear-to-send tag 2*id, data tag 2*id+1
+  Envelope envelope;           // sent (send side) or received (receive side)
+  bool matched = false;        // receive: the envelope arrived
+  int source = MPI_PROC_NULL;  // receive: the sender's rank once matched
+  int match_tag = 0;           // receive: the message's tag once matched
+  Request* envelope_req = nullptr;
+  Request* cts_req = nullptr;
+  Request* data_req = nullptr;
+  uint64_t enqueued = 0;               // starts enqueued by the CPU
+  std::atomic<uint64_t> reached{0};    // starts the streams reached
+  uint64_t posted = 0;                 // rounds whose data movement began
+  std::atomic<uint64_t> completed{0};  // rounds complete
+  int error = MPI_SUCCESS;             // of the last round
+  MPI_Status status{};                 // of the last round (receive)
+  Transfer* prev = nullptr;            // the list of live transfers
+  Transfer* next = nullptr;
+};
+
+namespace {
+
+Transfer* g_live = nullptr;
+int g_hook = -1;
+uint32_t g_next_id = 0;
+// Tags stay below MPI_TAG_UB (2^28 - 1): ids wrap at 2^27.
+constexpr uint32_t kIdMask = (1u << 27) - 1;
+
+Datatype& byte_type() { return *datatype_get(MPI_BYTE); }
+uint32_t control_context(const Comm& comm) { return comm.streams->engine_context + 1; }
+int cts_tag(uint32_t id) { return static_cast<int>(2 * id); }
+int data_tag(uint32_t id) { return static_cast<int>(2 * id + 1); }
+
+void note(Transfer* t, int err) {
+  if (err != MPI_SUCCESS && t->error == MPI_SUCCESS) t->error = err;
+}
+
+// Retires *req if complete; true then.
+bool reap(Transfer* t, Request** req, MPI_Status* status = MPI_STATUS_IGNORE) {
+  if (*req == nullptr || !request_test(*req)) return false;
+  note(t, request_retire(*req, status));
+  *req = nullptr;
+  return true;
+}
+
+int post_cts_receive(Transfer* t) {
+  return pt2pt::irecv(nullptr, 0, byte_type(), t->args.peer, cts_tag(t->id), *t->comm,
+                      control_context(*t->comm), &t->cts_req);
+}
+
+void round_done(Transfer* t) {
+  if (t->args.on_complete != nullptr)
+    t->args.on_complete(t->args.on_complete_arg, t->error, t->status);
+  t->completed.fetch_add(1, std::memory_order_release);
+}
+
+int advance_send(Transfer* t) {
+  int moved = 0;
+  if (reap(t, &t->envelope_req)) ++moved;
+  const uint64_t reached = t->reached.load(std::memory_order_acquire);
+  if (t->posted < reached && t->data_req == nullptr && reap(t, &t->cts_req)) {
+    t->error = MPI_SUCCESS;
+    ++t->posted;
+    note(t,
+         pt2pt::isend(t->args.send_buf, t->args.count, *t->args.type, t->args.peer, data_tag(t->id),
+                      *t->comm, control_context(*t->comm), dev::SendMode::kStandard, &t->data_req));
+    // The next round's clear-to-send may arrive before this data completes.
+    if (t->args.persistent) note(t, post_cts_receive(t));
+    ++moved;
+  }
+  if (reap(t, &t->data_req)) {
+    status_set_empty(&t->status);
+    round_done(t);
+    ++moved;
+  }
+  return moved;
+}
+
+int advance_recv(Transfer* t) {
+  int moved = 0;
+  if (!t->matched) {
+    MPI_Status st;
+    if (!reap(t, &t->envelope_req, &st)) return 0;
+    t->matched = true;
+    t->source = st.MPI_SOURCE;
+    t->match_tag = st.MPI_TAG;
+    ++moved;
+  }
+  const uint64_t reached = t->reached.load(std::memory_order_acquire);
+  if (t->posted < reached && t->data_req == nullptr) {
+    t->error = MPI_SUCCESS;
+    ++t->posted;
+    // Gate open: the buffer is the receive's from now on.
+    const uint32_t sender = t->envelope.sender_id;
+    note(t, pt2pt::irecv(t->args.recv_buf, t->args.count, *t->args.type, t->source,
+                         data_tag(sender), *t->comm, control_context(*t->comm), &t->data_req));
+    Request* cts = nullptr;
+    note(t, pt2pt::isend(nullptr, 0, byte_type(), t->source, cts_tag(sender), *t->comm,
+                         control_context(*t->comm), dev::SendMode::kStandard, &cts));
+    if (t->cts_req != nullptr) reap(t, &t->cts_req);
+    if (t->cts_req != nullptr) {  // the previous round's is still going
+      request_wait(t->cts_req);
+      note(t, request_retire(t->cts_req, MPI_STATUS_IGNORE));
+    }
+    t->cts_req = cts;
+    ++moved;
+  }
+  if (reap(t, &t->cts_req)) ++moved;
+  MPI_Status st;
+  if (reap(t, &t->data_req, &st)) {
+    t->status = st;
+    t->status.MPI_SOURCE = t->source;
+    t->status.MPI_TAG = t->match_tag;
+    t->status.MPI_ERROR = t->error;
+    round_done(t);
+    ++moved;
+  }
+  return moved;
+}
+
+int advance(Transfer* t) {
+  if (t->args.peer == MPI_PROC_NULL) {  // nothing to move: each start completes
+    int moved = 0;
+    for (; t->posted < t->reached.load(std::memory_order_acquire); ++moved) {
+      ++t->posted;
+      status_set_empty(&t->status);
+      t->status.MPI_SOURCE = MPI_PROC_NULL;
+      t->status.MPI_TAG = MPI_ANY_TAG;
+      round_done(t);
+    }
+    return moved;
+  }
+  return t->is_send ? advance_send(t) : advance_recv(t);
+}
+
+int advance_all(void*) {
+  int moved = 0;
+  for (Transfer* t = g_live; t != nullptr; t = t->next) moved += advance(t);
+  return moved;
+}
+
+Transfer* make(const TransferArgs& args, Comm& comm, bool is_send) {
+  auto* t = new Transfer;
+  t->is_send = is_send;
+  t->args = args;
+  t->comm = &comm;
+  comm_retain(&comm);
+  datatype_retain(args.type);
+  g_next_id = (g_next_id + 1) & kIdMask;
+  t->id = g_next_id;
+  t->next = g_live;
+  if (g_live != nullptr) g_live->prev = t;
+  g_live = t;
+  if (g_hook < 0) g_hook = dev::add_progress_hook(advance_all, nullptr);
+  return t;
+}
+
+void cancel_pending(Request** req) {
+  if (*req == nullptr) return;
+  request_wait(*req);
+  (void)request_retire(*req, MPI_STATUS_IGNORE);
+  *req = nullptr;
+}
+
+// A stream's start of one round.
+void start_op(void* arg) {
+  auto* t = static_cast<Transfer*>(arg);
+  t->reached.fetch_add(1, std::memory_order_acq_rel);
+  std::lock_guard lock(global_mutex());
+  advance(t);
+}
+
+struct WaitOp {
+  Transfer* t;
+  uint64_t target;
+  MPI_Status* status;
+  bool release;
+};
+
+void wait_op(void* arg) {
+  auto* op = static_cast<WaitOp*>(arg);
+  for (unsigned spins = 0;; ++spins) {
+    {
+      std::lock_guard lock(global_mutex());
+      advance(op->t);
+      if (op->t->completed.load(std::memory_order_acquire) >= op->target) {
+        if (op->status != MPI_STATUS_IGNORE) *op->status = op->t->status;
+        if (op->release) release(op->t);
+        break;
+      }
+      dev::progress();
+    }
+    if (spins > 64) sched_yield();
+  }
+  delete op;
+}
+
+struct LockedOp {
+  LockedStep fn;
+  void* arg;
+};
+
+void locked_op(void* arg) {
+  auto* op = static_cast<LockedOp*>(arg);
+  for (unsigned spins = 0;; ++spins) {
+    {
+      std::lock_guard lock(global_mutex());
+      if (op->fn(op->arg)) break;
+      dev::progress();
+    }
+    if (spins > 64) sched_yield();
+  }
+  delete op;
+}
+
+}  // namespace
+
+int send_init(const TransferArgs& args, Comm& comm, Transfer** out) {
+  Transfer* t = make(args, comm, true);
+  *out = t;
+  if (args.peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  t->envelope.sender_id = t->id;
+  t->envelope.bytes = static_cast<uint64_t>(args.count * args.type->size);
+  if (int err = post_cts_receive(t); err != MPI_SUCCESS) return err;
+  return pt2pt::isend(&t->envelope, sizeof t->envelope, byte_type(), args.peer, args.tag, comm,
+                      comm.streams->engine_context, dev::SendMode::kStandard, &t->envelope_req);
+}
+
+int recv_init(const TransferArgs& args, Comm& comm, Transfer** out) {
+  Transfer* t = make(args, comm, false);
+  *out = t;
+  if (args.peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  return pt2pt::irecv(&t->envelope, sizeof t->envelope, byte_type(), args.peer, args.tag, comm,
+                      comm.streams->engine_context, &t->envelope_req);
+}
+
+int enqueue_start(Transfer* t, stream::Stream& stream) {
+  ++t->enqueued;
+  return stream.launch(start_op, t);
+}
+
+int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status, bool release) {
+  return stream.launch(wait_op, new WaitOp{t, t->enqueued, status, release});
+}
+
+Comm& transfer_comm(const Transfer* t) { return *t->comm; }
+
+uint64_t rounds_completed(const Transfer* t) {
+  return t->completed.load(std::memory_order_acquire);
+}
+int last_error(const Transfer* t) { return t->error; }
+
+void release(Transfer* t) {
+  cancel_pending(&t->envelope_req);
+  cancel_pending(&t->data_req);
+  if (t->is_send && t->cts_req != nullptr && dev::cancel_recv(&t->cts_req->dev)) {
+    // A persistent send's receive for a round that never started.
+    request_free(t->cts_req);
+    t->cts_req = nullptr;
+  }
+  cancel_pending(&t->cts_req);
+  if (t->prev != nullptr) t->prev->next = t->next;
+  else g_live = t->next;
+  if (t->next != nullptr) t->next->prev = t->prev;
+  datatype_release(t->args.type);
+  comm_release(t->comm);
+  delete t;
+}
+
+int enqueue_locked(stream::Stream& stream, LockedStep fn, void* arg) {
+  return stream.launch(locked_op, new LockedOp{fn, arg});
+}
+
+void progress_once() {
+  std::lock_guard lock(global_mutex());
+  dev::progress();
+}
+
+}  // namespace stmpi::mpi::enqueue

@@ -1,0 +1,97 @@
+// The enqueue engine: point-to-point transfers whose matching and handshake
+// are prepared by the CPU when it enqueues them, and whose data moves only
+// when the streams reach them (MPICH's MPIX_*_enqueue, HPE's MPIX_Queue and
+// persistent stream operations are built on it).
+//
+// One Transfer is one side of a message. The protocol, over the
+// communicator's two engine contexts (CommStreams::engine_context, +1):
+//   send_init    (CPU) sends an envelope {sender id, bytes} on the envelope
+//                context with the user's tag, and posts a receive for the
+//                clear-to-send (tag 2*id on the control context)
+//   recv_init    (CPU) posts a receive for the envelope with the user's
+//                source and tag: envelopes match in MPI's order, wildcards
+//                included
+//   start        (stream) sender: the buffer may be read from now on;
+//                receiver: the gate opens: the data receive is posted into
+//                the user's buffer and the clear-to-send goes out
+//   data         the sender's data send (tag 2*id+1) starts once its stream
+//                reached the start and the clear-to-send arrived: the
+//                device's own protocols move it (eager, or rendezvous with
+//                a single-copy pull inside a node)
+//   wait         (stream) the stream waits until the round completed
+// A persistent transfer is matched once (one envelope) and started many
+// times; each start is one round. Everything except the stream operations
+// runs under the caller's MPI lock; the stream operations take it.
+#pragma once
+
+#include <cstdint>
+
+#include <mpi.h>
+
+namespace stmpi::stream {
+class Stream;
+}
+
+namespace stmpi::mpi {
+struct Comm;
+struct Datatype;
+}  // namespace stmpi::mpi
+
+namespace stmpi::mpi::enqueue {
+
+struct Transfer;
+
+// Called under the MPI lock when a round completes (error: the round's
+// error code; status: the receive's status, empty for a send).
+using CompletionFn = void (*)(void* arg, int error, const MPI_Status& status);
+
+struct TransferArgs {
+  const void* send_buf = nullptr;  // send side
+  void* recv_buf = nullptr;        // receive side
+  MPI_Count count = 0;
+  Datatype* type = nullptr;  // retained by the transfer
+  int peer = 0;              // dest, or source (MPI_ANY_SOURCE allowed); MPI_PROC_NULL ok
+  int tag = 0;               // MPI_ANY_TAG allowed for a receive
+  bool persistent = false;   // matched once, started many times
+  CompletionFn on_complete = nullptr;
+  void* on_complete_arg = nullptr;
+};
+
+// Create a transfer on a communicator that has engine contexts
+// (comm.streams set): the envelope goes out (send) or is awaited (receive)
+// at once. The CPU calls these in program order, under the MPI lock.
+[[nodiscard]] int send_init(const TransferArgs& args, Comm& comm, Transfer** out);
+[[nodiscard]] int recv_init(const TransferArgs& args, Comm& comm, Transfer** out);
+
+// Enqueues a start (one round) on `stream`. For non-persistent transfers
+// at most once.
+[[nodiscard]] int enqueue_start(Transfer* t, stream::Stream& stream);
+
+// Enqueues a wait for the last round enqueued so far: the stream blocks
+// (a host stream's thread drives MPI progress meanwhile) until it
+// completed; then `status` (nullable) is written and, with `release`, the
+// transfer is freed (it must not be used after this call).
+[[nodiscard]] int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status,
+                               bool release);
+
+// The communicator a transfer was made on.
+Comm& transfer_comm(const Transfer* t);
+
+// Host side: rounds completed so far; the error of the last one.
+uint64_t rounds_completed(const Transfer* t);
+int last_error(const Transfer* t);
+
+// Frees a transfer none of whose rounds is in flight (CPU, MPI lock held).
+void release(Transfer* t);
+
+// Enqueues fn(arg) on `stream`, run with the MPI lock held when the stream
+// reaches it (the enqueued collectives start there). The function returns
+// true when done; until then it is called again after a round of progress.
+using LockedStep = bool (*)(void* arg);
+[[nodiscard]] int enqueue_locked(stream::Stream& stream, LockedStep fn, void* arg);
+
+// One round of MPI progress under the MPI lock, from any thread not
+// holding it (MPIX_Stream_progress, progress threads, stream waits).
+void progress_once();
+
+}  // namespace stmpi::mpi::enqueue

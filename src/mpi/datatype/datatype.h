@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,9 @@ struct Datatype {
   AttributeTable<TypeAttrs> attributes;           // user attributes (MPI_Type_set_attr)
   ElementKind element_kind = ElementKind::kNone;  // predefined types only
   TypeClass type_class = TypeClass::kNone;        // predefined types only
+  // The I/O chapter's flattened file forms of this type (src/mpi/io/filetype.cc),
+  // computed on first use and freed with the type; opaque here.
+  std::shared_ptr<void> io_cache;
 
   // Copies `count` instances starting at `src` into contiguous `dst` (count*size bytes).
   void pack(const void* src, MPI_Count count, void* dst) const;

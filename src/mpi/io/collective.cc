@@ -526,8 +526,10 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
     return agree_on_errors(file, write_at(file, offset, buf, count, type, status),
                            "MPI_File_write_at_all");
   int err = check_offset(offset, "MPI_File_write_at_all");
+  MPI_Count file_bytes = 0;
+  if (err == MPI_SUCCESS) err = stream_bytes(file.view().rep, type, count, &file_bytes);
   Access acc;
-  if (err == MPI_SUCCESS) acc.map(file, offset, count * type.size);
+  if (err == MPI_SUCCESS) acc.map(file, offset, file_bytes);
   std::vector<int64_t> ranges;
   if (int e = gather_ranges(file, acc, &ranges); e != MPI_SUCCESS) return e;
   if (!aggregate(file.hints().cb_write, ranges, file.comm().size)) {
@@ -554,7 +556,7 @@ int write_at_all(File& file, MPI_Offset offset, const void* buf, MPI_Count count
     if (err == MPI_SUCCESS) err = w;
   }
   err = agree_on_errors(file, err, "MPI_File_write_at_all");
-  set_status(status, err == MPI_SUCCESS ? acc.bytes : 0);
+  set_status(status, err == MPI_SUCCESS ? memory_bytes(file.view().rep, type, acc.bytes) : 0);
   return err;
 }
 
@@ -564,8 +566,10 @@ int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const
     return agree_on_errors(file, read_at(file, offset, buf, count, type, status),
                            "MPI_File_read_at_all");
   int err = check_offset(offset, "MPI_File_read_at_all");
+  MPI_Count file_bytes = 0;
+  if (err == MPI_SUCCESS) err = stream_bytes(file.view().rep, type, count, &file_bytes);
   Access acc;
-  if (err == MPI_SUCCESS) acc.map(file, offset, count * type.size);
+  if (err == MPI_SUCCESS) acc.map(file, offset, file_bytes);
   std::vector<int64_t> ranges;
   if (int e = gather_ranges(file, acc, &ranges); e != MPI_SUCCESS) return e;
   if (!aggregate(file.hints().cb_read, ranges, file.comm().size)) {
@@ -597,7 +601,7 @@ int read_at_all(File& file, MPI_Offset offset, void* buf, MPI_Count count, const
     }
   }
   err = agree_on_errors(file, err, "MPI_File_read_at_all");
-  set_status(status, err == MPI_SUCCESS ? got : 0);
+  set_status(status, err == MPI_SUCCESS ? memory_bytes(file.view().rep, type, got) : 0);
   return err;
 }
 

@@ -3,9 +3,11 @@
 // packing) and representations registered by the program with
 // MPI_Register_datarep(_c).
 //
-// Views in a non-native representation need every type to take as many
-// bytes in the file as in memory (datarep_check_view); then the view maps
-// the same byte positions and only the bytes of each element change.
+// In a representation where a basic type takes another size in the file
+// than in memory, the view's types are laid out in the file with the file
+// sizes (filetype.cc) and the data moves as a stream of converted elements:
+// `count` items of a memory type become stream_bytes(rep, type, count) file
+// bytes, which the view maps onto file runs.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -42,12 +44,7 @@ std::vector<std::unique_ptr<Datarep>>& registry() {
   return reps;
 }
 
-int file_size_of(const Datarep& rep, Datatype& type, MPI_Count count, MPI_Count* bytes) {
-  if (rep.kind == Datarep::Kind::kExternal32)
-    return impl::pack_external_size_c("external32", count, type, bytes);
-  *bytes = count * type.size;
-  return MPI_SUCCESS;
-}
+unsigned g_generation = 0;
 
 }  // namespace
 
@@ -57,34 +54,14 @@ const Datarep* datarep_find(const char* name) {
   return nullptr;
 }
 
-int datarep_check_view(const Datarep& rep, Datatype& etype, Datatype& filetype) {
-  if (rep.kind == Datarep::Kind::kNative || rep.kind == Datarep::Kind::kInternal)
-    return MPI_SUCCESS;
-  for (Datatype* type : {&etype, &filetype}) {
-    MPI_Count bytes = 0;
-    if (rep.kind == Datarep::Kind::kUser) {
-      if (rep.extent_fn == nullptr || type->layout.base_type == 0) continue;
-      MPI_Aint extent = 0;
-      if (int err = rep.extent_fn(type->layout.base_type, &extent, rep.extra_state)) return err;
-      bytes = extent * type->layout.base_count;
-    } else if (int err = file_size_of(rep, *type, 1, &bytes)) {
-      return err;
-    }
-    if (bytes != type->size)
-      return make_error(MPI_ERR_UNSUPPORTED_DATAREP,
-                        "datarep \"%s\": %s takes %lld bytes in the file and %lld in memory; "
-                        "views whose sizes differ between the two are not supported",
-                        rep.name.c_str(), datatype_name(type->handle),
-                        static_cast<long long>(bytes), static_cast<long long>(type->size));
-  }
-  return MPI_SUCCESS;
-}
+unsigned datarep_generation() { return g_generation; }
 
 int datarep_to_file(const Datarep& rep, const void* buf, MPI_Count count, Datatype& type,
                     void* out) {
   if (rep.kind == Datarep::Kind::kExternal32) {
-    MPI_Count position = 0;
-    return impl::pack_external_c("external32", buf, count, type, out, count * type.size, &position);
+    MPI_Count bytes = 0, position = 0;
+    if (int err = stream_bytes(&rep, type, count, &bytes)) return err;
+    return impl::pack_external_c("external32", buf, count, type, out, bytes, &position);
   }
   if (rep.kind == Datarep::Kind::kUser && (rep.write_fn != nullptr || rep.write_fn_c != nullptr)) {
     // The function converts `count` items of the user's layout into
@@ -94,20 +71,22 @@ int datarep_to_file(const Datarep& rep, const void* buf, MPI_Count count, Dataty
                : rep.write_fn(const_cast<void*>(buf), type.handle, static_cast<int>(count), out, 0,
                               rep.extra_state);
   }
+  // Internal, or a user representation without a write function: the
+  // bytes of memory (which then must take the same room in the file).
   type.pack(buf, count, out);
   return MPI_SUCCESS;
 }
 
 int datarep_from_file(const Datarep& rep, const void* in, MPI_Count bytes, MPI_Count count,
                       Datatype& type, void* buf) {
+  MPI_Count per = 0;
+  if (int err = stream_bytes(&rep, type, 1, &per)) return err;
+  const MPI_Count whole = per > 0 ? std::min(bytes / per, count) : 0;
   if (rep.kind == Datarep::Kind::kExternal32) {
-    const MPI_Count whole = type.size > 0 ? bytes / type.size : 0;
     MPI_Count position = 0;
-    return impl::unpack_external_c("external32", in, whole * type.size, &position, buf,
-                                   std::min(whole, count), type);
+    return impl::unpack_external_c("external32", in, whole * per, &position, buf, whole, type);
   }
   if (rep.kind == Datarep::Kind::kUser && (rep.read_fn != nullptr || rep.read_fn_c != nullptr)) {
-    const MPI_Count whole = type.size > 0 ? std::min(bytes / type.size, count) : 0;
     return rep.read_fn_c != nullptr
                ? rep.read_fn_c(buf, type.handle, whole, const_cast<void*>(in), 0, rep.extra_state)
                : rep.read_fn(buf, type.handle, static_cast<int>(whole), const_cast<void*>(in), 0,
@@ -118,16 +97,13 @@ int datarep_from_file(const Datarep& rep, const void* in, MPI_Count bytes, MPI_C
 }
 
 int datarep_extent(const Datarep* rep, Datatype& type, MPI_Count* extent) {
-  if (rep != nullptr && rep->kind == Datarep::Kind::kUser && rep->extent_fn != nullptr &&
-      type.predefined) {
-    MPI_Aint e = 0;
-    if (int err = rep->extent_fn(type.handle, &e, rep->extra_state)) return err;
-    *extent = e;
+  if (rep == nullptr) {
+    *extent = type.extent;
     return MPI_SUCCESS;
   }
-  if (rep != nullptr && rep->kind == Datarep::Kind::kExternal32 && type.predefined)
-    return file_size_of(*rep, type, 1, extent);
-  *extent = type.extent;
+  std::shared_ptr<const FlatType> flat;
+  if (int err = flat_type(rep, type, &flat)) return err;
+  *extent = flat->extent;
   return MPI_SUCCESS;
 }
 
@@ -136,6 +112,7 @@ void datarep_finalize() {
   reps.erase(std::remove_if(reps.begin(), reps.end(),
                             [](const auto& r) { return r->kind == Datarep::Kind::kUser; }),
              reps.end());
+  ++g_generation;  // cached file forms of the dropped representations go stale
 }
 
 namespace {

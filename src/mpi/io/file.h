@@ -73,9 +73,10 @@ struct View {
   Datatype* etype = nullptr;
   Datatype* filetype = nullptr;
   std::string datarep = "native";
-  const Datarep* rep = nullptr;  // nullptr: native
-  MPI_Count etype_size = 1;
-  std::shared_ptr<const FlatType> flat;  // the filetype, flattened once
+  const Datarep* rep = nullptr;          // nullptr: native
+  MPI_Count etype_size = 1;              // in memory: etypes moved = memory bytes / etype_size
+  MPI_Count etype_file_size = 1;         // in the file (differs in external32 for MPI_LONG, ...)
+  std::shared_ptr<const FlatType> flat;  // the filetype's runs, kept on the filetype
 };
 
 class File {
@@ -132,7 +133,9 @@ void shared_close(File& file);
 int shared_set_view(File& file);
 
 // File byte runs, in view order, of `bytes` bytes of data starting at view
-// position `etype_offset` (in etypes). Adjacent runs are merged.
+// position `etype_offset` (in etypes). Adjacent runs are merged. `bytes`
+// counts file bytes: in a representation whose sizes differ from memory's,
+// stream_bytes (internal.h) gives them for a memory type.
 void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out);
 // Added after the first version: the same for a copy of a view (a nonblocking
 // access started before MPI_File_set_view changed the file's view; copying

@@ -264,8 +264,8 @@ int flatten(const Datarep* rep, const Datatype& type, std::shared_ptr<const Flat
   }
   FileMap map;
   if (int err = file_map(*rep, type, map)) return err;
-  *out = map.changed ? from_runs(std::move(map.runs), map.size, map.extent())
-                     : flatten_native(type);
+  *out =
+      map.changed ? from_runs(std::move(map.runs), map.size, map.extent()) : flatten_native(type);
   return MPI_SUCCESS;
 }
 

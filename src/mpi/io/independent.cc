@@ -248,7 +248,9 @@ int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Dat
   if (int err = access_check(file, false)) return err;
   if (offset < 0)
     return make_error(MPI_ERR_ARG, "offset=%lld is negative", static_cast<long long>(offset));
-  const MPI_Count bytes = count * type.size;
+  const Datarep* rep = file.view().rep;
+  MPI_Count bytes = 0;  // in the file
+  if (int err = stream_bytes(rep, type, count, &bytes)) return err;
   if (bytes == 0 || !file.view().flat) {
     set_status(status, 0);
     return MPI_SUCCESS;
@@ -261,7 +263,6 @@ int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Dat
     if (int err = lock.take(file.driver(), lo, span_end(runs) - lo, /*exclusive=*/false))
       return err;
   }
-  const Datarep* rep = file.view().rep;
   MPI_Count done = 0;
   std::vector<iovec> iov;
   if (rep == nullptr && type.contiguous) {
@@ -280,7 +281,7 @@ int read_at(File& file, MPI_Offset offset, void* buf, MPI_Count count, const Dat
       if (int err =
               datarep_from_file(*rep, tmp.data(), done, count, const_cast<Datatype&>(type), buf))
         return err;
-      done -= done % type.size;
+      done = memory_bytes(rep, type, done);
     }
   }
   set_status(status, done);
@@ -293,7 +294,9 @@ int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count, co
   if (int err = access_check(file, true)) return err;
   if (offset < 0)
     return make_error(MPI_ERR_ARG, "offset=%lld is negative", static_cast<long long>(offset));
-  const MPI_Count bytes = count * type.size;
+  const Datarep* rep = file.view().rep;
+  MPI_Count bytes = 0;  // in the file
+  if (int err = stream_bytes(rep, type, count, &bytes)) return err;
   if (bytes == 0 || !file.view().flat) {
     set_status(status, 0);
     return MPI_SUCCESS;
@@ -305,7 +308,6 @@ int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count, co
     const MPI_Offset lo = span_start(runs);
     if (int err = lock.take(file.driver(), lo, span_end(runs) - lo, /*exclusive=*/true)) return err;
   }
-  const Datarep* rep = file.view().rep;
   std::vector<iovec> iov;
   if (rep == nullptr && type.contiguous) {
     if (int err = write_runs_impl(file, runs, static_cast<const char*>(buf) + type.true_lb,
@@ -326,7 +328,7 @@ int write_at(File& file, MPI_Offset offset, const void* buf, MPI_Count count, co
       return err;
     if (int err = write_runs_impl(file, runs, tmp.data(), file.atomic())) return err;
   }
-  set_status(status, bytes);
+  set_status(status, count * type.size);
   return MPI_SUCCESS;
 }
 

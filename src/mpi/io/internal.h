@@ -3,6 +3,7 @@
 // representations and access checks.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <mpi.h>
@@ -40,12 +41,12 @@ struct Datarep {
 };
 // nullptr if `name` names no representation.
 const Datarep* datarep_find(const char* name);
-// Whether the bytes of the view's types are the same in `rep` as in memory
-// (the only case views support for external32 and user representations).
-int datarep_check_view(const Datarep& rep, Datatype& etype, Datatype& filetype);
-// `count` elements of `type` at `buf` into the file representation (count *
-// type.size contiguous bytes at `out`), and back (`bytes` bytes at `in`,
-// whole elements only).
+// Bumped when user representations are dropped (MPI_Finalize), so cached
+// file forms computed for them are not found again.
+unsigned datarep_generation();
+// `count` elements of `type` at `buf` into the file representation
+// (stream_bytes(rep, type, count) contiguous bytes at `out`), and back
+// (`bytes` bytes at `in`, whole elements only).
 int datarep_to_file(const Datarep& rep, const void* buf, MPI_Count count, Datatype& type,
                     void* out);
 int datarep_from_file(const Datarep& rep, const void* in, MPI_Count bytes, MPI_Count count,
@@ -54,6 +55,14 @@ int datarep_from_file(const Datarep& rep, const void* in, MPI_Count bytes, MPI_C
 int datarep_extent(const Datarep* rep, Datatype& type, MPI_Count* extent);
 // Drops user representations (MPI_Finalize).
 void datarep_finalize();
+
+// Flattened types (filetype.cc). The file byte runs of one instance of
+// `type` in `rep` (nullptr: native), computed once and kept on the type.
+int flat_type(const Datarep* rep, const Datatype& type, std::shared_ptr<const FlatType>* out);
+// File bytes of `count` items of `type` in `rep` (nullptr: native).
+int stream_bytes(const Datarep* rep, const Datatype& type, MPI_Count count, MPI_Count* bytes);
+// Memory bytes of the whole items of `type` in `file_bytes` bytes in `rep`.
+MPI_Count memory_bytes(const Datarep* rep, const Datatype& type, MPI_Count file_bytes);
 
 // Views (view.cc): sets the default view (disp 0, MPI_BYTE, native).
 void view_init(File& file);

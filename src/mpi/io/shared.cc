@@ -48,7 +48,7 @@ MPI_Offset etypes_of(const File& file, MPI_Count count, const Datatype& type) {
 int eof_position(File& file, MPI_Offset* pos) {
   MPI_Offset size = 0;
   if (int err = file.driver().size(&size); err != MPI_SUCCESS) return err;
-  const MPI_Count esize = etype_size(file);
+  const MPI_Count esize = file.view().etype_file_size;
   const MPI_Offset disp = file.view().disp;
   if (size <= disp) {
     *pos = 0;

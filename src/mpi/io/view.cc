@@ -2,9 +2,9 @@
 // to file byte runs, the individual file pointer (seek, get_position) and
 // get_byte_offset / get_type_extent.
 //
-// A filetype is flattened once, when the view is set, into the byte runs of
-// one instance (FlatType); instance k of the filetype starts at
-// disp + k * extent. A position in the view is a data offset (in etypes);
+// A filetype is flattened once per data representation into the byte runs
+// of one instance (FlatType, filetype.cc, kept on the datatype); instance k
+// of the filetype starts at disp + k * extent. A position in the view is a data offset (in etypes);
 // data byte b lies in instance b / size, in the run whose data_start is the
 // last one not after b % size.
 #include <algorithm>
@@ -28,29 +28,6 @@ namespace stmpi::mpi::io {
 namespace {
 
 using errhan::make_error;
-
-std::shared_ptr<const FlatType> flatten(const Datatype& type) {
-  auto flat = std::make_shared<FlatType>();
-  flat->size = type.size;
-  flat->extent = type.extent;
-  MPI_Count data = 0;
-  for (const DataBlock& b : type.layout.blocks) {
-    for (MPI_Count k = 0; k < b.count; ++k) {
-      const MPI_Offset at = b.disp + k * b.stride;
-      if (b.len == 0) continue;
-      if (!flat->runs.empty() && flat->runs.back().offset + flat->runs.back().length == at) {
-        flat->runs.back().length += b.len;
-      } else {
-        flat->runs.push_back({at, b.len});
-        flat->data_start.push_back(data);
-      }
-      data += b.len;
-    }
-  }
-  flat->contiguous =
-      flat->runs.size() == 1 && flat->runs[0].offset == 0 && flat->runs[0].length == flat->extent;
-  return flat;
-}
 
 // The standard asks for etypes and filetypes whose displacements are not
 // negative and do not decrease, and that do not overlap in a file opened for
@@ -92,7 +69,8 @@ void view_init(File& file) {
   v.datarep = "native";
   v.rep = nullptr;
   v.etype_size = 1;
-  v.flat = flatten(*v.filetype);
+  v.etype_file_size = 1;
+  (void)flat_type(nullptr, *v.filetype, &v.flat);  // native: cannot fail
 }
 
 void map_view(const File& file, MPI_Offset etype_offset, MPI_Count bytes, std::vector<Run>& out) {
@@ -103,7 +81,7 @@ void map_view(const View& v, MPI_Offset etype_offset, MPI_Count bytes, std::vect
   out.clear();
   if (bytes <= 0 || !v.flat) return;
   const FlatType& f = *v.flat;
-  MPI_Count b = etype_offset * v.etype_size;
+  MPI_Count b = etype_offset * v.etype_file_size;
   if (f.contiguous) {
     out.push_back({v.disp + b, bytes});
     return;
@@ -150,7 +128,7 @@ MPI_Offset view_position_of_byte(const File& file, MPI_Offset byte) {
       }
     }
   }
-  return (data + v.etype_size - 1) / v.etype_size;
+  return (data + v.etype_file_size - 1) / v.etype_file_size;
 }
 
 }  // namespace stmpi::mpi::io
@@ -165,7 +143,9 @@ namespace {
 
 // The local checks of MPI_File_set_view; *rep gets the representation.
 int check_view(const File& fh, MPI_Offset disp, const Datatype& etype, Datatype& filetype,
-               const char* datarep, MPI_Info info, const mpi::io::Datarep** rep) {
+               const char* datarep, MPI_Info info, const mpi::io::Datarep** rep,
+               std::shared_ptr<const mpi::io::FlatType>* eflat,
+               std::shared_ptr<const mpi::io::FlatType>* fflat) {
   if (!etype.committed && !etype.predefined)
     return make_error(MPI_ERR_TYPE, "etype is not committed");
   if (!filetype.committed && !filetype.predefined)
@@ -188,8 +168,20 @@ int check_view(const File& fh, MPI_Offset disp, const Datatype& etype, Datatype&
   if (*rep == nullptr)
     return make_error(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%s\" is not a known representation",
                       datarep);
-  if (int err = mpi::io::datarep_check_view(**rep, const_cast<Datatype&>(etype), filetype))
-    return err;
+  // The types' layouts in the file (their sizes there may differ from memory's).
+  const mpi::io::Datarep* in_file =
+      (*rep)->kind == mpi::io::Datarep::Kind::kNative ? nullptr : *rep;
+  if (int err = mpi::io::flat_type(in_file, etype, eflat)) return err;
+  if (int err = mpi::io::flat_type(in_file, filetype, fflat)) return err;
+  if ((*eflat)->size <= 0 || (*fflat)->size % (*eflat)->size != 0)
+    return make_error(MPI_ERR_TYPE,
+                      "in datarep \"%s\" the filetype holds %lld bytes, not a multiple of the "
+                      "etype's %lld",
+                      datarep, static_cast<long long>((*fflat)->size),
+                      static_cast<long long>((*eflat)->size));
+  if ((*fflat)->size > 0 && (*fflat)->extent <= 0)
+    return make_error(MPI_ERR_TYPE, "in datarep \"%s\" the filetype has extent %ld in the file",
+                      datarep, static_cast<long>((*fflat)->extent));
   if (disp == MPI_DISPLACEMENT_CURRENT && !(fh.amode() & MPI_MODE_SEQUENTIAL))
     return make_error(MPI_ERR_ARG,
                       "disp=MPI_DISPLACEMENT_CURRENT needs a file opened with "
@@ -209,7 +201,8 @@ int check_view(const File& fh, MPI_Offset disp, const Datatype& etype, Datatype&
 int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype,
                   const char* datarep, MPI_Info info) {
   const mpi::io::Datarep* rep = nullptr;
-  int err = check_view(fh, disp, etype, filetype, datarep, info, &rep);
+  std::shared_ptr<const mpi::io::FlatType> eflat, fflat;
+  int err = check_view(fh, disp, etype, filetype, datarep, info, &rep, &eflat, &fflat);
   const bool current = disp == MPI_DISPLACEMENT_CURRENT;
   if (current) {
     // The current position of the shared file pointer, as a byte offset;
@@ -234,7 +227,8 @@ int file_set_view(File& fh, MPI_Offset disp, Datatype& etype, Datatype& filetype
     v.datarep = rep->name;
     v.rep = rep->kind == mpi::io::Datarep::Kind::kNative ? nullptr : rep;
     v.etype_size = etype.size;
-    v.flat = filetype.size > 0 ? mpi::io::flatten(filetype) : nullptr;
+    v.etype_file_size = eflat->size;
+    v.flat = filetype.size > 0 ? std::move(fflat) : nullptr;
     fh.position = 0;
     mpi::io::apply_hints(fh.hints(), mpi::info_get(info), nullptr);
     // Both file pointers go back to zero (shared_set_view resets the shared

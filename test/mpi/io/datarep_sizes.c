@@ -98,8 +98,8 @@ int main(int argc, char **argv)
     MPI_Datatype vec;
     MPI_Type_vector(3, 2, 3, MPI_LONG, &vec);
     MPI_Type_commit(&vec);
-    CHECK_SUCCESS(MPI_File_set_view(fh, (MPI_Offset)span * rank, MPI_LONG, vec, "external32",
-                                    MPI_INFO_NULL));
+    CHECK_SUCCESS(
+        MPI_File_set_view(fh, (MPI_Offset)span * rank, MPI_LONG, vec, "external32", MPI_INFO_NULL));
     MPI_Aint ext = 0;
     CHECK_SUCCESS(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
     CHECK_INT(ext, 4);

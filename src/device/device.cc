@@ -1,7 +1,7 @@
 // The device: the peer table, the one local-vs-remote branch (class Peers)
 // in front of the concrete transports, and the device API over the message
-// protocol (protocol/protocol.h). Adding a transport touches this file and
-// the Makefile fragments only (see "Network module plug-in point").
+// protocol (protocol/protocol.h). Network modules sit behind
+// netmod/modules.h (the one selection point): this file names none of them.
 #include "device/device.h"
 
 #include <unistd.h>
@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "config.h"
+#include "device/netmod/modules.h"
 #include "device/protocol/protocol.h"
 #include "device/shm/shm.h"
 #include "device/transport.h"
@@ -23,55 +23,6 @@
 #include "util/error.h"
 #include "util/param.h"
 #include "util/pvar.h"
-
-// ---- Network module plug-in point ---------------------------------------
-// A network transport (device/ofi/, later device/ucx/) plugs in here and
-// nowhere else: under its configure conditional, include its header, name
-// its class NetTransport and set kHaveNetmod. The class satisfies
-// dev::Transport and also provides
-//   int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
-//       an MPI error code; collective over the job (every rank calls it,
-//       also one without network peers: it may use PMI put/barrier/get);
-//   void finalize();
-// The router below sends every peer marked kNet through it.
-#if defined(STMPI_HAVE_NETMOD_OFI)
-#include "device/ofi/ofi.h"
-namespace stmpi::dev {
-using NetTransport = ofi::Ofi;
-inline constexpr bool kHaveNetmod = true;
-}  // namespace stmpi::dev
-#else
-namespace stmpi::dev {
-// No network module in this build: a peer that needs one is an init error.
-class NoNetTransport final {
- public:
-  int init(int, std::span<const PeerInfo>, pmi::Client&) { return MPI_SUCCESS; }
-  void finalize() {}
-  bool send(int, const WireHeader&, const void*) { return false; }
-  template <class F>
-  int poll(F&&) {
-    return 0;
-  }
-  std::size_t max_payload() const { return 0; }
-  int expose(int, const void*, std::size_t, WireHeader*) { return MPI_ERR_INTERN; }
-  void unexpose(const WireHeader&) {}
-  PullStatus pull(int, const WireHeader&, void*, std::size_t, RequestDev*) {
-    return PullStatus::kUnsupported;
-  }
-  // The network module's statistics (its performance variables read 0, so
-  // every build lists the same MPI_T variables).
-  std::size_t credit_waits() const { return 0; }
-  std::size_t reordered() const { return 0; }
-  uint64_t thread_polls() const { return 0; }
-  uint64_t thread_blocks() const { return 0; }
-  uint64_t thread_wakeups() const { return 0; }
-};
-static_assert(Transport<NoNetTransport>);
-using NetTransport = NoNetTransport;
-inline constexpr bool kHaveNetmod = false;
-}  // namespace stmpi::dev
-#endif
-// --------------------------------------------------------------------------
 
 namespace stmpi::dev {
 namespace {
@@ -91,12 +42,17 @@ const util::Param kParams[] = {
 const util::ParamTable kTable{"device", kParams};
 const util::ParamRegistration kRegistration{&kTable};
 
+// Whether any network module is built (else the branch below folds away).
+constexpr bool kHaveNetmod =
+    netmod::Modules::built(netmod::Kind::kOfi) || netmod::Modules::built(netmod::Kind::kUcx);
+
 // The one local-vs-remote branch: every protocol call to a transport goes
-// through here. Without a network module the branch folds away.
+// through here; kNet peers go to the network module the device chose
+// (netmod::Modules: one switch on its kind, no virtual call).
 class Peers {
  public:
   shm::ShmTransport shm;
-  NetTransport net;
+  netmod::Modules net;
   std::vector<PeerInfo> table;
 
   bool remote(int peer) const {
@@ -201,22 +157,6 @@ int build_peer_table(pmi::Client& pmi) {
       std::fprintf(stderr, "STMPI device: rank 0 -> rank %d: node %d, %s\n", peer,
                    g.peers.table[peer].node, transport_name(g.peers.table[peer].transport));
   }
-  if (!kHaveNetmod) {
-    for (int peer = 0; peer < g.size; ++peer) {
-      if (g.peers.table[peer].transport != PeerTransport::kNet) continue;
-      if (g_settings.nolocal)
-        return util::make_error(
-            MPI_ERR_OTHER,
-            "STMPI_DEVICE_NOLOCAL=yes routes rank %d through the network module, "
-            "which this build does not have",
-            peer);
-      return util::make_error(
-          MPI_ERR_OTHER,
-          "rank %d runs on node %d and rank %d on node %d (nodes from %s): ranks "
-          "on other nodes need a network module, which this build does not have",
-          g.rank, mine, peer, node_of[peer], source.c_str());
-    }
-  }
   return MPI_SUCCESS;
 }
 
@@ -269,27 +209,11 @@ const util::Pvar kShmPvars[] = {
 const util::PvarTable kShmPvarTable{"shm", kShmPvars};
 const util::PvarRegistration kShmPvarRegistration{&kShmPvarTable};
 
-// Listed in every build; without a network module they read 0.
-const util::Pvar kOfiPvars[] = {
-    {"credit_waits", util::Pvar::Class::kCounter,
-     [] { return uint64_t{g.peers.net.credit_waits()}; },
-     "eager sends that waited because the peer had returned no credits yet (flow control)"},
-    {"reordered", util::Pvar::Class::kCounter, [] { return uint64_t{g.peers.net.reordered()}; },
-     "messages that arrived out of order and waited for their predecessors"},
-    {"thread_polls", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_polls(); },
-     "times the progress thread drove the provider because no MPI call had polled it since its "
-     "last look (STMPI_OFI_PROGRESS_THREAD_US apart)"},
-    {"thread_sleeps", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_blocks(); },
-     "times the progress thread slept on the provider's descriptors (STMPI_OFI_PROGRESS_BLOCK)"},
-    {"thread_wakeups", util::Pvar::Class::kCounter, [] { return g.peers.net.thread_wakeups(); },
-     "sleeps of the progress thread that the network ended (the rest timed out or were stopped)"},
-};
-const util::PvarTable kOfiPvarTable{"ofi", kOfiPvars};
-const util::PvarRegistration kOfiPvarRegistration{&kOfiPvarTable};
-
 }  // namespace
 
 int poll_transports() { return g.proto.progress(); }
+
+netmod::Modules& netmod::modules() { return g.peers.net; }
 
 namespace protocol {
 void pull_done(RequestDev* req, bool ok) { g.proto.pull_done(req, ok); }
@@ -305,7 +229,16 @@ int init(pmi::Client& pmi) {
   if (int err = g.peers.shm.init(g.rank, g.size, g.node_ranks, g.peers.table[g.rank].node, pmi);
       err != MPI_SUCCESS)
     return err;
-  if (int err = g.peers.net.init(g.rank, g.peers.table, pmi); err != MPI_SUCCESS) return err;
+  // A rank that only STMPI_DEVICE_NOLOCAL=yes sends through the network
+  // (named by the stub module's error when no module is built).
+  int nolocal_peer = -1;
+  for (int peer = 0; peer < g.size && g_settings.nolocal; ++peer)
+    if (g.peers.table[peer].transport == PeerTransport::kNet &&
+        g.peers.table[peer].node == g.peers.table[g.rank].node && nolocal_peer < 0)
+      nolocal_peer = peer;
+  if (int err = g.peers.net.init(g.rank, g.peers.table, pmi, g_settings.verbose, nolocal_peer);
+      err != MPI_SUCCESS)
+    return err;
   g.proto.init(g.rank, g.size);
   // Ranks of this node share its CPUs (with NOLOCAL too: they still do).
   g.ranks_on_node = 0;

@@ -12,12 +12,25 @@
 #include <string>
 #include <vector>
 
+#include <mpi.h>
+
+#include "util/error.h"
+
 // In a function of a rank (`rank` in scope) returning std::string: returns
 // the failure's text when `cond` is false.
 #define CHECK(cond, what)                                                                  \
   do {                                                                                     \
     if (!(cond))                                                                           \
       return std::string("rank ") + std::to_string(rank) + ": " + (what) + " (" #cond ")"; \
+  } while (0)
+
+// The same for a call that returns an MPI error code: returns its text.
+#define CHECK_OK(call)                                                       \
+  do {                                                                       \
+    const int rc_ = (call);                                                  \
+    if (rc_ != MPI_SUCCESS)                                                  \
+      return std::string("rank ") + std::to_string(rank) + ": " #call ": " + \
+             stmpi::util::error_string(rc_);                                 \
   } while (0)
 
 namespace stmpi::test {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "device/ofi/ofi.h"
+#include "device/ofi/ofi_rma.h"
 #include "device/ofi/settings.h"
 #include "ofi_pair.h"
 #include "util/param.h"
@@ -71,7 +72,7 @@ std::string run_rank(int rank, const Pipes& pipes) {
   Ofi ofi;
   std::string error;
   const auto allgather = stmpi::test::pair_allgather(rank, pipes);
-  if (ofi.init(rank, 2, allgather, false, &error) != 0) return "init: " + error;
+  CHECK_OK(ofi.init(rank, 2, allgather, false));
 
   // 1. A flood of eager messages: more than the credits allow at once, while
   // the receiver sleeps. They arrive complete and in order.
@@ -123,7 +124,7 @@ std::string run_rank(int rank, const Pipes& pipes) {
       rts.kind = MsgKind::kRts;
       rts.sender = rank;
       rts.total_bytes = kBig;
-      CHECK(ofi.expose(peer, big.data(), kBig, &rts) == 0, "expose: " + ofi.error());
+      CHECK_OK(ofi.expose(peer, big.data(), kBig, &rts));
       while (!ofi.send(peer, rts, nullptr)) ofi.poll([](const WireHeader&, const char*) {});
       bool fin = false;
       CHECK(poll_until(ofi,
@@ -169,8 +170,9 @@ std::string run_rank(int rank, const Pipes& pipes) {
   // 3. One-sided: rank 1's window is written, read and updated atomically by
   // rank 0 while rank 1 only watches its own memory (no libfabric calls).
   std::vector<uint64_t> window(512, 0);
+  ofi::OfiRma rma(ofi);
   ofi::Registration reg;
-  CHECK(ofi.register_window(window.data(), window.size() * 8, &reg, &error) == 0, error);
+  CHECK_OK(rma.register_window(window.data(), window.size() * 8, &reg));
   const uint64_t mine[2] = {reg.remote_address(window.data()), reg.key};
   std::string theirs = trade(pipes, std::string(reinterpret_cast<const char*>(mine), sizeof mine));
   uint64_t remote[2];
@@ -178,38 +180,37 @@ std::string run_rank(int rank, const Pipes& pipes) {
   if (rank == 0) {
     std::vector<uint64_t> data(100);
     for (int i = 0; i < 100; ++i) data[i] = 1000 + i;
-    CHECK(ofi.put(peer, data.data(), 800, remote[0] + 8 * 8, remote[1]) == 0, ofi.error());
-    CHECK(ofi.flush() == 0, ofi.error());
+    CHECK_OK(rma.put(peer, data.data(), 800, remote[0] + 8 * 8, remote[1]));
+    CHECK_OK(rma.flush());
     for (int i = 0; i < 10; ++i)
-      CHECK(ofi.fetch_add64(peer, remote[0], remote[1], 3) == static_cast<uint64_t>(3 * i),
+      CHECK(rma.fetch_add64(peer, remote[0], remote[1], 3) == static_cast<uint64_t>(3 * i),
             "fetch_add64");
-    CHECK(ofi.compare_swap64(peer, remote[0] + 8, remote[1], 0, 77) == 0, "compare_swap64 hit");
-    CHECK(ofi.compare_swap64(peer, remote[0] + 8, remote[1], 5, 99) == 77, "compare_swap64 miss");
-    CHECK(ofi.load64(peer, remote[0] + 8, remote[1]) == 77, "load64");
-    ofi.store64(peer, remote[0] + 16, remote[1], 0xabcdef);
+    CHECK(rma.compare_swap64(peer, remote[0] + 8, remote[1], 0, 77) == 0, "compare_swap64 hit");
+    CHECK(rma.compare_swap64(peer, remote[0] + 8, remote[1], 5, 99) == 77, "compare_swap64 miss");
+    CHECK(rma.load64(peer, remote[0] + 8, remote[1]) == 77, "load64");
+    rma.store64(peer, remote[0] + 16, remote[1], 0xabcdef);
     std::vector<uint64_t> back(100, 0);
-    CHECK(ofi.get(peer, back.data(), 800, remote[0] + 8 * 8, remote[1]) == 0, ofi.error());
-    CHECK(ofi.flush() == 0, ofi.error());
+    CHECK_OK(rma.get(peer, back.data(), 800, remote[0] + 8 * 8, remote[1]));
+    CHECK_OK(rma.flush());
     CHECK(back == data, "get after put");
     if (ofi.atomic_valid(0, FI_SUM, FI_INT32)) {
       int32_t add[4] = {1, 2, 3, 4};
-      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0,
-            ofi.error());
-      CHECK(ofi.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]) == 0,
-            ofi.error());
+      CHECK_OK(rma.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]));
+      CHECK_OK(rma.atomic(peer, FI_SUM, FI_INT32, add, 4, remote[0] + 200 * 8, remote[1]));
       int32_t fetched[4] = {};
-      CHECK(ofi.fetch_atomic(peer, FI_SUM, FI_INT32, add, fetched, 4, remote[0] + 200 * 8,
-                             remote[1]) == 0,
-            ofi.error());
-      CHECK(ofi.flush() == 0, ofi.error());
+      CHECK_OK(rma.fetch_atomic(peer, FI_SUM, FI_INT32, add, fetched, 4, remote[0] + 200 * 8,
+                                remote[1]));
+      CHECK_OK(rma.flush());
       CHECK(fetched[3] == 8, "fetch_atomic result");
     }
-    ofi.store64(peer, remote[0] + 300 * 8, remote[1], 1);  // done flag
+    rma.store64(peer, remote[0] + 300 * 8, remote[1], 1);  // done flag
     // A read with a wrong key fails with the provider's text, no hang.
     std::vector<uint64_t> junk(4);
-    if (ofi.get(peer, junk.data(), 32, remote[0], remote[1] + 4242) == 0) {
-      CHECK(ofi.flush() != 0, "a read with a bad key succeeded");
-      CHECK(!ofi.error().empty(), "no error text");
+    if (rma.get(peer, junk.data(), 32, remote[0], remote[1] + 4242) == 0) {
+      const int rc = rma.flush();
+      CHECK(rc != 0, "a read with a bad key succeeded");
+      CHECK(stmpi::util::error_string(rc).find("one-sided") != std::string::npos,
+            "no error text: " + stmpi::util::error_string(rc));
     }
   } else {
     // Passive: no MPI, no libfabric call until rank 0 is done.
@@ -223,7 +224,8 @@ std::string run_rank(int rank, const Pipes& pipes) {
     for (int i = 0; i < 100; ++i) CHECK(w[8 + i] == static_cast<uint64_t>(1000 + i), "put data");
   }
   trade(pipes, "bye");  // both done before either closes its endpoint
-  ofi.deregister_window(&reg);
+  rma.deregister_window(&reg);
+  rma.finalize();
   ofi.finalize();
   return "";
 }
@@ -241,12 +243,15 @@ TEST(Ofi, TcpRxm) { EXPECT_EQ(run_pair("tcp;ofi_rxm"), ""); }
 TEST(Ofi, TcpRxmManualProgress) { EXPECT_EQ(run_pair("tcp;ofi_rxm", "manual"), ""); }
 
 // A one-rank module (no peer: init's allgather returns this rank's name).
+// An MPI error code; *error its text.
 int init_alone(Ofi* ofi, std::string* error) {
   auto self = [](const std::string& mine, std::vector<std::string>* all, std::string*) {
     all->assign(1, mine);
     return 0;
   };
-  return ofi->init(0, 1, self, false, error);
+  const int rc = ofi->init(0, 1, self, false);
+  if (rc != MPI_SUCCESS) *error = stmpi::util::error_string(rc);
+  return rc;
 }
 
 // STMPI_OFI_DATA_PROGRESS: which progress each setting gets, and the error for a bad value.
@@ -430,7 +435,9 @@ TEST(Ofi, UnknownProviderNamesWhatIsAvailable) {
   Ofi ofi;
   std::string error;
   auto never = [](const std::string&, std::vector<std::string>*, std::string*) { return -1; };
-  ASSERT_NE(ofi.init(0, 1, never, false, &error), 0);
+  const int rc = ofi.init(0, 1, never, false);
+  ASSERT_NE(rc, MPI_SUCCESS);
+  error = stmpi::util::error_string(rc);
   EXPECT_NE(error.find("'nosuch'"), std::string::npos) << error;
   EXPECT_NE(error.find("sockets"), std::string::npos) << error;
   EXPECT_NE(error.find("STMPI_OFI_PROVIDER"), std::string::npos) << error;
@@ -443,7 +450,9 @@ TEST(Ofi, BadInterfaceIsAnError) {
   ASSERT_TRUE(stmpi::util::load_all(&error));
   Ofi ofi;
   auto never = [](const std::string&, std::vector<std::string>*, std::string*) { return -1; };
-  ASSERT_NE(ofi.init(0, 1, never, false, &error), 0);
+  const int rc = ofi.init(0, 1, never, false);
+  ASSERT_NE(rc, MPI_SUCCESS);
+  error = stmpi::util::error_string(rc);
   EXPECT_NE(error.find("STMPI_OFI_IFACE=nosuch0"), std::string::npos) << error;
   EXPECT_NE(error.find("lo 127.0.0.1"), std::string::npos) << error;
 }

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include "device/ofi/ofi.h"
+#include "device/ofi/ofi_rma.h"
 #include "device/ofi/ofi_triggered.h"
 #include "device/ofi/settings.h"
 #include "ofi_pair.h"
@@ -51,13 +52,6 @@ void load_settings(const std::string& provider) {
   std::string error;
   if (!stmpi::util::load_all(&error)) std::abort();
 }
-#define CHECK_OK(call)                                                       \
-  do {                                                                       \
-    const int rc_ = (call);                                                  \
-    if (rc_ != MPI_SUCCESS)                                                  \
-      return std::string("rank ") + std::to_string(rank) + ": " #call ": " + \
-             stmpi::util::error_string(rc_);                                 \
-  } while (0)
 
 // Window layout at rank 1 (64-bit words).
 constexpr std::size_t kWords = 8192;
@@ -84,31 +78,20 @@ bool wait_for(F&& done, int seconds = 20) {
 // The host path of accumulates the NIC cannot do (set_host_accumulate): in
 // the library NetRma's locked accumulate; here a put of the operand onto a
 // zero target, which shows when it ran and that it completed the chain.
-Ofi* g_ofi = nullptr;
+ofi::OfiRma* g_rma = nullptr;
 int g_host_calls = 0;
 int host_put(const rma::Region& region, std::span<const rma::Run> runs, const rma::AccumulateOp&,
              const void* in) {
   ++g_host_calls;
-  const char* at = static_cast<const char*>(in);
-  for (const rma::Run& run : runs) {
-    const uint64_t raddr = (g_ofi->virt_addr() ? region.remote : 0) + run.offset;
-    if (g_ofi->put(region.target, at, run.bytes, raddr, region.key) != 0) return MPI_ERR_OTHER;
-    at += run.bytes;
-  }
-  return g_ofi->flush() == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  if (int err = g_rma->put(region, runs, in)) return err;
+  return g_rma->flush();
 }
 
-// The host path of reads (set_host_get): in the library NetRma::get.
+// The host path of reads (set_host_get): in the library the device's kNet get.
 int g_host_gets = 0;
 int host_get(const rma::Region& region, std::span<const rma::Run> runs, void* out) {
   ++g_host_gets;
-  char* at = static_cast<char*>(out);
-  for (const rma::Run& run : runs) {
-    const uint64_t raddr = (g_ofi->virt_addr() ? region.remote : 0) + run.offset;
-    if (g_ofi->get(region.target, at, run.bytes, raddr, region.key) != 0) return MPI_ERR_OTHER;
-    at += run.bytes;
-  }
-  return g_ofi->flush() == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+  return g_rma->get(region, runs, out, nullptr);
 }
 
 rma::Region net_region(int target, uint64_t remote, uint64_t key) {
@@ -151,7 +134,6 @@ std::string origin_side(int rank, const Pipes& pipes, Ofi& ofi, TriggerMode mode
   CHECK_OK(nic->post_accumulate(region, {&acc_run, 1}, {&acc_piece, 1}, acc, t, 1, c));
   // Doubles: not atomic on the NIC with the target's own origins, so the
   // host path runs it when t is bumped.
-  g_ofi = &ofi;
   g_host_calls = 0;
   nic->set_host_accumulate(host_put);
   const rma::Run host_run{kHostAcc * 8, 64};
@@ -326,14 +308,13 @@ std::string target_side(int rank, const Pipes& pipes, const std::vector<uint64_t
 
 std::string run_rank(TriggerMode mode, int rank, const Pipes& pipes) {
   Ofi ofi;
-  std::string error;
-  if (ofi.init(rank, 2, stmpi::test::pair_allgather(rank, pipes), false, &error) != 0)
-    return "init: " + error;
+  CHECK_OK(ofi.init(rank, 2, stmpi::test::pair_allgather(rank, pipes), false));
   std::vector<uint64_t> window(kWords, 0);
   for (std::size_t i = 0; i < 8; ++i) window[kAcc + i] = 5;
   for (std::size_t i = 0; i < 16; ++i) window[kRead + i] = 777000 + i;
+  ofi::OfiRma rma(ofi);
   ofi::Registration reg;
-  if (ofi.register_window(window.data(), window.size() * 8, &reg, &error) != 0) return error;
+  CHECK_OK(rma.register_window(window.data(), window.size() * 8, &reg));
   const uint64_t mine[2] = {reg.remote_address(window.data()), reg.key};
   const std::string theirs = trade(pipes, std::string(reinterpret_cast<const char*>(mine), 16));
   uint64_t remote[2];
@@ -342,13 +323,15 @@ std::string run_rank(TriggerMode mode, int rank, const Pipes& pipes) {
   if (rank == 0) {
     // Where the provider wants offsets, the region's remote is 0.
     const uint64_t base = ofi.virt_addr() ? remote[0] : 0;
+    g_rma = &rma;
     result = origin_side(rank, pipes, ofi, mode, net_region(1, base, remote[1]));
     if (!result.empty()) return result;
   } else {
     result = target_side(rank, pipes, window);
   }
   trade(pipes, "bye");
-  ofi.deregister_window(&reg);
+  rma.deregister_window(&reg);
+  rma.finalize();
   ofi.finalize();
   return result;
 }
@@ -372,12 +355,12 @@ TEST(OfiTriggered, SocketsDeferred) {
 TEST(OfiTriggered, TcpRxmHasNeither) {
   load_settings("tcp;ofi_rxm");
   Ofi ofi;
-  std::string error;
   auto self = [](const std::string& mine, std::vector<std::string>* all, std::string*) {
     all->assign(1, mine);
     return 0;
   };
-  ASSERT_EQ(ofi.init(0, 1, self, false, &error), 0) << error;
+  const int rc = ofi.init(0, 1, self, false);
+  ASSERT_EQ(rc, MPI_SUCCESS) << stmpi::util::error_string(rc);
   for (TriggerMode mode : {TriggerMode::kNative, TriggerMode::kDeferred}) {
     std::unique_ptr<TriggeredNic> nic;
     const int rc = TriggeredNic::open(ofi, mode, TriggeredBudget{}, &nic);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "config.h"  // STMPI_HAVE_NETMOD_*: every includer sees the same modules
@@ -56,7 +57,10 @@ class Modules {
   // Collective over the job: picks the module (STMPI_NETMOD; `auto` asks
   // every built module's probe and takes the highest score, the same on
   // every rank) and initializes it. Jobs without kNet peers keep the stub.
-  [[nodiscard]] int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
+  // `nolocal_peer`: a rank that only STMPI_DEVICE_NOLOCAL=yes sends through
+  // the network (for the stub's error), else -1.
+  [[nodiscard]] int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi,
+                         bool verbose, int nolocal_peer);
   void finalize();
   Kind kind() const { return kind_; }
   // Why `kind()` was chosen (STMPI_DEVICE_VERBOSE, stmpi_info).
@@ -125,7 +129,7 @@ class Modules {
   }
 
  private:
-  int choose(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
+  int choose(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi, int nolocal_peer);
 
   Kind kind_ = Kind::kNone;
   std::string why_ = "no network peers";
@@ -140,5 +144,8 @@ class Modules {
 #undef STMPI_NETMOD_MEMBER_
 };
 static_assert(Transport<Modules>);
+
+// The device's modules (device.cc owns the object, in its class Peers).
+Modules& modules();
 
 }  // namespace stmpi::dev::netmod

@@ -1,11 +1,10 @@
 #include "device/ofi/ofi.h"
 
 #include <dirent.h>
-#include <poll.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
 #include <sched.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 
 #include <unistd.h>
@@ -18,8 +17,12 @@
 #include <cstring>
 #include <vector>
 
+#include <mpi.h>
+
+#include "device/ofi/retry.h"
 #include "device/ofi/settings.h"
 #include "util/backoff.h"
+#include "util/error.h"
 
 namespace stmpi::dev::ofi {
 static_assert(kMinEagerSize == kHeaders + 64, "settings.h: the smallest eager message");
@@ -61,28 +64,27 @@ std::vector<pid_t> process_threads() {
   return tids;
 }
 
-// The progress thread's longest sleep while ranks keep polling (see init).
-constexpr int kLongestNapUs = 1000;
-// The longest the progress thread sleeps on the provider's descriptors.
-constexpr int kLongestBlockMs = 100;
-
 }  // namespace
-
-Ofi* g_instance = nullptr;
-
-Ofi* instance() { return g_instance; }
 
 void Ofi::fatal(const std::string& message) {
   (fatal_ ? fatal_ : default_fatal)(message);
   std::abort();  // a handler must not return
 }
 
-int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std::string* error) {
-  if (initialized_) return 0;
+int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose) {
+  if (initialized_) return MPI_SUCCESS;
+  verbose_ = verbose;
+  std::string error;
+  if (open(rank, size, allgather, &error) != 0)
+    return util::make_error(MPI_ERR_OTHER, "network module (ofi) init on rank %d: %s", rank,
+                            error.c_str());
+  return MPI_SUCCESS;
+}
+
+int Ofi::open(int rank, int size, const Allgather& allgather, std::string* error) {
   const Settings& s = settings();
   rank_ = rank;
   size_ = size;
-  verbose_ = verbose;
   apply_provider_defaults();
   std::string address;
   if (resolve_iface(s.iface, &address, error) != 0) return -1;
@@ -129,20 +131,15 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
     return -1;
   }
   if (fabric_.insert_peers(all, error) != 0) return -1;
+  atomics64_ = atomic_valid(1, FI_SUM, FI_UINT64) && atomic_valid(2, FI_CSWAP, FI_UINT64) &&
+               atomic_valid(1, FI_ATOMIC_READ, FI_UINT64) &&
+               atomic_valid(0, FI_ATOMIC_WRITE, FI_UINT64);
   if (fabric_.choice().auto_progress) prioritize_provider_threads(threads_before);
 
   const bool want_thread = s.progress_thread == "yes" ||
                            (s.progress_thread == "auto" && !fabric_.choice().auto_progress);
-  if (want_thread && fabric_.choice().thread_safe) {
-    stop_thread_ = false;
-    if (fabric_.wait_fd() >= 0 && stop_fd_ < 0) stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    // Without its eventfd a sleeping thread could not be stopped promptly:
-    // it looks at timed intervals instead.
-    if (stop_fd_ < 0) fabric_.forget_wait_fd();
-    const int sleep_us = std::max(s.progress_thread_us, 0);
-    thread_nice_ = s.progress_thread_nice;
-    progress_thread_ = std::thread([this, sleep_us] { progress_thread_main(sleep_us); });
-  }
+  if (want_thread && fabric_.choice().thread_safe)
+    progress_thread_.start(fabric_, polls_, s.progress_thread_us, s.progress_thread_nice);
   // A waiting rank must leave CPU time to the threads that progress the
   // provider (util/backoff.h): other ranks' one-sided operations on this
   // rank's memory and its arrivals wait for them.
@@ -151,7 +148,6 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
                                    software_provider(fabric_.info()->fabric_attr->prov_name));
   util::set_host_progress_threads(host_threads);
   initialized_ = true;
-  g_instance = this;
   if (verbose_ && rank_ == 0) {
     std::fprintf(stderr,
                  "STMPI network module: libfabric %u.%u, provider %s; eager up to %zu bytes, %d "
@@ -162,8 +158,8 @@ int Ofi::init(int rank, int size, const Allgather& allgather, bool verbose, std:
                  provider_threads_, provider_threads_reniced_, s.provider_thread_nice,
                  provider_nice_failed_ != 0 ? "; setpriority: " : "",
                  provider_nice_failed_ != 0 ? std::strerror(provider_nice_failed_) : "",
-                 progress_thread_.joinable() ? "running" : "off",
-                 want_thread && !progress_thread_.joinable()
+                 progress_thread_.running() ? "running" : "off",
+                 want_thread && !progress_thread_.running()
                      ? " (wanted, but the domain is not thread safe: passive targets progress "
                        "only inside MPI calls)"
                      : "");
@@ -188,6 +184,20 @@ void Ofi::prioritize_provider_threads(const std::vector<pid_t>& before) {
     if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) != 0) provider_nice_failed_ = errno;
     else ++provider_threads_reniced_;
   }
+}
+
+bool Ofi::atomic_valid(int kind, fi_op op, fi_datatype type) {
+  if (op < 0 || op >= FI_ATOMIC_OP_LAST || type < 0 || type >= FI_DATATYPE_LAST) return false;
+  int8_t& known = atomic_valid_[(kind * FI_ATOMIC_OP_LAST + op) * FI_DATATYPE_LAST + type];
+  if (known < 0) {
+    size_t count = 0;
+    fid_ep* ep = fabric_.rma().ep;
+    const int rc = kind == 0   ? fi_atomicvalid(ep, type, op, &count)
+                   : kind == 1 ? fi_fetch_atomicvalid(ep, type, op, &count)
+                               : fi_compare_atomicvalid(ep, type, op, &count);
+    known = rc == 0 && count >= 1 ? 1 : 0;
+  }
+  return known == 1;
 }
 
 int Ofi::setup_buffers(std::string* error) {
@@ -245,15 +255,11 @@ int Ofi::post_recv(uint32_t index) {
   msg.context = &recv_ctx_[index].fi;
   const uint64_t flags =
       fabric_.choice().multi_recv ? FI_MULTI_RECV | FI_COMPLETION : FI_COMPLETION;
-  for (;;) {
-    const ssize_t rc = fi_recvmsg(fabric_.msg().ep, &msg, flags);
-    if (rc == 0) return 0;
-    if (rc != -FI_EAGAIN) {
-      error_ = fi_error("fi_recvmsg", rc);
-      return -1;
-    }
-    (void)fi_cntr_read(fabric_.msg().cntr);  // progress, then retry
-  }
+  const ssize_t rc =
+      retry_eagain(fabric_.msg().cntr, [&] { return fi_recvmsg(fabric_.msg().ep, &msg, flags); });
+  if (rc == 0) return 0;
+  error_ = fi_error("fi_recvmsg", rc);
+  return -1;
 }
 
 bool Ofi::send(int peer, const WireHeader& h, const void* payload) {
@@ -312,7 +318,6 @@ bool Ofi::send_credit(int peer) {
   if (rc == -FI_EAGAIN) return false;
   if (rc != 0) fatal(fi_error("fi_send", rc) + " (credits to rank " + std::to_string(peer) + ")");
   owed_[peer] -= prefix.credits;
-  ++credit_messages_;
   return true;
 }
 
@@ -334,14 +339,6 @@ void Ofi::handle_cq_error(fid_cq* cq) {
     case OpContext::Kind::kRecv:
       if (err.err == FI_ECANCELED) return;  // finalize
       fatal("receive failed: " + message);
-    case OpContext::Kind::kBlocking:
-      op->done = true;
-      op->error = err.err;
-      error_ = message;
-      return;
-    case OpContext::Kind::kRma:
-      error_ = "one-sided operation to rank " + std::to_string(op->peer) + " failed: " + message;
-      return;
     default: fatal("send to rank " + std::to_string(op->peer) + " failed: " + message);
   }
 }
@@ -436,12 +433,14 @@ void Ofi::after_arrivals() {
   }
 }
 
-int Ofi::expose(int /*peer*/, const void* buf, std::size_t bytes, WireHeader* h) {
+int Ofi::expose(int peer, const void* buf, std::size_t bytes, WireHeader* h) {
   Registration* reg = nullptr;
-  if (cache_.acquire(buf, bytes, &reg, &error_) != 0) return -1;
+  if (cache_.acquire(buf, bytes, &reg, &error_) != 0)
+    return util::make_error(MPI_ERR_OTHER, "rendezvous to rank %d: registering %zu bytes: %s", peer,
+                            bytes, error_.c_str());
   h->address = reg->remote_address(buf);
   h->rkey = reg->key;
-  return 0;
+  return MPI_SUCCESS;
 }
 
 void Ofi::unexpose(const WireHeader& h) {
@@ -508,89 +507,23 @@ void Ofi::drain_sends() {
   }
 }
 
-void Ofi::progress_thread_main(int sleep_us) {
-  // A rank waiting in MPI polls the provider itself; the thread drives it
-  // only when nobody polled since its last look (the application computes),
-  // so the two never contend for the provider's lock. While the rank keeps
-  // polling, the thread naps, longer each time (up to kLongestNapUs): each
-  // wake-up takes a CPU from a rank on a full node.
-  //
-  // Where the provider has a wait set (fabric.h, wait_fd), the thread then
-  // sleeps in poll(2) on it once it has driven the provider and found nothing
-  // left to do, and the network wakes it (the provider's sockets are in the
-  // set): a passive target answers without costing CPU while nothing
-  // arrives. Without a wait set, it looks every sleep_us instead.
-  const int wait_fd = fabric_.wait_fd();
-  // The sleeping thread runs only when the network brings work for a rank
-  // that computes; a higher priority lets that wake-up preempt the
-  // computation at once instead of waiting for the scheduler (on a node with
-  // a rank per core there is no idle CPU to run it). Lowering the nice value
-  // needs CAP_SYS_NICE or RLIMIT_NICE; without them it stays the rank's.
-  if (wait_fd >= 0 && thread_nice_ < 0 &&
-      setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), thread_nice_) != 0)
-    thread_nice_failed_ = errno;
-  auto count = [](std::atomic<uint64_t>& c) {
-    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  };
-  uint64_t seen = polls_.load(std::memory_order_relaxed);
-  int nap_us = sleep_us;
-  while (!stop_thread_.load(std::memory_order_relaxed)) {
-    const uint64_t now = polls_.load(std::memory_order_relaxed);
-    if (now != seen) {
-      seen = now;
-      nap_us = std::min(std::max(nap_us, 1) * 2, std::max(sleep_us, kLongestNapUs));
-      usleep(static_cast<useconds_t>(nap_us));
-      continue;
-    }
-    // Reading a counter drives a manual-progress provider without consuming
-    // completions that belong to the protocol.
-    (void)fi_cntr_read(fabric_.msg().cntr);
-    (void)fi_cntr_read(fabric_.rma().cntr);
-    count(thread_polls_);
-    nap_us = sleep_us;
-    if (wait_fd < 0) {
-      if (nap_us > 0) usleep(static_cast<useconds_t>(nap_us));
-      else sched_yield();
-      continue;
-    }
-    if (fabric_.trywait() != 0) continue;  // the provider has work: drive it again at once
-    pollfd fds[2] = {{wait_fd, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
-    // The timeout only bounds what a missed wake-up could cost.
-    const int ready = ::poll(fds, 2, kLongestBlockMs);
-    count(thread_blocks_);
-    if (ready > 0 && (fds[0].revents & POLLIN) != 0) count(thread_wakeups_);
-    else if (ready == 0) count(thread_timeouts_);
-    // `seen` stays the count from before the sleep: a rank that polled
-    // meanwhile is inside MPI and takes the arrival itself (the next turn
-    // naps); otherwise the next turn drives the provider at once.
-  }
-}
-
 void Ofi::finalize() {
   drain_sends();
-  if (progress_thread_.joinable()) {
-    stop_thread_ = true;
-    if (stop_fd_ >= 0) (void)eventfd_write(stop_fd_, 1);
-    progress_thread_.join();
-  }
-  if (stop_fd_ >= 0) ::close(stop_fd_);
-  stop_fd_ = -1;
+  progress_thread_.stop();
   if (verbose_ && initialized_)
-    std::fprintf(stderr,
-                 "STMPI network module: rank %d: progress thread drove the provider %llu times, "
-                 "slept on its descriptors %llu times (%llu woken by the network, %llu timed "
-                 "out)%s%s\n",
-                 rank_, static_cast<unsigned long long>(thread_polls()),
-                 static_cast<unsigned long long>(thread_blocks()),
-                 static_cast<unsigned long long>(thread_wakeups()),
-                 static_cast<unsigned long long>(thread_timeouts_.load()),
-                 thread_nice_failed_ != 0 ? "; its nice value stayed the rank's: " : "",
-                 thread_nice_failed_ != 0 ? std::strerror(thread_nice_failed_) : "");
+    std::fprintf(
+        stderr,
+        "STMPI network module: rank %d: progress thread drove the provider %llu times, "
+        "slept on its descriptors %llu times (%llu woken by the network, %llu timed "
+        "out)%s%s\n",
+        rank_, static_cast<unsigned long long>(progress_thread_.polls()),
+        static_cast<unsigned long long>(progress_thread_.sleeps()),
+        static_cast<unsigned long long>(progress_thread_.wakeups()),
+        static_cast<unsigned long long>(progress_thread_.timeouts()),
+        progress_thread_.nice_failed() != 0 ? "; its nice value stayed the rank's: " : "",
+        progress_thread_.nice_failed() != 0 ? std::strerror(progress_thread_.nice_failed()) : "");
   if (!initialized_ && fabric_.domain() == nullptr) return;
-  for (auto it = at_finalize_.rbegin(); it != at_finalize_.rend(); ++it) (*it)();
-  at_finalize_.clear();
   initialized_ = false;
-  if (g_instance == this) g_instance = nullptr;
   if (recv_reg_.mr) cache_.deregister(&recv_reg_);
   if (bounce_reg_.mr) cache_.deregister(&bounce_reg_);
   cache_.clear();
@@ -598,7 +531,6 @@ void Ofi::finalize() {
   fabric_.close();
   recv_memory_.reset();
   bounce_memory_.reset();
-  rma_ctx_.clear();
   for (PendingPull& p : pending_pulls_) delete p.op;
   pending_pulls_.clear();
 }

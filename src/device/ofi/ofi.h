@@ -1,7 +1,9 @@
-// The libfabric network module: a Transport (device/transport.h) over one
-// FI_EP_RDM endpoint with FI_MSG, plus one-sided operations and remote
-// atomics on a second endpoint (ofi_rma.cc). docs/design/device.md explains
-// the module; README.md in this folder maps its files.
+// The libfabric network module's transport (netmod::Module of
+// device/netmod/netmod.h): FI_MSG on one FI_EP_RDM endpoint. It owns the
+// provider (Fabric), the registration cache and the progress thread; the
+// module's other pieces reach them through it: OfiRma (ofi_rma.h, one-sided
+// operations and atomics on the second endpoint) and TriggeredNic
+// (ofi_triggered.h). README.md in this folder maps the files.
 //
 // Wire format of one message: OfiPrefix (16 bytes: sender, sequence number,
 // returned credits, type) + WireHeader (64 bytes) + payload. Providers may
@@ -29,11 +31,12 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "device/netmod/types.h"
 #include "device/ofi/fabric.h"
 #include "device/ofi/mr_cache.h"
+#include "device/ofi/progress_thread.h"
 #include "device/protocol/wire.h"
 #include "device/request_dev.h"
 #include "device/transport.h"
@@ -70,7 +73,6 @@ struct OpContext {
   RequestDev* req = nullptr;    // kPull
   Registration* reg = nullptr;  // kPull: the local registration (FI_MR_LOCAL)
   bool done = false;            // kBlocking
-  int error = 0;                // kBlocking: the provider's error number
 };
 
 // How the module reaches the rest of the job during init: an allgather of
@@ -89,14 +91,18 @@ class Ofi final {
   Ofi& operator=(const Ofi&) = delete;
   ~Ofi() { finalize(); }
 
-  // Collective over the job. 0, or -1 with *error for the user.
-  [[nodiscard]] int init(int rank, int size, const Allgather& allgather, bool verbose,
-                         std::string* error);
-  // The device's entry (ofi_device.cc): collective over the job; opens the
-  // network only when the peer table has network peers, exchanges names
-  // through PMI. An MPI error code.
+  // Collective over the job: opens the provider and exchanges endpoint
+  // names through `allgather`. An MPI error code carrying the provider's text.
+  [[nodiscard]] int init(int rank, int size, const Allgather& allgather, bool verbose);
+  // ---- netmod::Module (ofi_device.cc): the device's entries. init is
+  // collective over the job; it opens the network only when the peer table
+  // has network peers and exchanges names through PMI.
+  [[nodiscard]] int probe(int my_rank, std::span<const PeerInfo> table, netmod::Probe* out);
   [[nodiscard]] int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
   void finalize();
+  netmod::Capabilities capabilities() const;
+  netmod::Stats stats() const;
+  std::string description() const { return fabric_.choice().description; }
   bool initialized() const { return initialized_; }
 
   // ---- the Transport concept
@@ -108,61 +114,37 @@ class Ofi final {
   void unexpose(const WireHeader& h);
   PullStatus pull(int peer, const WireHeader& rts, void* local, std::size_t bytes, RequestDev* req);
 
-  // ---- one-sided operations (ofi_rma.cc). `raddr` is what the target's
-  // window registration says (Registration::remote_address); `key` its key.
-  // Non-blocking ones complete at flush(); results land at flush() too.
-  [[nodiscard]] int register_window(void* base, std::size_t bytes, Registration* out,
-                                    std::string* error);
-  void deregister_window(Registration* r) {
-    cache_.deregister(r);
-    --windows_;
-  }
-  [[nodiscard]] int put(int peer, const void* buf, std::size_t bytes, uint64_t raddr,
-                        uint64_t key) {
-    return transfer(false, peer, const_cast<void*>(buf), bytes, raddr, key);
-  }
-  [[nodiscard]] int get(int peer, void* buf, std::size_t bytes, uint64_t raddr, uint64_t key) {
-    return transfer(true, peer, buf, bytes, raddr, key);
-  }
+  // ---- for the module's other pieces (OfiRma, TriggeredNic)
   // Whether the provider does `op` on `type` natively: kind 0 atomic, 1
   // fetching, 2 compare. Cached.
   bool atomic_valid(int kind, fi_op op, fi_datatype type);
-  [[nodiscard]] int atomic(int peer, fi_op op, fi_datatype type, const void* buf, std::size_t count,
-                           uint64_t raddr, uint64_t key);
-  [[nodiscard]] int fetch_atomic(int peer, fi_op op, fi_datatype type, const void* buf,
-                                 void* result, std::size_t count, uint64_t raddr, uint64_t key);
-  [[nodiscard]] int compare_atomic(int peer, fi_datatype type, const void* compare,
-                                   const void* swap, void* result, uint64_t raddr, uint64_t key);
-  // Blocking 64-bit atomics for the lock protocol: the old value.
-  uint64_t fetch_add64(int peer, uint64_t raddr, uint64_t key, uint64_t value);
-  uint64_t compare_swap64(int peer, uint64_t raddr, uint64_t key, uint64_t expected,
-                          uint64_t desired);
-  uint64_t load64(int peer, uint64_t raddr, uint64_t key);
-  void store64(int peer, uint64_t raddr, uint64_t key, uint64_t value);
-  // Waits until every one-sided operation issued so far is complete at its
-  // target. 0, or -1 with error() holding the provider's text.
-  [[nodiscard]] int flush();
-
-  const std::string& error() const { return error_; }
-  const std::string& description() const { return fabric_.choice().description; }
-  bool progress_thread_running() const { return progress_thread_.joinable(); }
-  // The provider's own threads found at init (automatic progress).
-  int provider_threads() const { return provider_threads_; }
   // Remote addresses are virtual addresses (FI_MR_VIRT_ADDR), else offsets.
   bool virt_addr() const { return (fabric_.info()->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0; }
+  // Local buffers need a registration descriptor (FI_MR_LOCAL).
+  bool local_mr() const { return local_mr_; }
   MrCache& cache() { return cache_; }
   Fabric& fabric() { return fabric_; }
-  // Runs `fn` at finalize, before the endpoints and the domain close (users
-  // of the domain, e.g. the triggered-operation pool, close theirs there).
-  void at_finalize(std::function<void()> fn) { at_finalize_.push_back(std::move(fn)); }
+  // Registered windows: while there are any, poll() drives the RMA
+  // endpoint too (other ranks' one-sided operations on this rank's memory).
+  void add_windows(int delta) { windows_ += delta; }
+  // Counts a turn of a wait as a poll: the progress thread stays off the
+  // provider while a rank spins (on a lock grant, a flush).
+  void note_polled() { polls_.fetch_add(1, std::memory_order_relaxed); }
+  // Reports a failure no request can report: the device aborts the job.
+  [[noreturn]] void fatal(const std::string& message);
   void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
-  // Counters for tests and verbose output.
+
+  // The text of the last failure no MPI error code carried (a pull that
+  // answered kFailed, a failed completion), for tests and messages.
+  const std::string& error() const { return error_; }
+  bool progress_thread_running() const { return progress_thread_.running(); }
+  // The provider's own threads found at init (automatic progress).
+  int provider_threads() const { return provider_threads_; }
+  // Counters for tests and verbose output (stats() has them all).
   std::size_t credit_waits() const { return credit_waits_; }
-  uint64_t thread_polls() const { return thread_polls_.load(std::memory_order_relaxed); }
-  uint64_t thread_blocks() const { return thread_blocks_.load(std::memory_order_relaxed); }
-  uint64_t thread_wakeups() const { return thread_wakeups_.load(std::memory_order_relaxed); }
-  std::size_t credit_messages() const { return credit_messages_; }
-  std::size_t reordered() const { return reordered_; }
+  uint64_t thread_polls() const { return progress_thread_.polls(); }
+  uint64_t thread_blocks() const { return progress_thread_.sleeps(); }
+  uint64_t thread_wakeups() const { return progress_thread_.wakeups(); }
 
  private:
   struct Arrival {
@@ -171,6 +153,7 @@ class Ofi final {
     int sender;
   };
 
+  int open(int rank, int size, const Allgather& allgather, std::string* error);
   int setup_buffers(std::string* error);
   // Waits (up to STMPI_OFI_TIMEOUT) until every send has completed.
   void drain_sends();
@@ -185,12 +168,6 @@ class Ofi final {
   void handle_cq_error(fid_cq* cq);
   bool send_credit(int peer);
   int issue_pull(OpContext* op, void* local, std::size_t bytes, uint64_t raddr, uint64_t key);
-  OpContext* rma_context();
-  int transfer(bool read, int peer, void* buf, std::size_t bytes, uint64_t raddr, uint64_t key);
-  int wait_blocking(OpContext* op, const char* what);
-  [[noreturn]] void fatal(const std::string& message);
-  uint64_t blocking_atomic(int peer, fi_op op, const uint64_t* operand, const uint64_t* compare,
-                           uint64_t raddr, uint64_t key);
 
   bool initialized_ = false;
   bool verbose_ = false;
@@ -222,7 +199,6 @@ class Ofi final {
   std::vector<uint8_t> credit_busy_;
   std::vector<OfiPrefix> credit_buf_;
   std::size_t credit_waits_ = 0;
-  std::size_t credit_messages_ = 0;
 
   // Rendezvous pulls that met -FI_EAGAIN, retried from poll.
   struct PendingPull {
@@ -234,12 +210,10 @@ class Ofi final {
   };
   std::deque<PendingPull> pending_pulls_;
 
-  // One-sided operations.
-  uint64_t rma_issued_ = 0;
-  uint64_t rma_errors_seen_ = 0;
-  std::deque<OpContext> rma_ctx_;
-  std::vector<Registration*> rma_held_;
   std::vector<int8_t> atomic_valid_;  // -1 unknown, by (kind, op, type)
+  // 64-bit fetch-add, compare-and-swap, read and write on FI_UINT64 are
+  // native (the lock protocol's atomics; found at init).
+  bool atomics64_ = false;
 
   // Ordering, by peer: next sequence number to send / to deliver, and
   // copies of messages that arrived early (header + payload).
@@ -253,19 +227,14 @@ class Ofi final {
   std::string error_;
   FatalHandler fatal_ = nullptr;
 
-  void progress_thread_main(int sleep_us);
   // Sets STMPI_OFI_PROVIDER_THREAD_NICE on the threads not in `before`
   // (sorted): the provider's, started while it was opened.
   void prioritize_provider_threads(const std::vector<pid_t>& before);
 
-  std::thread progress_thread_;
-  std::atomic<bool> stop_thread_{false};
-  int stop_fd_ = -1;     // eventfd that wakes a sleeping progress thread at finalize
-  int thread_nice_ = 0;  // STMPI_OFI_PROGRESS_THREAD_NICE
-  std::atomic<int> thread_nice_failed_{0};  // errno of setpriority, 0 if it worked
-  int provider_threads_ = 0;                // the provider's own threads (automatic progress)
-  int provider_threads_reniced_ = 0;        // of those, set to STMPI_OFI_PROVIDER_THREAD_NICE
-  int provider_nice_failed_ = 0;            // errno of a setpriority that failed, 0 if none
+  ProgressThread progress_thread_;
+  int provider_threads_ = 0;          // the provider's own threads (automatic progress)
+  int provider_threads_reniced_ = 0;  // of those, set to STMPI_OFI_PROVIDER_THREAD_NICE
+  int provider_nice_failed_ = 0;      // errno of a setpriority that failed, 0 if none
   // Calls of poll() and turns of the one-sided waits (flush, a blocking
   // atomic or read, a retry after -FI_EAGAIN), which the progress thread
   // reads to stay off the provider while a rank drives it. The RMA waits
@@ -273,17 +242,7 @@ class Ofi final {
   // flush then looked idle, and its progress thread, woken by every
   // message at nice -10, preempted it.
   std::atomic<uint64_t> polls_{0};
-  void note_polled() { polls_.fetch_add(1, std::memory_order_relaxed); }
-  // Retries `issue` while the provider answers -FI_EAGAIN, driving progress
-  // (counted as polling). Defined in ofi_rma.cc, its only user.
-  template <class Issue>
-  ssize_t retry_eagain(fid_cntr* cntr, Issue&& issue);
-  std::atomic<uint64_t> thread_polls_{0};     // provider polls made by the progress thread
-  std::atomic<uint64_t> thread_blocks_{0};    // its sleeps on the provider's descriptors
-  std::atomic<uint64_t> thread_wakeups_{0};   // sleeps that the network ended
-  std::atomic<uint64_t> thread_timeouts_{0};  // sleeps that ended by their timeout
-  int windows_ = 0;                           // registered windows (register_window)
-  std::vector<std::function<void()>> at_finalize_;
+  int windows_ = 0;  // registered windows (add_windows)
 };
 
 template <class F>
@@ -309,8 +268,5 @@ int Ofi::poll(F&& handler) {
 }
 
 static_assert(Transport<Ofi>);
-
-// The initialized module (the device owns it), or nullptr.
-Ofi* instance();
 
 }  // namespace stmpi::dev::ofi

@@ -1,6 +1,6 @@
-// The network module as the device sees it: init from the peer table and
-// PMI (device.cc "Network module plug-in point"), errors as MPI errors,
-// fatal completions through the launcher.
+// The libfabric module as the device sees it (netmod::Module): probe for
+// STMPI_NETMOD=auto, init from the peer table and PMI, capabilities and
+// statistics; errors as MPI errors, fatal completions through the launcher.
 #include <mpi.h>
 
 #include <string>
@@ -20,7 +20,26 @@ void abort_job(const std::string& message) {
       1, "STMPI network module (rank " + std::to_string(dev::world_rank()) + "): " + message);
 }
 
+// How much `auto` prefers this module when it can run (netmod::Probe).
+constexpr int kScore = 10;
+
 }  // namespace
+
+int Ofi::probe(int /*my_rank*/, std::span<const PeerInfo> /*table*/, netmod::Probe* out) {
+  const Settings& s = settings();
+  std::string address;
+  std::string error;
+  ProviderChoice choice;
+  const fi_progress want = s.data_progress == "manual" ? FI_PROGRESS_MANUAL : FI_PROGRESS_AUTO;
+  if (resolve_iface(s.iface, &address, &error) != 0 ||
+      select_provider(s.provider, address, want, &choice, &error) != 0) {
+    *out = netmod::Probe{false, 0, "libfabric: " + error};
+    return MPI_SUCCESS;
+  }
+  *out = netmod::Probe{true, kScore, "libfabric provider " + choice.description};
+  fi_freeinfo(choice.info);
+  return MPI_SUCCESS;
+}
 
 int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
   std::vector<int> remote;
@@ -29,15 +48,7 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
   // The table says the same on every rank whether the job needs the
   // network, so ranks that skip here skip together (no PMI barrier).
   if (remote.empty()) return MPI_SUCCESS;
-  const Settings& s = settings();
-  if (s.netmod != "ofi")
-    return util::make_error(
-        MPI_ERR_OTHER,
-        "rank %d reaches rank %d through the network (node %d vs %d), but "
-        "STMPI_NETMOD=%s; set STMPI_NETMOD=ofi (the only network module of this build)",
-        my_rank, remote.front(), table[my_rank].node, table[remote.front()].node, s.netmod.c_str());
   set_fatal_handler(abort_job);
-  const bool verbose = dev::verbose();
   auto allgather = [&](const std::string& mine, std::vector<std::string>* all, std::string* error) {
     if (pmi.put("ofi-" + std::to_string(my_rank), mine) != 0 || pmi.barrier() != 0) {
       *error = "PMI exchange of network addresses failed: " + pmi.error();
@@ -54,11 +65,28 @@ int Ofi::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi) {
     (*all)[my_rank] = mine;
     return 0;
   };
-  std::string error;
-  if (init(my_rank, static_cast<int>(table.size()), allgather, verbose, &error) != 0)
-    return util::make_error(MPI_ERR_OTHER, "network module (ofi) init on rank %d: %s", my_rank,
-                            error.c_str());
-  return MPI_SUCCESS;
+  return init(my_rank, static_cast<int>(table.size()), allgather, dev::verbose());
+}
+
+netmod::Capabilities Ofi::capabilities() const {
+  netmod::Capabilities caps;
+  if (!initialized_) return caps;
+  caps.rma = true;
+  caps.atomics64 = atomics64_;
+  caps.accumulate = true;  // where fi_query_atomic says so (OfiRma::accumulate)
+  caps.triggered = true;   // where the provider has the path (TriggeredNic::open)
+  caps.progress_thread = progress_thread_.running() || fabric_.choice().auto_progress;
+  return caps;
+}
+
+netmod::Stats Ofi::stats() const {
+  netmod::Stats st;
+  st.credit_waits = credit_waits_;
+  st.reordered = reordered_;
+  st.thread_polls = progress_thread_.polls();
+  st.thread_sleeps = progress_thread_.sleeps();
+  st.thread_wakeups = progress_thread_.wakeups();
+  return st;
 }
 
 }  // namespace stmpi::dev::ofi

@@ -17,6 +17,7 @@
 #include "device/ofi/fabric.h"
 #include "device/ofi/ofi.h"
 #include "device/ofi/ofi_rma.h"
+#include "device/ofi/retry.h"
 #include "device/ofi/settings.h"
 #include "device/rma/accumulate.h"
 #include "device/rma/st/settings.h"
@@ -50,23 +51,6 @@ fi_info* trigger_info(const fi_info* chosen) {
   fi_info* best = (list->caps & FI_TRIGGER) ? fi_dupinfo(list) : nullptr;
   fi_freeinfo(list);
   return best;
-}
-
-// Retries a posting call while the provider answers -FI_EAGAIN, driving
-// progress through `cntr`, for at most STMPI_OFI_TIMEOUT seconds.
-template <class Post>
-ssize_t post_retrying(fid_cntr* cntr, Post&& post) {
-  const int seconds = settings().timeout_s;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  for (int spins = 0;; ++spins) {
-    const ssize_t rc = post();
-    if (rc != -FI_EAGAIN) return rc;
-    (void)fi_cntr_read(cntr);
-    if (spins % 64 == 63) {
-      sched_yield();
-      if (seconds > 0 && std::chrono::steady_clock::now() > end) return rc;
-    }
-  }
 }
 
 }  // namespace
@@ -517,7 +501,7 @@ int TriggeredNic::post_group(OpKind kind, const rma::Region& region, std::span<c
     rma.context = atomic.context = &s.ctx;
     const uint64_t flags = FI_TRIGGER | FI_DELIVERY_COMPLETE;
     call = s.atomic_op ? "fi_atomicmsg(FI_TRIGGER)" : "fi_writemsg(FI_TRIGGER)";
-    rc = post_retrying(comp.cntr, [&] {
+    rc = retry_eagain(comp.cntr, [&] {
       return s.atomic_op ? fi_atomicmsg(comp.ep, &atomic, flags)
                          : fi_writemsg(comp.ep, &rma, flags);
     });
@@ -537,7 +521,7 @@ int TriggeredNic::post_group(OpKind kind, const rma::Region& region, std::span<c
     }
     call = "fi_control(FI_QUEUE_WORK)";
     fid_domain* domain = ofi_.fabric().domain();
-    rc = post_retrying(comp.cntr, [&] { return fi_control(&domain->fid, FI_QUEUE_WORK, &s.work); });
+    rc = retry_eagain(comp.cntr, [&] { return fi_control(&domain->fid, FI_QUEUE_WORK, &s.work); });
   }
   if (rc != 0) {
     free_slots_.push_back(&s);
@@ -719,44 +703,6 @@ TriggeredStats TriggeredNic::stats() {
 std::size_t TriggeredNic::ops_free() {
   std::lock_guard lock(mutex_);
   return static_cast<std::size_t>(budget_.ops) - ops_in_use_;
-}
-
-namespace {
-
-struct Pools {
-  std::mutex mutex;
-  std::unique_ptr<TriggeredNic> nic[2];
-  int refused[2] = {};  // the answer of a failed open, kept
-  Ofi* owner = nullptr;
-};
-Pools g_pools;
-
-}  // namespace
-
-int triggered_ops(TriggerMode mode, rma::st::TriggeredOps** out) {
-  std::lock_guard lock(g_pools.mutex);
-  const int which = mode == TriggerMode::kNative ? 0 : 1;
-  Ofi* ofi = instance();
-  if (ofi == nullptr || !ofi->initialized())
-    return util::make_error(MPI_ERR_UNSUPPORTED_OPERATION,
-                            "%s triggered operations: the network module is not running",
-                            trigger_mode_name(mode));
-  if (g_pools.owner != ofi) {
-    g_pools.owner = ofi;
-    ofi->at_finalize([] {
-      std::lock_guard inner(g_pools.mutex);
-      for (auto& nic : g_pools.nic) nic.reset();
-      for (int& r : g_pools.refused) r = MPI_SUCCESS;
-      g_pools.owner = nullptr;
-    });
-  }
-  if (g_pools.refused[which] != MPI_SUCCESS) return g_pools.refused[which];
-  if (!g_pools.nic[which]) {
-    const int rc = TriggeredNic::open(*ofi, mode, budget_from_settings(), &g_pools.nic[which]);
-    if (rc != MPI_SUCCESS) return g_pools.refused[which] = rc;
-  }
-  *out = g_pools.nic[which].get();
-  return MPI_SUCCESS;
 }
 
 }  // namespace stmpi::dev::ofi

@@ -81,9 +81,9 @@ struct TriggeredStats {
   uint64_t host_fired = 0;  // accumulates the NIC cannot do, run by the host
 };
 
-// Runs an accumulate through the network module's ordinary (locked) path;
-// set by the RMA layer (device/rma/net_rma.h), which serializes it with
-// the MPI thread's network operations.
+// Runs an accumulate through the device's kNet path (the shared locked
+// accumulate); handed over by OfiRma::triggered_ops (netmod::HostRma), which
+// serializes it with the MPI thread's network operations.
 using HostAccumulate = int (*)(const rma::Region& region, std::span<const rma::Run> runs,
                                const rma::AccumulateOp& acc, const void* in);
 // Reads `runs` of `region` into `out` (packed), complete on return; set the
@@ -271,10 +271,5 @@ class TriggeredNic final : public rma::st::TriggeredOps {
   std::atomic<uint64_t> host_ops_unfinished_{0};  // queued, not yet run to the end
   TriggeredStats stats_;
 };
-
-// The pool of the running network module for `mode` (kNative or kDeferred), opened on first use
-// and closed with the module. MPI_ERR_UNSUPPORTED_OPERATION (with a message)
-// when the provider lacks the path or no network module runs.
-[[nodiscard]] int triggered_ops(rma::st::TriggerMode mode, rma::st::TriggeredOps** out);
 
 }  // namespace stmpi::dev::ofi

@@ -11,7 +11,6 @@ Settings g_settings;
 
 using util::Param;
 
-const char* const kNetmodChoices[] = {"ofi", "none"};
 const char* const kAutoYesNo[] = {"auto", "yes", "no"};
 const char* const kDataProgressChoices[] = {"provider", "manual"};
 const char* const kProgressBlockChoices[] = {"auto", "no"};
@@ -20,16 +19,6 @@ Param with_choices(Param param, std::span<const char* const> choices) {
   param.choices = choices;
   return param;
 }
-
-const Param kNetmodParams[] = {
-    with_choices({"", Param::Type::kString, &g_settings.netmod, "ofi",
-                  "network module for peers on other nodes (and for every peer with "
-                  "STMPI_DEVICE_NOLOCAL=yes): ofi (libfabric) or none (a job that needs the "
-                  "network stops at init)"},
-                 kNetmodChoices),
-};
-const util::ParamTable kNetmodTable{"netmod", kNetmodParams};
-const util::ParamRegistration kNetmodRegistration{&kNetmodTable};
 
 const Param kParams[] = {
     {"provider", Param::Type::kString, &g_settings.provider, "",

@@ -1,5 +1,5 @@
-// Runtime parameters of the libfabric network module (STMPI_OFI_*) and the
-// choice of network module (STMPI_NETMOD). Read at init by util::load_all.
+// Runtime parameters of the libfabric network module (STMPI_OFI_*). Read at
+// init by util::load_all. (STMPI_NETMOD is the device's: netmod/modules.cc.)
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,6 @@ namespace stmpi::dev::ofi {
 inline constexpr std::size_t kMinEagerSize = 144;
 
 struct Settings {
-  std::string netmod;            // STMPI_NETMOD: "ofi" or "none"
   std::string provider;          // empty: the best provider fi_getinfo offers
   std::string iface;             // "auto", "none", an interface name or an IPv4 address
   std::string data_progress;     // "provider" or "manual" (fabric.h, select_provider)

@@ -16,7 +16,7 @@ namespace stmpi::dev::rma {
 static_assert(AtomicTransport<ShmRma>);
 static_assert(RmaTransport<CmaRma>);
 static_assert(AtomicTransport<AmRma>);
-static_assert(RmaTransport<NetRma>);
+static_assert(AtomicTransport<NetRma>);
 
 // Writes the packed bytes `in` to the runs of `region`. Locally complete
 // on return (the origin buffer may be reused); remotely complete after

@@ -14,10 +14,10 @@
 #include <mpi.h>
 
 #include "device/device.h"
+#include "device/netmod/net_api.h"
 #include "device/progress.h"
 #include "device/rma/am_rma.h"
 #include "device/rma/cma_rma.h"
-#include "device/rma/net_rma.h"
 #include "device/rma/rma.h"
 #include "pmi/client.h"
 #include "util/error.h"
@@ -90,44 +90,84 @@ int Window::map_segment(GroupExchange& group, uint64_t segment_id, int leader) {
 }
 
 // What each member registered with the network module (windows spanning
-// nodes; zero otherwise): its control block and its window memory, as
-// (owner's address, key), and whether the NIC does 64-bit atomics.
+// nodes; zero otherwise): its control block and its window memory, at the
+// owner's addresses, with the keys this process imported from the owner's
+// key blobs, and what the module does on them.
 struct NetInfo {
   uint64_t control = 0;
   uint64_t control_key = 0;
   uint64_t memory = 0;
   uint64_t memory_key = 0;
-  uint64_t native_atomics = 0;
+  uint64_t rma = 0;             // registered: reached as kNet regions (else kAm)
+  uint64_t native_atomics = 0;  // the module's 64-bit atomics work on them
+  uint64_t control_blob = 0;    // bytes of the key blobs (the second exchange)
+  uint64_t memory_blob = 0;
 };
 
+namespace {
+
+// Every member's key blobs (control, then memory), each `slot` bytes.
+int exchange_blobs(GroupExchange& group, const netmod::KeyBlob& control,
+                   const netmod::KeyBlob& memory, std::size_t slot, std::vector<std::byte>* all,
+                   int nranks) {
+  std::vector<std::byte> mine(2 * slot);
+  std::copy(control.begin(), control.end(), mine.begin());
+  std::copy(memory.begin(), memory.end(), mine.begin() + static_cast<std::ptrdiff_t>(slot));
+  all->resize(2 * slot * static_cast<std::size_t>(nranks));
+  return group.allgather(mine.data(), mine.size(), all->data());
+}
+
+}  // namespace
+
 // Registers this member's control block and window memory (members on
-// other nodes reach them with the network module's RMA) and exchanges the
-// keys. Collective; fails everywhere if it failed anywhere.
+// other nodes reach them with the network module's RMA), exchanges the key
+// blobs (any size: the largest sets the slot) and imports the blobs of the
+// members on other nodes. Collective; fails everywhere if it failed
+// anywhere. Without RMA in the module nothing is registered: such members
+// are reached by active messages.
 int Window::register_net(const WindowSpec& spec, void* memory, GroupExchange& group,
-                         std::vector<NetInfo>* all) {
+                         const std::vector<int64_t>& nodes, std::vector<NetInfo>* all) {
   NetInfo mine;
   mine.control = reinterpret_cast<uint64_t>(my_control());
   mine.memory = reinterpret_cast<uint64_t>(memory);
+  netmod::KeyBlob control_blob, memory_blob;
   int status = MPI_SUCCESS;
-  if (spans_nodes_) {
-    NetRegistration reg;
+  const netmod::Capabilities caps = netmod::capabilities();
+  if (spans_nodes_ && caps.rma) {
     void* handle = nullptr;
-    status = net_register(my_control(), layout_.block_bytes(), &reg, &handle);
-    if (status == MPI_SUCCESS) {
-      net_handles_.push_back(handle);
-      mine.control_key = reg.key;
-      mine.native_atomics = reg.native_atomics;
-    }
+    status = netmod::register_memory(my_control(), layout_.block_bytes(), &control_blob, &handle);
+    if (status == MPI_SUCCESS) net_handles_.push_back(handle);
     if (status == MPI_SUCCESS && spec.memory != WindowMemory::kDynamic && spec.size > 0) {
-      status = net_register(memory, spec.size, &reg, &handle);
-      if (status == MPI_SUCCESS) {
-        net_handles_.push_back(handle);
-        mine.memory_key = reg.key;
-      }
+      status = netmod::register_memory(memory, spec.size, &memory_blob, &handle);
+      if (status == MPI_SUCCESS) net_handles_.push_back(handle);
     }
+    mine.rma = status == MPI_SUCCESS;
+    mine.native_atomics = caps.atomics64;
+    mine.control_blob = control_blob.size();
+    mine.memory_blob = memory_blob.size();
   }
   all->resize(static_cast<std::size_t>(nranks_));
   if (int err = group.allgather(&mine, sizeof mine, all->data())) return err;
+  if (spans_nodes_) {
+    std::size_t slot = 0;
+    for (const NetInfo& info : *all)
+      slot = std::max<std::size_t>({slot, info.control_blob, info.memory_blob});
+    std::vector<std::byte> blobs;
+    if (int err = exchange_blobs(group, control_blob, memory_blob, slot, &blobs, nranks_))
+      return err;
+    for (int r = 0; r < nranks_ && status == MPI_SUCCESS; ++r) {
+      NetInfo& info = (*all)[r];
+      if (nodes[r] == nodes[rank_] || !info.rma || !caps.rma) continue;
+      const std::byte* at = blobs.data() + 2 * slot * static_cast<std::size_t>(r);
+      const int target = spec.world_ranks[r];
+      status = netmod::import_key(target, {at, info.control_blob}, &info.control_key);
+      if (status != MPI_SUCCESS) break;
+      net_keys_.emplace_back(target, info.control_key);
+      if (info.memory_blob == 0) continue;
+      status = netmod::import_key(target, {at + slot, info.memory_blob}, &info.memory_key);
+      if (status == MPI_SUCCESS) net_keys_.emplace_back(target, info.memory_key);
+    }
+  }
   int everywhere = 0;
   if (int err = group.allreduce_min(status == MPI_SUCCESS, &everywhere)) return err;
   if (everywhere) return MPI_SUCCESS;
@@ -162,8 +202,9 @@ void build_targets(const WindowSpec& spec, std::span<const Announcement> all,
     t.control.am_window = id;
     t.control.remote = net[r].control;
     if (all[r].node != my_node) {
-      // Another node: its registered control block and memory.
-      t.control.kind = spec.am_atomics ? RegionKind::kAm : RegionKind::kNet;
+      // Another node: its registered control block and memory (by active
+      // messages where the network module has no RMA).
+      t.control.kind = spec.am_atomics || !net[r].rma ? RegionKind::kAm : RegionKind::kNet;
       t.control.key = net[r].control_key;
       t.control.native_atomics = net[r].native_atomics != 0;
       t.memory = t.control;
@@ -258,7 +299,9 @@ int Window::create(const WindowSpec& spec, GroupExchange& group) {
   // Each member's control block and memory at its own address (regions
   // that reach it by active messages or the network), with the keys.
   std::vector<NetInfo> net;
-  if (int err = register_net(spec, memory, group, &net)) return err;
+  std::vector<int64_t> nodes(static_cast<std::size_t>(nranks_));
+  for (int r = 0; r < nranks_; ++r) nodes[r] = all[r].node;
+  if (int err = register_net(spec, memory, group, nodes, &net)) return err;
   build_targets(spec, all, net, id_, segment_.base(), layout_, &targets_, &locks_);
   base_ = memory;
   am_register_window(id_, targets_[rank_].memory.acc_lock, memory_in_segment(spec.memory));
@@ -272,7 +315,9 @@ void Window::free() {
   if (segment_.base() != nullptr) barrier();  // every member is done with it
   if (registered_) am_unregister_window(id_);
   registered_ = false;
-  for (void* handle : net_handles_) net_release(handle);
+  for (const auto& [target, key] : net_keys_) netmod::release_key(target, key);
+  net_keys_.clear();
+  for (void* handle : net_handles_) netmod::deregister_memory(handle);
   net_handles_.clear();
   segment_ = SharedSegment{};
   targets_.clear();

@@ -11,9 +11,11 @@
 //   kCma     another local process's private memory, when single copy works;
 //   kAm      the same when it does not (STMPI_RMA_SINGLE_COPY=no, ptrace rules);
 //   kNet     a member on another node: memory the network module registered
-//            and whose key it exchanged (NetRegistration below); dynamic
-//            windows reach such members' attached memory by active
-//            messages (kAm), which need no registration per attach.
+//            (netmod/net_api.h: the owner's key blob, any size, exchanged
+//            at creation and imported by each origin into Region::key);
+//            dynamic windows reach such members' attached memory by active
+//            messages (kAm), which need no registration per attach, and a
+//            module without RMA reaches every such member that way.
 //
 // A window spanning nodes has one segment per node (created by the node's
 // first member; ranks of other nodes have no memory in it), fences through
@@ -26,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "device/rma/lock/passive_lock.h"
@@ -133,7 +136,7 @@ class Window {
  private:
   int map_segment(GroupExchange& group, uint64_t segment_id, int leader);
   int register_net(const WindowSpec& spec, void* memory, GroupExchange& group,
-                   std::vector<NetInfo>* all);
+                   const std::vector<int64_t>& nodes, std::vector<NetInfo>* all);
   void dissemination_barrier();
 
   uint64_t id_ = 0;
@@ -143,23 +146,12 @@ class Window {
   bool registered_ = false;
   bool spans_nodes_ = false;
   uint64_t fences_ = 0;             // dissemination barriers so far
-  std::vector<void*> net_handles_;  // network registrations (net_release)
+  std::vector<void*> net_handles_;  // network registrations (netmod::deregister_memory)
+  std::vector<std::pair<int, uint64_t>> net_keys_;  // imported (target, key): release_key
   SharedSegment segment_;
   WindowLayout layout_;
   std::vector<WindowTarget> targets_;
   lock::PassiveLocks locks_;
-};
-
-// ---- Network module hook for windows --------------------------------------
-// A network module that reaches members on other nodes registers the
-// window memory and control block with its NIC and exchanges the keys during
-// create(): it fills `net` (remote address, key, whether the NIC does 64-bit
-// atomics on it) for `target`'s two regions. Without a network module no
-// member is remote and this is never called.
-struct NetRegistration {
-  uint64_t remote = 0;
-  uint64_t key = 0;
-  bool native_atomics = false;
 };
 
 }  // namespace stmpi::dev::rma

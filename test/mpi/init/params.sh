@@ -57,7 +57,7 @@ expect_refused STMPI_SHM_CELLS 48 "a power of two"
 expect_refused STMPI_SHM_CELL_SIZE 1000 "a multiple of 64"
 expect_refused STMPI_COLL_ALLREDUCE_ALGORITHM bogus "auto, recursive_doubling, rabenseifner"
 expect_refused STMPI_STREAM_BACKEND opencl "auto, host, hip or cuda"
-expect_refused STMPI_NETMOD ucx "ofi or none"
+expect_refused STMPI_NETMOD bogus "auto, ofi, ucx or none"
 env STMPI_SHM_CELLS=64 STMPI_SHM_CELL_SIZE=32K timeout 60 "$STMPI_MPIEXEC" -n "$n" "$work/hello" \
     >"$work/out" 2>"$work/err"
 if [[ $? -eq 0 ]] && grep -q initialized "$work/out"; then echo "ok: values in range run"

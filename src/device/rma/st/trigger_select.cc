@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "device/rma/net_rma.h"
+#include "device/netmod/net_api.h"
 #include "device/rma/st/settings.h"
 #include "device/rma/st/software_triggers.h"
 #include "device/rma/st/triggered_op_executor.h"
@@ -24,7 +24,7 @@ void choose() {
   const std::string& want = settings().trigger;
   auto from_module = [](TriggerMode mode) {
     TriggeredOps* ops = nullptr;
-    const int err = net_triggered_ops(mode, &ops);
+    const int err = netmod::triggered_ops(mode, &ops);
     if (err == MPI_SUCCESS) g_ops = ops;
     return err;
   };

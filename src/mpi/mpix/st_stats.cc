@@ -1,8 +1,10 @@
 // The stream-triggered statistics of the process as MPI_T performance
-// variables (util/pvar.h): windows already freed plus the live ones.
+// variables (util/pvar.h): windows already freed plus the live ones; and
+// MPIX_Win_get_lock_stats(_max), a window's passive-lock statistics.
 #include <memory>
 
 #include "device/rma/st/stream_window.h"
+#include "mpi/mpix/impl_mpix.h"
 #include "mpi/mpix/win_stream.h"
 #include "mpi/rma/win.h"
 #include "util/pvar.h"
@@ -103,3 +105,23 @@ void stream_stats_add_freed(const dev::rma::st::StreamStats& stats) {
 }
 
 }  // namespace stmpi::mpi::mpix
+
+namespace stmpi::impl {
+
+// MPIX_Win_get_lock_stats(_max): the wrappers (maint/mpix.spec) have checked
+// the window and the output pointers.
+int mpix_win_get_lock_stats(mpi::Win& win, long long* acquisitions, long long* remote_atomics) {
+  const dev::rma::lock::LockStats& s = win.device.locks().stats();
+  *acquisitions = s.acquisitions;
+  *remote_atomics = s.remote_ops;
+  return MPI_SUCCESS;
+}
+
+int mpix_win_get_lock_stats_max(mpi::Win& win, long long* max_remote_atomics, long long* waited) {
+  const dev::rma::lock::LockStats& s = win.device.locks().stats();
+  *max_remote_atomics = s.max_remote_ops;
+  *waited = s.waited;
+  return MPI_SUCCESS;
+}
+
+}  // namespace stmpi::impl

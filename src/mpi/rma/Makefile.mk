@@ -10,6 +10,7 @@ libstmpi_mpi_la_SOURCES += \
 	src/mpi/rma/stats.cc
 noinst_HEADERS += \
 	src/mpi/rma/win.h \
+	src/mpi/rma/stream_hooks.h \
 	src/mpi/rma/rma.h \
 	src/mpi/rma/rma_internal.h \
 	src/mpi/rma/target.h

@@ -12,10 +12,10 @@
 #include "mpi/coll/op.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/errhan/error.h"
-#include "mpi/mpix/win_stream.h"
 #include "mpi/request/request.h"
 #include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
+#include "mpi/rma/stream_hooks.h"
 #include "mpi/rma/target.h"
 #include "mpi/rma/win.h"
 

@@ -1,6 +1,6 @@
 // Runtime parameters of the one-sided chapter, the passive-lock statistics
-// (MPIX_Win_get_lock_stats, MPI_T performance variables and the report at
-// MPI_Finalize).
+// (MPI_T performance variables and the report at MPI_Finalize;
+// MPIX_Win_get_lock_stats is in src/mpi/mpix/st_stats.cc).
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 
 #include "device/device.h"
 #include "mpi/init/state.h"
-#include "mpi/mpix/impl_mpix.h"
 #include "mpi/rma/rma.h"
 #include "mpi/rma/rma_internal.h"
 #include "mpi/rma/win.h"
@@ -104,23 +103,3 @@ void finalize() {
 }
 
 }  // namespace stmpi::mpi::rma
-
-namespace stmpi::impl {
-
-// MPIX_Win_get_lock_stats(_max): the wrappers (maint/mpix.spec) have checked
-// the window and the output pointers.
-int mpix_win_get_lock_stats(mpi::Win& win, long long* acquisitions, long long* remote_atomics) {
-  const dev::rma::lock::LockStats& s = win.device.locks().stats();
-  *acquisitions = s.acquisitions;
-  *remote_atomics = s.remote_ops;
-  return MPI_SUCCESS;
-}
-
-int mpix_win_get_lock_stats_max(mpi::Win& win, long long* max_remote_atomics, long long* waited) {
-  const dev::rma::lock::LockStats& s = win.device.locks().stats();
-  *max_remote_atomics = s.max_remote_ops;
-  *waited = s.waited;
-  return MPI_SUCCESS;
-}
-
-}  // namespace stmpi::impl

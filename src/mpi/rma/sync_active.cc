@@ -23,9 +23,9 @@
 #include "mpi/comm/comm.h"
 #include "mpi/errhan/error.h"
 #include "mpi/group/group.h"
-#include "mpi/mpix/win_stream.h"
 #include "mpi/rma/impl_rma.h"
 #include "mpi/rma/rma_internal.h"
+#include "mpi/rma/stream_hooks.h"
 #include "mpi/rma/win.h"
 
 namespace stmpi::mpi::rma {

@@ -19,7 +19,7 @@
 #ifdef MG_HOST_STREAM
 struct rma_state {
   MPI_Win win;
-#ifdef MPIX_WIN_EPOCH_NULL
+#if defined(MPIX_WIN_EPOCH_NULL) && !defined(MG_NO_STEPOCH)
   MPIX_Win_epoch epoch; /* stepoch */
 #endif
   MPI_Group senders, receivers; /* MPI_GROUP_NULL when none */
@@ -87,7 +87,7 @@ static void rma_run(struct mg *mg, struct xfer *x, int slot, mg_kernel *pack, mg
   mg_stream_launch(mg, unpack, arg);
 }
 
-#ifdef MPIX_WIN_EPOCH_NULL
+#if defined(MPIX_WIN_EPOCH_NULL) && !defined(MG_NO_STEPOCH)
 /* The window and the recorded epoch (its groups: MPI_GROUP_EMPTY when none). */
 static void epoch_setup(struct mg *mg, struct xfer *x, int slot) {
   rma_setup(mg, x, slot);
@@ -130,7 +130,7 @@ const struct comm_ops mg_comm_strma = {
     rma_run, mg_stream_sync, rma_release,    mg_stream_finalize,
 };
 #else
-#ifdef MPIX_WIN_EPOCH_NULL
+#if defined(MPIX_WIN_EPOCH_NULL) && !defined(MG_NO_STEPOCH)
 /* The window and the recorded epoch (its groups: MPI_GROUP_EMPTY when none). */
 static void epoch_setup(struct mg *mg, struct xfer *x, int slot) {
   rma_setup(mg, x, slot);

@@ -40,6 +40,7 @@
 #include "mpi/io/impl_io.h"
 #include "mpi/io/internal.h"
 #include "mpi/io/shared.h"
+#include "mpi/io/two_phase.h"
 #include "mpi/request/request.h"
 #include "util/param.h"
 
@@ -76,74 +77,9 @@ const util::ParamRegistration kRegistration{&kTable};
 
 using errhan::make_error;
 
-constexpr MPI_Offset kNoAccess = std::numeric_limits<MPI_Offset>::max();
+}  // namespace
 
 Datatype& int64_type() { return *datatype_get(MPI_INT64_T); }
-
-// A piece of one process's data: file bytes [offset, offset + length),
-// stream bytes [pos, pos + length).
-struct Piece {
-  MPI_Offset offset;
-  MPI_Count length;
-  MPI_Count pos;
-};
-
-// This process's side of the access.
-struct Access {
-  std::vector<Run> runs;
-  std::vector<MPI_Count> starts;  // stream position of each run
-  MPI_Count bytes = 0;
-  MPI_Offset lo = kNoAccess;  // first file byte touched
-  MPI_Offset hi = 0;          // one past the last
-
-  void map(const File& file, MPI_Offset offset, MPI_Count nbytes) {
-    // A filetype without data (size 0) gives no access at all.
-    bytes = file.view().flat != nullptr ? nbytes : 0;
-    if (bytes == 0) return;
-    map_view(file, offset, nbytes, runs);
-    starts.reserve(runs.size());
-    MPI_Count pos = 0;
-    for (const Run& run : runs) {
-      starts.push_back(pos);
-      pos += run.length;
-      lo = std::min(lo, run.offset);
-      hi = std::max(hi, run.offset + run.length);
-    }
-  }
-
-  // Appends the pieces inside the file window [wlo, whi).
-  void pieces_in(MPI_Offset wlo, MPI_Offset whi, std::vector<Piece>& out) const {
-    if (runs.empty() || whi <= lo || wlo >= hi) return;
-    // Runs are in increasing file order (filetypes have monotonically
-    // nondecreasing displacements): skip those that end before the window.
-    auto it = std::upper_bound(runs.begin(), runs.end(), wlo,
-                               [](MPI_Offset v, const Run& r) { return v < r.offset + r.length; });
-    for (; it != runs.end() && it->offset < whi; ++it) {
-      const MPI_Offset s = std::max(it->offset, wlo);
-      const MPI_Offset e = std::min(it->offset + it->length, whi);
-      if (e <= s) continue;
-      const auto i = static_cast<std::size_t>(it - runs.begin());
-      out.push_back({s, e - s, starts[i] + (s - it->offset)});
-    }
-  }
-};
-
-// The aggregators, their domains and the rounds; the same on every process.
-struct Plan {
-  std::vector<int> aggregators;  // ranks, ascending
-  MPI_Offset gmin = 0, gmax = 0;
-  MPI_Offset domain = 0;  // bytes per aggregator
-  MPI_Count window = 0;   // bytes per round
-  MPI_Count rounds = 0;
-
-  // File bytes aggregator `a` handles in round `r`.
-  void window_of(std::size_t a, MPI_Count r, MPI_Offset* wlo, MPI_Offset* whi) const {
-    const MPI_Offset dlo = gmin + static_cast<MPI_Offset>(a) * domain;
-    const MPI_Offset dhi = std::min(gmax, dlo + domain);
-    *wlo = std::min(dhi, dlo + r * window);
-    *whi = std::min(dhi, *wlo + window);
-  }
-};
 
 // One per node (the lowest rank), or cb_nodes ranks taken from the nodes in
 // turn so that they spread over the nodes.
@@ -163,27 +99,6 @@ std::vector<int> choose_aggregators(File& file) {
   std::sort(out.begin(), out.end());
   return out;
 }
-
-// Byte messages to or from every process of the communicator, in one
-// buffer (what alltoallv moves): message i is counts[i] bytes at displs[i].
-struct Messages {
-  std::vector<MPI_Count> counts;
-  std::vector<MPI_Aint> displs;
-  std::unique_ptr<char[]> buf;  // not zeroed: every byte sent is written first
-
-  // Lays the messages out after `counts` was set.
-  void layout() {
-    displs.resize(counts.size());
-    MPI_Aint total = 0;
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      displs[i] = total;
-      total += static_cast<MPI_Aint>(counts[i]);
-    }
-    buf.reset(new char[static_cast<std::size_t>(total) + 1]);
-  }
-  char* at(std::size_t i) { return buf.get() + displs[i]; }
-  const char* at(std::size_t i) const { return buf.get() + displs[i]; }
-};
 
 // The alltoallv of a round; recv's counts and layout must be set.
 int exchange(Comm& comm, Messages& send, Messages& recv) {
@@ -222,15 +137,6 @@ int64_t get_i64(const char* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-
-// A piece an aggregator received: where it goes and its bytes.
-struct Incoming {
-  MPI_Offset offset;
-  MPI_Count length;
-  const char* data;  // write: the bytes; read: unused
-  int source;
-  std::size_t index;  // read: position in the source's request
-};
 
 // Parses "[n][offset, length]*n[data]" messages (data only for writes).
 std::vector<Incoming> parse(const Messages& recv, bool with_data) {
@@ -494,8 +400,6 @@ MPI_Count bytes_before_eof(const Access& acc, MPI_Offset eof) {
   }
   return got;
 }
-
-}  // namespace
 
 MPI_Count direct_min_bytes() { return static_cast<MPI_Count>(g_settings.direct_min_bytes); }
 

@@ -12,6 +12,7 @@
 #include "mpi/io/collective.h"
 #include "mpi/io/file.h"
 #include "mpi/io/impl_io.h"
+#include "mpi/io/nonblocking_coll.h"
 #include "mpi/io/shared.h"
 #include "mpi/request/request.h"
 
@@ -66,9 +67,11 @@ class IoThread {
       MPI_Status status;
       status_set_empty(&status);
       const int err = job.run(&status);
-      status.MPI_ERROR = err;
-      job.request->status = status;
-      job.request->dev.done.store(true, std::memory_order_release);
+      if (job.request != nullptr) {  // else a task that reports its own end (post_task)
+        status.MPI_ERROR = err;
+        job.request->status = status;
+        job.request->dev.done.store(true, std::memory_order_release);
+      }
       // From here on the request belongs to the caller again.
       std::lock_guard lock(mutex_);
       if (auto it = pending_.find(job.file); it != pending_.end() && --it->second == 0)
@@ -104,6 +107,8 @@ int post_job(File& file, const Datatype& type, IoJob job, MPI_Request* request) 
   io_thread().post({&file, req, std::move(job)});
   return MPI_SUCCESS;
 }
+
+void post_task(File& file, IoJob task) { io_thread().post({&file, nullptr, std::move(task)}); }
 
 void nonblocking_drain(File& file) { io_thread().drain(&file); }
 
@@ -150,6 +155,19 @@ int post_explicit(File& file, bool write, MPI_Offset offset, void* buf, MPI_Coun
 }
 
 // The shared-pointer forms take their place with one fetch-and-op now.
+// The collective forms (iread_all & co.) run the two-phase path in the
+// background (nonblocking_coll.cc); the individual pointer moves now.
+int post_collective(File& file, bool write, bool individual, MPI_Offset offset, void* buf,
+                    MPI_Count count, const Datatype& type, MPI_Request* request,
+                    const char* function) {
+  if (int err = check_access(file, write, true, function); err != MPI_SUCCESS) return err;
+  if (individual) {
+    offset = file.position;
+    file.position += count * type.size / etype_size(file);
+  }
+  return start_nonblocking_collective(file, write, offset, buf, count, type, function, request);
+}
+
 int post_shared(File& file, bool write, void* buf, MPI_Count count, const Datatype& type,
                 MPI_Request* request, const char* function) {
   if (int err = check_access(file, write, false, function); err != MPI_SUCCESS) return err;
@@ -167,6 +185,7 @@ namespace stmpi::impl {
 
 using mpi::Datatype;
 using mpi::io::File;
+using mpi::io::post_collective;
 using mpi::io::post_explicit;
 using mpi::io::post_individual;
 using mpi::io::post_shared;
@@ -194,24 +213,25 @@ int file_iwrite_at_any(File& fh, MPI_Offset offset, const void* buf, MPI_Count c
 
 int file_iread_all_any(File& fh, void* buf, MPI_Count count, Datatype& datatype,
                        MPI_Request* request) {
-  return post_individual(fh, false, buf, count, datatype, request, "MPI_File_iread_all");
+  return post_collective(fh, false, true, 0, buf, count, datatype, request, "MPI_File_iread_all");
 }
 
 int file_iwrite_all_any(File& fh, const void* buf, MPI_Count count, Datatype& datatype,
                         MPI_Request* request) {
-  return post_individual(fh, true, const_cast<void*>(buf), count, datatype, request,
+  return post_collective(fh, true, true, 0, const_cast<void*>(buf), count, datatype, request,
                          "MPI_File_iwrite_all");
 }
 
 int file_iread_at_all_any(File& fh, MPI_Offset offset, void* buf, MPI_Count count,
                           Datatype& datatype, MPI_Request* request) {
-  return post_explicit(fh, false, offset, buf, count, datatype, request, "MPI_File_iread_at_all");
+  return post_collective(fh, false, false, offset, buf, count, datatype, request,
+                         "MPI_File_iread_at_all");
 }
 
 int file_iwrite_at_all_any(File& fh, MPI_Offset offset, const void* buf, MPI_Count count,
                            Datatype& datatype, MPI_Request* request) {
-  return post_explicit(fh, true, offset, const_cast<void*>(buf), count, datatype, request,
-                       "MPI_File_iwrite_at_all");
+  return post_collective(fh, true, false, offset, const_cast<void*>(buf), count, datatype, request,
+                         "MPI_File_iwrite_at_all");
 }
 
 int file_iread_shared_any(File& fh, void* buf, MPI_Count count, Datatype& datatype,

@@ -12,9 +12,10 @@
 // pointer, reference counts) happens in the calling thread when the
 // operation is queued, or when the request is freed.
 //
-// The nonblocking collectives (MPI_File_iread_all & co.) run as each
-// process's own independent access on the thread: the result is the one
-// the collective defines, and no process waits for another.
+// The nonblocking collectives (MPI_File_iread_all & co.) run the two-phase
+// path as a collective schedule (nonblocking_coll.cc): its exchanges
+// advance whenever the process polls MPI, and the aggregators' file work
+// runs on the I/O thread.
 #pragma once
 
 #include <functional>
@@ -35,6 +36,10 @@ using IoJob = std::function<int(MPI_Status*)>;
 // Queues `job` on the I/O thread (started on first use) and returns its
 // request in *request. `type` is retained until the request is freed.
 [[nodiscard]] int post_job(File& file, const Datatype& type, IoJob job, MPI_Request* request);
+
+// Queues `task` on the I/O thread without a request: it reports its end
+// itself (the nonblocking collectives' aggregator work, nonblocking_coll.cc).
+void post_task(File& file, IoJob task);
 
 // Waits until no operation of `file` is queued or running (close).
 void nonblocking_drain(File& file);

@@ -161,8 +161,9 @@ int finish(Schedule&, const OpPtr& op) {
   if (err == MPI_SUCCESS && !o.classes.empty())
     for (int p = 0; p < o.n; ++p)
       if (o.classes[static_cast<std::size_t>(p)] != MPI_SUCCESS) {
-        err = make_error(o.classes[static_cast<std::size_t>(p)], "%s failed on rank %d (%s)",
-                         o.function, p, errhan::class_string(o.classes[static_cast<std::size_t>(p)]));
+        err =
+            make_error(o.classes[static_cast<std::size_t>(p)], "%s failed on rank %d (%s)",
+                       o.function, p, errhan::class_string(o.classes[static_cast<std::size_t>(p)]));
         break;
       }
   if (err == MPI_SUCCESS && o.aggregated && !o.write && o.acc.bytes > 0) {

@@ -16,8 +16,8 @@ class File;
 // into the view (every process of the file's communicator calls it in the
 // same order) and returns the request that completes with this process's
 // exact count; an error on any process fails every process's request.
-[[nodiscard]] int start_nonblocking_collective(File& file, bool write, MPI_Offset offset,
-                                               void* buf, MPI_Count count, const Datatype& type,
+[[nodiscard]] int start_nonblocking_collective(File& file, bool write, MPI_Offset offset, void* buf,
+                                               MPI_Count count, const Datatype& type,
                                                const char* function, MPI_Request* request);
 
 }  // namespace stmpi::mpi::io

@@ -45,7 +45,7 @@ static void box_alloc(struct box *b, const long n[3], const long g[3]) {
 
 static void level_args(struct mg *mg, struct level *lv) {
   struct karg base = {mg, lv, 0};
-  lv->k_pack = lv->k_unpack = lv->k_resid = lv->k_gather_unpack = lv->k_scatter_pack = base;
+  lv->k_pack = lv->k_resid = base;
   for (int w = 0; w < 2; ++w) {
     lv->k_smooth[w] = lv->k_restrict[w] = lv->k_interp[w] = base;
     lv->k_smooth[w].what = lv->k_restrict[w].what = lv->k_interp[w].what = w;

@@ -53,12 +53,15 @@ static void parse_variants(struct options *o, const char *list) {
   o->nvariant = 0;
   for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
     int found = 0;
-    for (int v = 0; v < NVARIANTS; ++v)
-      if (!strcmp(w, "all") || !strcmp(w, all_variants[v]->name))
-        o->variant[o->nvariant++ % NVARIANTS] = v, found = 1;
+    for (int v = 0; v < NVARIANTS; ++v) {
+      if (strcmp(w, "all") && strcmp(w, all_variants[v]->name)) continue;
+      found = 1;
+      int listed = 0;
+      for (int i = 0; i < o->nvariant; ++i) listed |= o->variant[i] == v;
+      if (!listed) o->variant[o->nvariant++] = v;
+    }
     if (!found) usage();
   }
-  if (o->nvariant > NVARIANTS) o->nvariant = NVARIANTS;
 }
 
 static void parse(struct options *o, int argc, char **argv) {

@@ -94,8 +94,7 @@ struct level {
   int has_ex; /* the exchange has messages */
   struct xfer ex;
   struct link down; /* to level id + 1 */
-  struct karg k_pack, k_unpack, k_smooth[2], k_resid, k_restrict[2], k_interp[2];
-  struct karg k_gather_unpack, k_scatter_pack;
+  struct karg k_pack, k_smooth[2], k_resid, k_restrict[2], k_interp[2];
   double t[NPHASES]; /* stream time attributed to this level, by phase */
 };
 

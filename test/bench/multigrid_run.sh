@@ -155,8 +155,8 @@ report() { # LABEL TITLE RANKS
       for impl in "${impl_list[@]}"; do
         local base_c base_m base=$impl
         [[ $impl == mpich ]] && base=stmpi
-        base_c=$(value "$label" $base "$n" "$k" mpi cycle_ms)
-        base_m=$(value "$label" $base "$n" "$k" mpi comm_ms)
+        base_c=$(value "$label" "$base" "$n" "$k" mpi cycle_ms)
+        base_m=$(value "$label" "$base" "$n" "$k" mpi comm_ms)
         for v in mpi cpu enqueue persistent strma stepoch; do
           [[ ,$(variants_of "$impl"), == *,$v,* ]] || continue
           local c m line
@@ -184,6 +184,7 @@ if [[ $nodes -eq 1 ]]; then
   export STMPI_NETNS_PREFIX=${STMPI_NETNS_PREFIX:-g$$}
   if up=$("$srcdir/maint/netns.sh" up 2 2>&1); then
     trap '"$srcdir/maint/netns.sh" down >/dev/null 2>&1' EXIT
+    # shellcheck disable=SC2034  # net_hosts, net_launcher, net_subnet are bench_lib.sh's inputs
     net_hosts=$("$srcdir/maint/netns.sh" hosts)
     net_launcher=$srcdir/maint/netns-launch
     net_subnet=$(cat "/run/stmpi-netns/$STMPI_NETNS_PREFIX/subnet").0/24

@@ -17,11 +17,10 @@
 namespace stmpi::binding {
 namespace {
 
-// Whether this thread is inside an MPI call that holds the global lock.
-// Callbacks run inside a call (error handlers, reduction operations,
-// generalized-request and attribute functions) may call MPI again; the inner
-// call must not lock a second time.
-thread_local bool t_holds_lock = false;
+// mpi::t_holds_global_lock: whether this thread is inside an MPI call that
+// holds the global lock. Callbacks run inside a call (error handlers,
+// reduction operations, generalized-request and attribute functions) may
+// call MPI again; the inner call must not lock a second time.
 
 // The Fortran routine this thread is in (binding/routine.h), or nullptr.
 thread_local const RoutineName* t_routine = nullptr;
@@ -52,13 +51,13 @@ const RoutineName* exchange_routine(const RoutineName* routine) noexcept {
 }
 
 void Call::lock() {
-  if (t_holds_lock) return;
+  if (mpi::t_holds_global_lock) return;
   lock_ = std::unique_lock(mpi::global_mutex());
-  t_holds_lock = true;
+  mpi::t_holds_global_lock = true;
 }
 
 void Call::unlock() {
-  t_holds_lock = false;
+  mpi::t_holds_global_lock = false;
   lock_.unlock();
 }
 

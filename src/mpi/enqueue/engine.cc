@@ -194,7 +194,7 @@ void cancel_pending(Request** req) {
 void start_op(void* arg) {
   auto* t = static_cast<Transfer*>(arg);
   t->reached.fetch_add(1, std::memory_order_acq_rel);
-  std::lock_guard lock(global_mutex());
+  GlobalLockScope lock;
   advance(t);
 }
 
@@ -209,7 +209,7 @@ void wait_op(void* arg) {
   auto* op = static_cast<WaitOp*>(arg);
   for (unsigned spins = 0;; ++spins) {
     {
-      std::lock_guard lock(global_mutex());
+      GlobalLockScope lock;
       advance(op->t);
       if (op->t->completed.load(std::memory_order_acquire) >= op->target) {
         if (op->status != MPI_STATUS_IGNORE) *op->status = op->t->status;
@@ -232,7 +232,7 @@ void locked_op(void* arg) {
   auto* op = static_cast<LockedOp*>(arg);
   for (unsigned spins = 0;; ++spins) {
     {
-      std::lock_guard lock(global_mutex());
+      GlobalLockScope lock;
       if (op->fn(op->arg)) break;
       dev::progress();
     }
@@ -300,7 +300,7 @@ int enqueue_locked(stream::Stream& stream, LockedStep fn, void* arg) {
 }
 
 void progress_once() {
-  std::lock_guard lock(global_mutex());
+  GlobalLockScope lock;
   dev::progress();
 }
 

@@ -99,9 +99,10 @@ std::mutex& global_mutex() {
 }
 
 void wait_yield() {
-  // Calls hold the lock under MPI_THREAD_MULTIPLE, in the World and the
-  // Sessions Model alike.
-  if (g_process_state.library_up && calls_locked()) {
+  // Calls hold the lock under MPI_THREAD_MULTIPLE (or once an MPIX_Stream
+  // exists), in the World and the Sessions Model alike; a thread that waits
+  // outside a call (a host stream's synchronize) holds nothing to release.
+  if (g_process_state.library_up && t_holds_global_lock) {
     std::mutex& lock = global_mutex();
     lock.unlock();
     sched_yield();

@@ -44,6 +44,21 @@ inline bool calls_locked() {
 // an MPI call holds it (the bindings take it for the whole call);
 // blocking waits release it while they yield (wait_yield).
 std::mutex& global_mutex();
+// Whether this thread holds it (set by whoever locks it: the bindings, the
+// stream operations of src/mpi/enqueue); wait_yield releases only then.
+inline thread_local bool t_holds_global_lock = false;
+
+// Holds the global lock for a scope, noting it for wait_yield.
+class GlobalLockScope {
+ public:
+  GlobalLockScope() : lock_(global_mutex()) { t_holds_global_lock = true; }
+  ~GlobalLockScope() { t_holds_global_lock = false; }
+  GlobalLockScope(const GlobalLockScope&) = delete;
+  GlobalLockScope& operator=(const GlobalLockScope&) = delete;
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
 
 // Gives the CPU (and, with MPI_THREAD_MULTIPLE, the global lock) to
 // others for a moment. The blocking loops' backoff policy (util::Backoff,

@@ -106,6 +106,47 @@ typedef struct MPIX_Stream_trigger_stats {
 int MPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
 int PMPIX_Win_get_stream_trigger_stats(MPI_Win win, MPIX_Stream_trigger_stats *stats, int size);
 
+/* Persistent stream-triggered epochs: a whole PSCW step of a window at this
+ * process (the exposure part to `post_group`, the access part to
+ * `start_group` with its RMA calls) recorded once and started many times,
+ * each start one enqueued operation:
+ *   MPIX_Win_epoch_init(post_group, start_group, win, &epoch)
+ *       opens the recording: MPI_Put, MPI_Get and MPI_Accumulate on `win`
+ *       to members of start_group are recorded (buffers, displacements and
+ *       datatypes as given; nothing is read or written), as in an access
+ *       epoch opened with MPIX_MODE_STREAM
+ *   MPIX_Win_epoch_commit(epoch)     closes the recording
+ *   MPIX_Win_epoch_start_stream(epoch, stream)
+ *       enqueues one run: the stream signals post_group's members that the
+ *       window is open to them, waits for start_group's members to be open,
+ *       moves the recorded data (origin buffers read, MPI_Get buffers
+ *       written, now), signals the targets, and waits until every member of
+ *       post_group has completed its access
+ *   MPIX_Win_epoch_free(&epoch)      waits until the streams ran its starts
+ * The k-th start pairs with the peers' k-th stream epochs (persistent or
+ * not: MPIX_Win_post_stream ... MPIX_Win_wait_stream match them), so every
+ * process of an exchange starts its own persistent epoch once per step.
+ * Either group may be MPI_GROUP_EMPTY. Starts need a window without open
+ * epochs (MPI_ERR_RMA_SYNC); the window rules of the stream-triggered calls
+ * above apply (MPI_Win_allocate or MPI_Win_allocate_shared; `stream` an
+ * MPIX_Host_stream or a stream of the active GPU backend, else
+ * MPI_ERR_ARG). A handle that is not a live epoch is MPI_ERR_ARG, an epoch
+ * whose window was freed MPI_ERR_WIN, a start before the commit
+ * MPI_ERR_RMA_SYNC; errors of calls without a window go to MPI_COMM_SELF's
+ * error handler. */
+typedef struct MPIX_Win_epoch_s *MPIX_Win_epoch;
+#define MPIX_WIN_EPOCH_NULL ((MPIX_Win_epoch)0)
+int MPIX_Win_epoch_init(MPI_Group post_group, MPI_Group start_group, MPI_Win win,
+                        MPIX_Win_epoch *epoch);
+int MPIX_Win_epoch_commit(MPIX_Win_epoch epoch);
+int MPIX_Win_epoch_start_stream(MPIX_Win_epoch epoch, void *stream);
+int MPIX_Win_epoch_free(MPIX_Win_epoch *epoch);
+int PMPIX_Win_epoch_init(MPI_Group post_group, MPI_Group start_group, MPI_Win win,
+                         MPIX_Win_epoch *epoch);
+int PMPIX_Win_epoch_commit(MPIX_Win_epoch epoch);
+int PMPIX_Win_epoch_start_stream(MPIX_Win_epoch epoch, void *stream);
+int PMPIX_Win_epoch_free(MPIX_Win_epoch *epoch);
+
 /* MPICH's extensions, with MPICH's signatures (MPICH's Fortran library calls
  * them). No process failure is ever detected here, so: MPIX_Comm_agree is the
  * bitwise AND of `flag` over an intracommunicator, MPIX_Comm_shrink a new

@@ -21,6 +21,7 @@ void HostOp::release() {
       break;
     case HostOpKind::kUser:
     case HostOpKind::kEpoch:  // the caller's arrays
+    case HostOpKind::kProgram:
     case HostOpKind::kFence: break;
   }
   count = 0;

@@ -25,11 +25,12 @@
 
 namespace stmpi::stream {
 
-enum class HostOpKind : uint8_t { kUser, kSignal, kWait, kCopy, kEpoch, kFence };
+enum class HostOpKind : uint8_t { kUser, kSignal, kWait, kCopy, kEpoch, kProgram, kFence };
 
 // One operation. Up to 48 bytes of entries live in the slot; larger batches
 // live in a heap array owned by the operation. An epoch step (kEpoch) refers
-// to the caller's arrays (EpochStep: kept by the caller until it ran).
+// to the caller's arrays (EpochStep: kept by the caller until it ran), a
+// program (kProgram) to the caller's steps (StepProgram).
 struct alignas(64) HostOp {
   static constexpr std::size_t kInlineBytes = 48;
 
@@ -46,9 +47,19 @@ struct alignas(64) HostOp {
     uint32_t copy_count;
     uint32_t write_count;
   };
+  // kProgram: a StepProgram; `next` is the first step not run yet (a wait
+  // that gave up leaves the operation at the front, resumed there).
+  struct ProgramRefs {
+    const EpochStep* steps;
+    uint64_t bias;
+    SignalWrite last;
+    uint32_t count;
+    uint32_t next;
+  };
   union Payload {
     UserCall user;
     EpochRefs epoch;
+    ProgramRefs program;
     SignalWrite writes[kInlineBytes / sizeof(SignalWrite)];
     SignalWait waits[kInlineBytes / sizeof(SignalWait)];
     CopyRange copies[kInlineBytes / sizeof(CopyRange)];

@@ -161,6 +161,32 @@ int HostStream::wait_copy_signal(const EpochStep& step) {
   return MPI_SUCCESS;
 }
 
+int HostStream::run_program(const StepProgram& program) {
+  if (program.steps.empty() && program.last.addr == nullptr) return MPI_SUCCESS;
+  for (const EpochStep& step : program.steps) {
+    if (int err = check(step.waits); err != MPI_SUCCESS) return err;
+    if (int err = check(step.copies); err != MPI_SUCCESS) return err;
+    if (int err = check(step.writes); err != MPI_SUCCESS) return err;
+  }
+  if (program.last.addr != nullptr)
+    if (int err = check({&program.last, 1}); err != MPI_SUCCESS) return err;
+  HostOp op;
+  op.kind = HostOpKind::kProgram;
+  op.payload.program = {program.steps.data(), program.bias, program.last,
+                        static_cast<uint32_t>(program.steps.size()), 0};
+  if (int err = executor_.enqueue(op); err != MPI_SUCCESS) return err;
+  uint64_t waits = 0, copies = 0, signals = 0;
+  for (const EpochStep& step : program.steps) {
+    waits += !step.waits.empty();
+    copies += !step.copies.empty();
+    signals += !step.writes.empty();
+  }
+  count_launches(OpKind::kWait, waits);
+  count_launches(OpKind::kCopy, copies);
+  count_launches(OpKind::kSignal, signals);
+  return MPI_SUCCESS;
+}
+
 int HostStream::synchronize() {
   if (executor_.on_executor_thread()) [[unlikely]]
     return util::make_error(

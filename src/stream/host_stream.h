@@ -27,6 +27,9 @@ class HostStream final : public Stream {
   [[nodiscard]] int synchronize() override;
   // One queued operation (or none, when it runs at enqueue on an idle stream).
   [[nodiscard]] int wait_copy_signal(const EpochStep& step) override;
+  // One queued operation, never run at enqueue (its later steps usually
+  // wait for what peers do after its first ones).
+  [[nodiscard]] int run_program(const StepProgram& program) override;
   using Stream::copy;
 
   // Runs what is queued and stops the thread; later enqueues fail.

@@ -21,6 +21,13 @@ thread_local const HostStreamExecutor* tl_running = nullptr;
 
 namespace {
 
+bool words_set(std::span<const SignalWait> waits, Cmp cmp, uint64_t bias = 0) {
+  for (const SignalWait& wait : waits)
+    if (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value + bias, cmp))
+      return false;
+  return true;
+}
+
 // Marks this thread as running `executor`'s operations (nested: a user
 // function run by a synchronizing thread may synchronize another stream).
 class RunningScope {
@@ -267,12 +274,6 @@ void HostStreamExecutor::run_epoch_body(const HostOp& op) {
 
 uint64_t HostStreamExecutor::run_ready() {
   if (!pending() || !try_take_token(kOtherThread)) return 0;
-  auto words_set = [](std::span<const SignalWait> waits, Cmp cmp) {
-    for (const SignalWait& wait : waits)
-      if (!wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp))
-        return false;
-    return true;
-  };
   uint64_t ran = 0;
   while (!stop_.load(std::memory_order_relaxed) && queue_.has_work()) {
     HostOp& op = queue_.front();
@@ -283,6 +284,8 @@ uint64_t HostStreamExecutor::run_ready() {
       const HostOp::EpochRefs& step = op.payload.epoch;
       if (!words_set({step.waits, step.wait_count}, op.cmp)) break;
       run_epoch_body(op);
+    } else if (op.kind == HostOpKind::kProgram) {
+      if (!run_program(op, /*yield_to_callers=*/false, /*poll_only=*/true)) break;
     } else {
       (void)execute(op, /*yield_to_callers=*/false);  // a signal, copy or fence: never waits
     }
@@ -295,10 +298,28 @@ uint64_t HostStreamExecutor::run_ready() {
   return ran;
 }
 
+bool HostStreamExecutor::run_program(HostOp& op, bool yield_to_callers, bool poll_only) {
+  HostOp::ProgramRefs& program = op.payload.program;
+  for (; program.next < program.count; ++program.next) {
+    const EpochStep& step = program.steps[program.next];
+    if (poll_only ? !words_set(step.waits, step.cmp, program.bias)
+                  : !wait_entries(step.waits, step.cmp, yield_to_callers, program.bias))
+      return false;
+    for (const CopyRange& range : step.copies)
+      if (range.bytes != 0) std::memcpy(range.dst, range.src, range.bytes);
+    for (const SignalWrite& write : step.writes)
+      __atomic_store_n(write.addr, write.value + program.bias, __ATOMIC_RELEASE);
+  }
+  // The caller may reuse the steps once this is stored: read nothing after.
+  if (program.last.addr != nullptr)
+    __atomic_store_n(program.last.addr, program.last.value, __ATOMIC_RELEASE);
+  return true;
+}
+
 bool HostStreamExecutor::wait_entries(std::span<const SignalWait> waits, Cmp cmp,
-                                      bool yield_to_callers) {
+                                      bool yield_to_callers, uint64_t bias) {
   auto satisfied = [&](const SignalWait& wait) {
-    return wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value, cmp);
+    return wait_satisfied(__atomic_load_n(wait.addr, __ATOMIC_ACQUIRE), wait.value + bias, cmp);
   };
   if (!yield_to_callers) {
     // A synchronizing thread: the thread of the application, blocked in
@@ -324,7 +345,7 @@ bool HostStreamExecutor::wait_entries(std::span<const SignalWait> waits, Cmp cmp
   return true;
 }
 
-bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
+bool HostStreamExecutor::execute(HostOp& op, bool yield_to_callers) {
   switch (op.kind) {
     case HostOpKind::kUser: op.payload.user.fn(op.payload.user.arg); break;
     case HostOpKind::kSignal:
@@ -344,6 +365,7 @@ bool HostStreamExecutor::execute(const HostOp& op, bool yield_to_callers) {
       run_epoch_body(op);
       break;
     }
+    case HostOpKind::kProgram: return run_program(op, yield_to_callers, /*poll_only=*/false);
     case HostOpKind::kFence:
       // The synchronizing thread may return (and its word vanish) as soon as
       // it sees 1; a wake after that is harmless.

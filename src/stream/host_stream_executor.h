@@ -106,11 +106,17 @@ class HostStreamExecutor {
   bool wait_for_work();  // false: stop requested and nothing left to run
   // Runs the front operation; false when a wait gave up (a caller wants the
   // token) and the operation stays at the front.
-  bool execute(const HostOp& op, bool yield_to_callers);
+  bool execute(HostOp& op, bool yield_to_callers);
   // The copies and writes of a kEpoch operation, after its waits.
   static void run_epoch_body(const HostOp& op);
-  // The waits of a kWait or kEpoch operation; false as execute().
-  bool wait_entries(std::span<const SignalWait> waits, Cmp cmp, bool yield_to_callers);
+  // The waits of a kWait or kEpoch operation (each value plus `bias`, for
+  // a program's steps); false as execute().
+  bool wait_entries(std::span<const SignalWait> waits, Cmp cmp, bool yield_to_callers,
+                    uint64_t bias = 0);
+  // A kProgram operation from its next step; false when a wait gave up
+  // (`poll_only`: at the first wait not satisfied yet), with `next` left
+  // at that step.
+  bool run_program(HostOp& op, bool yield_to_callers, bool poll_only);
   // Runs queued operations while `more()` and work is queued, counting each
   // in `*ops` and, when at least one ran, the batch in `*batches` (if not
   // null); returns how many ran. Counted before an operation is published

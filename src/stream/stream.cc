@@ -1,6 +1,7 @@
 #include "stream/stream.h"
 
 #include <mutex>
+#include <vector>
 
 #include <mpi.h>
 
@@ -58,6 +59,24 @@ int Stream::wait_copy_signal(const EpochStep& step) {
   return write_values(step.writes);
 }
 
+int Stream::run_program(const StepProgram& program) {
+  thread_local std::vector<SignalWait> waits;
+  thread_local std::vector<SignalWrite> writes;
+  for (const EpochStep& step : program.steps) {
+    waits.assign(step.waits.begin(), step.waits.end());
+    for (SignalWait& wait : waits) wait.value += program.bias;
+    writes.assign(step.writes.begin(), step.writes.end());
+    for (SignalWrite& write : writes) write.value += program.bias;
+    if (!waits.empty())
+      if (int err = wait_values(waits, step.cmp); err != MPI_SUCCESS) return err;
+    if (!step.copies.empty())
+      if (int err = copy(step.copies); err != MPI_SUCCESS) return err;
+    if (int err = write_values(writes); err != MPI_SUCCESS) return err;
+  }
+  if (program.last.addr == nullptr) return MPI_SUCCESS;
+  return write_value(program.last.addr, program.last.value);
+}
+
 LaunchCounts Stream::launch_counts() const {
   LaunchCounts counts;
   for (std::size_t i = 0; i < kOpKinds; ++i)
@@ -68,6 +87,10 @@ LaunchCounts Stream::launch_counts() const {
 void Stream::count_launch(OpKind kind) {
   const auto index = static_cast<std::size_t>(kind);
   launches_[index].fetch_add(1, std::memory_order_relaxed);
+}
+
+void Stream::count_launches(OpKind kind, uint64_t n) {
+  if (n != 0) launches_[static_cast<std::size_t>(kind)].fetch_add(n, std::memory_order_relaxed);
 }
 
 LaunchCounts process_launch_counts() {

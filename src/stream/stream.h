@@ -17,6 +17,10 @@
 //                            one operation on a host stream; on a GPU stream
 //                            one epoch kernel up to STMPI_STREAM_GPU_EPOCH_BYTES
 //                            of copies, else the three above
+//   run_program(program)     several epoch steps recorded once, their values
+//                            shifted by a bias per run (a persistent epoch
+//                            started again): one operation on a host stream,
+//                            the steps' launches elsewhere
 //   synchronize()            the CPU waits until everything enqueued so far ran
 // Every call returns MPI_SUCCESS or an MPI error code with a message.
 #pragma once
@@ -78,6 +82,19 @@ struct EpochStep {
   std::span<const SignalWrite> writes;
 };
 
+// Epoch steps recorded once and run many times (a persistent stream epoch):
+// each run executes the steps in order, adding `bias` to every wait and
+// write value of the steps (signal words count epochs, so the k-th run of
+// an epoch recorded with base values waits for and writes base + k), then
+// stores `last` unchanged (when last.addr is not null). The steps' arrays
+// are read while the run executes and must stay unchanged until `last` is
+// stored; nothing is read after it.
+struct StepProgram {
+  std::span<const EpochStep> steps;
+  uint64_t bias = 0;
+  SignalWrite last{nullptr, 0};
+};
+
 // Launches by kind: one per enqueued merged operation (a kernel, a stream
 // memory operation, a host callback), whatever its number of entries.
 struct LaunchCounts {
@@ -110,6 +127,10 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // wait_values, copy and write_values (each copies its entries); the host
   // backend enqueues one operation.
   [[nodiscard]] virtual int wait_copy_signal(const EpochStep& step);
+  // Counts one launch per non-empty part of each step. The default enqueues
+  // each step as wait_values, copy and write_values with the biased values
+  // (copied), then `last`; the host backend enqueues one operation.
+  [[nodiscard]] virtual int run_program(const StepProgram& program);
 
   [[nodiscard]] int write_value(uint64_t* addr, uint64_t value) {
     const SignalWrite write{addr, value};
@@ -138,6 +159,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   // on this stream's counter (the process totals are summed when asked for,
   // not bumped per launch).
   void count_launch(OpKind kind);
+  // `n` launches of one kind at once (a host program's parts).
+  void count_launches(OpKind kind, uint64_t n);
 
  private:
   std::array<std::atomic<uint64_t>, kOpKinds> launches_{};

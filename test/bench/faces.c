@@ -8,6 +8,9 @@
  *   st   stream-triggered active RMA: MPIX_Win_post_stream,
  *        MPI_Win_start(group, MPIX_MODE_STREAM, win), MPI_Put,
  *        MPIX_Win_complete_stream, MPIX_Win_wait_stream, all on a host stream
+ *   pst  the st step as a persistent stream epoch, recorded once per window
+ *        (MPIX_Win_epoch_init, the puts, MPIX_Win_epoch_commit) and started
+ *        once per step (MPIX_Win_epoch_start_stream)
  *
  * Grid: the ranks are factored into px x py x pz (as even as possible,
  * px >= py >= pz), rank = (x * py + y) * pz + z. Periodic by default (every
@@ -97,14 +100,18 @@
 #if defined(MPIX_MODE_STREAM) && !defined(FACES_NO_ST)
 #define FACES_ST 1
 #endif
+/* pst needs the persistent epochs of mpix.h. */
+#if defined(FACES_ST) && defined(MPIX_WIN_EPOCH_NULL)
+#define FACES_PST 1
+#endif
 
 #define NDIR FACES_NDIR /* direction index (dx+1)*9 + (dy+1)*3 + (dz+1); 13 is the rank itself */
 #define SELF_DIR 13
 #define MAX_REPEATS 101
 #define MAX_SIZES 64
 
-enum variant { V_P2P, V_RMA, V_ST, NVARIANTS };
-static const char *variant_name[NVARIANTS] = {"p2p", "rma", "st"};
+enum variant { V_P2P, V_RMA, V_ST, V_PST, NVARIANTS };
+static const char *variant_name[NVARIANTS] = {"p2p", "rma", "st", "pst"};
 
 static int world_rank, world_size;
 
@@ -323,9 +330,10 @@ static void usage(void) {
   if (world_rank == 0)
     fprintf(
         stderr,
-        "usage: faces [-v p2p|rma|st|all] [-s FACE_BYTES,...] [-o OUTER] [-m MIDDLE] [-i INNER]\n"
+        "usage: faces [-v p2p|rma|st|pst|all] [-s FACE_BYTES,...] [-o OUTER] [-m MIDDLE] [-i "
+        "INNER]\n"
         "             [-r REPEATS] [-w WARMUP] [-n] [-q] [-X] [-K US] [-C US] [-G PTXFILE]\n"
-        "  -v  variant(s), comma separated; all = p2p,rma,st (default all)\n"
+        "  -v  variant(s), comma separated; all = p2p,rma,st,pst (default all)\n"
         "  -s  bytes per face, K/M suffixes (default 8,64,512,4K,16K,64K)\n"
         "  -o/-m/-i  outer (window/request lifetimes), middle (re-initialisations),\n"
         "      inner (communication steps) loop counts (default 2, 4, 50)\n"
@@ -586,12 +594,16 @@ static void put_all(struct run_ctx *c, const double *src, MPI_Win win) {
                         (MPI_Aint)g->off[opposite(d)], (int)g->len[d], MPI_DOUBLE, win));
 }
 
+/* st: 0 PSCW (rma), 1 stream epochs (st), 2 a persistent stream epoch (pst). */
 static void run_rma(struct run_ctx *c, int st) {
   const struct grid *g = &c->g;
   const struct opts *o = c->o;
   struct timers *tm = &c->tm;
 #ifndef FACES_ST
   if (st) fail("this build has no stream-triggered RMA (MPIX_MODE_STREAM is not in mpi.h)");
+#endif
+#ifndef FACES_PST
+  if (st == 2) fail("this build has no persistent stream epochs (MPIX_WIN_EPOCH_NULL)");
 #endif
   for (long out = 0; out < o->outer; ++out) {
     double *src = buf_alloc(c, g->total), *dst;
@@ -605,6 +617,14 @@ static void run_rma(struct run_ctx *c, int st) {
     void *registered =
         c->gpu && !st ? faces_gpu_register(dst, (size_t)g->total * sizeof(double)) : NULL;
     c->ks.src = src, c->ks.dst = dst;
+#ifdef FACES_PST
+    MPIX_Win_epoch epoch = MPIX_WIN_EPOCH_NULL;
+    if (st == 2) {
+      CHECK_MPI(MPIX_Win_epoch_init(c->group, c->group, win, &epoch));
+      put_all(c, src, win);
+      CHECK_MPI(MPIX_Win_epoch_commit(epoch));
+    }
+#endif
     for (long mid = 0; mid < o->middle; ++mid) {
       begin_middle(c, out * o->middle + mid);
       struct probe pr;
@@ -632,7 +652,16 @@ static void run_rma(struct run_ctx *c, int st) {
       } else {
 #ifdef FACES_ST
         void *stream = c->gpu ? faces_gpu_stream() : (void *)c->stream;
-        for (long it = 0; it < o->inner; ++it) {
+        for (long it = 0; it < o->inner && st == 2; ++it) {
+#ifdef FACES_PST
+          overlap_before(c);
+          stream_launch(c, K_INCREMENT);
+          TIMED(tm, T_START, MPIX_Win_epoch_start_stream(epoch, stream));
+          stream_launch(c, K_COMPARE);
+          overlap_after(c);
+#endif
+        }
+        for (long it = 0; it < o->inner && st == 1; ++it) {
           overlap_before(c);
           TIMED(tm, T_POST, MPIX_Win_post_stream(c->group, win, stream));
           stream_launch(c, K_INCREMENT);
@@ -673,6 +702,9 @@ static void run_rma(struct run_ctx *c, int st) {
       tm->t[T_COPY] += (double)copy, tm->t[T_WAITK] += (double)wait;
     }
 #endif
+#ifdef FACES_PST
+    if (st == 2) CHECK_MPI(MPIX_Win_epoch_free(&epoch));
+#endif
     faces_gpu_unregister(registered);
     CHECK_MPI(MPI_Win_free(&win));
     buf_free(c, src);
@@ -688,6 +720,11 @@ static void run_rma(struct run_ctx *c, int st) {
 #define FACES_HAVE_ST 1 /* the st variant is built */
 #else
 #define FACES_HAVE_ST 0
+#endif
+#ifdef FACES_PST
+#define FACES_HAVE_PST 1
+#else
+#define FACES_HAVE_PST 0
 #endif
 
 struct result {
@@ -721,6 +758,7 @@ static struct result run_variant(struct run_ctx *c, int variant, long face_bytes
       case V_P2P: run_p2p(c); break;
       case V_RMA: run_rma(c, 0); break;
       case V_ST: run_rma(c, 1); break;
+      case V_PST: run_rma(c, 2); break;
     }
     if (r < 0) continue;
     double mine = c->tm.t[T_INNER] / (double)steps, slowest;
@@ -749,9 +787,10 @@ static void print_table(const struct opts *o, const int *dims, struct result (*r
       "\n== Faces, %d ranks (%dx%dx%d, %s): time per step, us (slowest rank, median of %d repeats) "
       "==\n",
       world_size, dims[0], dims[1], dims[2], o->periodic ? "periodic" : "non-periodic", o->repeats);
-  printf("%10s %10s %10s %10s %8s %8s\n", "face B", "p2p", "rma", "st", "st/rma", "st/p2p");
+  printf("%10s %10s %10s %10s %10s %8s %8s %8s\n", "face B", "p2p", "rma", "st", "pst", "st/rma",
+         "st/p2p", "pst/rma");
   for (int s = 0; s < o->nsizes; ++s) {
-    char cell[NVARIANTS][16], r1[16] = "-", r2[16] = "-";
+    char cell[NVARIANTS][16], r1[16] = "-", r2[16] = "-", r3[16] = "-";
     for (int v = 0; v < NVARIANTS; ++v) {
       if (have[v]) snprintf(cell[v], sizeof cell[v], "%.1f", res[s][v].med * 1e6);
       else snprintf(cell[v], sizeof cell[v], "-");
@@ -760,7 +799,10 @@ static void print_table(const struct opts *o, const int *dims, struct result (*r
       snprintf(r1, sizeof r1, "%.2f", res[s][V_ST].med / res[s][V_RMA].med);
     if (have[V_ST] && have[V_P2P])
       snprintf(r2, sizeof r2, "%.2f", res[s][V_ST].med / res[s][V_P2P].med);
-    printf("%10ld %10s %10s %10s %8s %8s\n", o->sizes[s], cell[0], cell[1], cell[2], r1, r2);
+    if (have[V_PST] && have[V_RMA])
+      snprintf(r3, sizeof r3, "%.2f", res[s][V_PST].med / res[s][V_RMA].med);
+    printf("%10ld %10s %10s %10s %10s %8s %8s %8s\n", o->sizes[s], cell[0], cell[1], cell[2],
+           cell[3], r1, r2, r3);
   }
 }
 
@@ -827,8 +869,8 @@ int main(int argc, char **argv) {
   for (int s = 0; s < o.nsizes; ++s) {
     for (int k = 0; k < o.nvariants; ++k) {
       int v = o.variants[k];
-      if (v == V_ST && !FACES_HAVE_ST) {
-        if (world_rank == 0 && s == 0) printf("# faces: st skipped: not built\n");
+      if ((v == V_ST && !FACES_HAVE_ST) || (v == V_PST && !FACES_HAVE_PST)) {
+        if (world_rank == 0 && s == 0) printf("# faces: %s skipped: not built\n", variant_name[v]);
         continue;
       }
       res[s][v] = run_variant(&c, v, o.sizes[s]);
@@ -842,7 +884,7 @@ int main(int argc, char **argv) {
         printf("exec %s %ld %.3f %.3f %.3f %.3f %.3f\n", variant_name[v], o.sizes[s],
                r->t[T_STREAM_CPU] * 1e6, r->t[T_MAIN_CPU] * 1e6, r->t[T_VOL], r->t[T_INVOL],
                r->t[T_KERNELS] * 1e6);
-        if (v == V_ST) {
+        if (v == V_ST || v == V_PST) {
           printf("ststats_names face_B epochs signal copy wait\n");
           printf("ststats %ld %.3f %.3f %.3f %.3f\n", o.sizes[s], r->t[T_EPOCHS], r->t[T_SIGNAL],
                  r->t[T_COPY], r->t[T_WAITK]);

@@ -8,10 +8,14 @@
  *         MPIX_Win_complete_stream; MPIX_Win_wait_stream; launch verify
  *   pscw  per step, on the CPU: fill; MPI_Win_post; MPI_Win_start; the two
  *         puts; MPI_Win_complete; MPI_Win_wait; verify
+ *   persist  the st step as a persistent stream epoch recorded once before
+ *         the loop (MPIX_Win_epoch_init, the two puts, MPIX_Win_epoch_commit);
+ *         per step, enqueued on the host stream: launch fill;
+ *         MPIX_Win_epoch_start_stream; launch verify
  *
  * "fill" writes this rank's two edge blocks (-s bytes each) for the step;
  * "verify" checks every received element against what the neighbour must
- * have sent in this step, and adds it to a checksum. Both variants must
+ * have sent in this step, and adds it to a checksum. Every variant must
  * verify every step and end with the same checksum (ST results identical
  * to PSCW); any mismatch aborts.
  *
@@ -28,6 +32,8 @@
  *
  * Output (rank 0): one line per repeat, then
  *   exchange NP OVERLAP BYTES st_us pscw_us ratio_of_medians median_ratio
+ *   persist NP OVERLAP BYTES persist_us pscw_us ratio_of_medians median_ratio
+ *       (only where mpix.h has persistent epochs, MPIX_WIN_EPOCH_NULL)
  *   stenqueue NP OVERLAP cpu_us wall_us   rank 0's enqueue loop of the st
  *       variant: CPU time of the enqueuing thread and wall time, per step
  *       (the rest of the st time is the synchronize that runs the steps)
@@ -36,7 +42,13 @@
  *   ststream NP OVERLAP queued thread caller inline handoffs wakeups
  * (times per step of the slowest rank, medians over repeats; stream counts
  * per step of rank 0's communication stream in its st runs).
- * -V st or -V pscw runs one variant only (for profilers; no ratio then).
+ * -V st, -V pscw or -V persist runs one variant only (for profilers; no
+ * ratio then).
+ *
+ * Built with another MPI (mpi.h without MPIX_MODE_STREAM, e.g. Debian's
+ * MPICH: mpicc.mpich st_exchange.c) only pscw runs, and prints
+ *   pscwonly NP OVERLAP BYTES pscw_us
+ * (-O kernel needs host streams: refused there).
  */
 #include <mpi.h>
 
@@ -48,6 +60,39 @@
 #include <time.h>
 
 #define MAX_REPEATS 101
+
+#ifdef MPIX_MODE_STREAM
+#define HAVE_ST 1
+#else
+/* Another MPI: the pscw variant only; the stream calls are never reached. */
+#define HAVE_ST 0
+typedef void *MPIX_Host_stream;
+static int MPIX_Host_stream_create(MPIX_Host_stream *s) { return *s = NULL, MPI_SUCCESS; }
+static int MPIX_Host_stream_free(MPIX_Host_stream *s) { return (void)s, MPI_SUCCESS; }
+static int MPIX_Host_stream_launch(MPIX_Host_stream s, void (*f)(void *), void *a) {
+  return (void)s, (void)f, (void)a, MPI_ERR_OTHER;
+}
+static int MPIX_Host_stream_synchronize(MPIX_Host_stream s) { return (void)s, MPI_ERR_OTHER; }
+static int MPIX_Host_stream_get_stats(MPIX_Host_stream s, long long *a, long long *b, long long *c,
+                                      long long *d, long long *e, long long *f) {
+  return (void)s, (void)a, (void)b, (void)c, (void)d, (void)e, (void)f, MPI_ERR_OTHER;
+}
+static int MPIX_Win_post_stream(MPI_Group g, MPI_Win w, void *s) {
+  return (void)g, (void)w, (void)s, MPI_ERR_OTHER;
+}
+static int MPIX_Win_complete_stream(MPI_Win w, void *s) { return (void)w, (void)s, MPI_ERR_OTHER; }
+static int MPIX_Win_wait_stream(MPI_Win w, void *s) { return (void)w, (void)s, MPI_ERR_OTHER; }
+#define MPIX_MODE_STREAM 0
+#endif
+
+/* The variants, in the order of a repeat's first round. */
+enum variant { V_PSCW, V_ST, V_PERSIST, NVARIANTS };
+static const char *variant_name[NVARIANTS] = {"pscw", "st", "persist"};
+#ifdef MPIX_WIN_EPOCH_NULL
+#define HAVE_PERSIST 1
+#else
+#define HAVE_PERSIST 0
+#endif
 
 static int rank, size, left, right;
 
@@ -157,27 +202,44 @@ struct run {
   long iters;
   MPI_Group group;
   MPIX_Host_stream stream, compute_stream;
+  double *send[NVARIANTS]; /* each variant's send blocks: the persistent epoch reads its own */
+#if HAVE_PERSIST
+  MPIX_Win_epoch epoch;
+#endif
 };
 
-static void put_edges(struct state *s, MPI_Win win) {
-  int count = (int)s->n;
-  CHECK(MPI_Put(s->send, count, MPI_DOUBLE, left, (MPI_Aint)s->n, count, MPI_DOUBLE, win));
-  CHECK(MPI_Put(s->send + s->n, count, MPI_DOUBLE, right, 0, count, MPI_DOUBLE, win));
+static void put_edges(const double *send, long n, MPI_Win win) {
+  int count = (int)n;
+  CHECK(MPI_Put(send, count, MPI_DOUBLE, left, (MPI_Aint)n, count, MPI_DOUBLE, win));
+  CHECK(MPI_Put(send + n, count, MPI_DOUBLE, right, 0, count, MPI_DOUBLE, win));
 }
 
 /* Returns the time of this rank's loop and sets *cpu to the CPU time its
  * process used meanwhile (every thread); `sums` gets the checksums. */
-static double run_variant(const struct run *r, int st, MPI_Win win, double *ghost, double sums[2],
+static double run_variant(const struct run *r, int v, MPI_Win win, double *ghost, double sums[2],
                           double *cpu, double *enq, double *enq_cpu) {
-  struct state s = {r->n, NULL, ghost, 0, 0, 0, 0};
-  s.send = malloc(2 * (size_t)r->n * sizeof(double));
+  struct state s = {r->n, r->send[v], ghost, 0, 0, 0, 0};
   for (long k = 0; k < 2 * r->n; ++k) ghost[k] = -1, s.send[k] = -1;
   struct compute c = {r->iters, 1.0};
   CHECK(MPI_Barrier(MPI_COMM_WORLD));
   double c0 = cpu_now();
   double t0 = now(), tc0 = thread_cpu_now();
   *enq_cpu = 0;
-  if (st) {
+  if (v == V_PERSIST) {
+#if HAVE_PERSIST
+    for (long i = 0; i < r->steps; ++i) {
+      if (r->overlap == O_KERNEL)
+        CHECK(MPIX_Host_stream_launch(r->compute_stream, compute_kernel, &c));
+      CHECK(MPIX_Host_stream_launch(r->stream, fill_kernel, &s));
+      CHECK(MPIX_Win_epoch_start_stream(r->epoch, (void *)r->stream));
+      CHECK(MPIX_Host_stream_launch(r->stream, verify_kernel, &s));
+      if (r->overlap == O_CPU) compute(&c);
+    }
+    *enq = now() - t0;
+    *enq_cpu = thread_cpu_now() - tc0;
+    CHECK(MPIX_Host_stream_synchronize(r->stream));
+#endif
+  } else if (v == V_ST) {
     void *stream = (void *)r->stream;
     for (long i = 0; i < r->steps; ++i) {
       if (r->overlap == O_KERNEL)
@@ -185,7 +247,7 @@ static double run_variant(const struct run *r, int st, MPI_Win win, double *ghos
       CHECK(MPIX_Host_stream_launch(r->stream, fill_kernel, &s));
       CHECK(MPIX_Win_post_stream(r->group, win, stream));
       CHECK(MPI_Win_start(r->group, MPIX_MODE_STREAM, win));
-      put_edges(&s, win);
+      put_edges(s.send, s.n, win);
       CHECK(MPIX_Win_complete_stream(win, stream));
       CHECK(MPIX_Win_wait_stream(win, stream));
       CHECK(MPIX_Host_stream_launch(r->stream, verify_kernel, &s));
@@ -202,7 +264,7 @@ static double run_variant(const struct run *r, int st, MPI_Win win, double *ghos
       fill_kernel(&s);
       CHECK(MPI_Win_post(r->group, 0, win));
       CHECK(MPI_Win_start(r->group, 0, win));
-      put_edges(&s, win);
+      put_edges(s.send, s.n, win);
       CHECK(MPI_Win_complete(win));
       CHECK(MPI_Win_wait(win));
       verify_kernel(&s);
@@ -214,13 +276,12 @@ static double run_variant(const struct run *r, int st, MPI_Win win, double *ghos
   *cpu = cpu_now() - c0;
   if (s.errors != 0 || s.verified != r->steps) {
     char msg[128];
-    snprintf(msg, sizeof msg, "%s: %ld wrong elements, %ld of %ld steps verified",
-             st ? "st" : "pscw", s.errors, s.verified, r->steps);
+    snprintf(msg, sizeof msg, "%s: %ld wrong elements, %ld of %ld steps verified", variant_name[v],
+             s.errors, s.verified, r->steps);
     fail(msg);
   }
   sums[0] = s.checksum;
   sums[1] = c.acc;
-  free(s.send);
   return t;
 }
 
@@ -228,7 +289,9 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  struct run r = {2000, 1, O_NONE, 0, MPI_GROUP_NULL, NULL, NULL};
+  struct run r;
+  memset(&r, 0, sizeof r);
+  r.steps = 2000, r.n = 1, r.overlap = O_NONE, r.group = MPI_GROUP_NULL;
   int repeats = 5, warmup = 1, only = -1; /* -V: run one variant only (profiling) */
   double compute_us = 5;
   for (int i = 1; i < argc; ++i) {
@@ -236,21 +299,29 @@ int main(int argc, char **argv) {
     if (!v)
       fail(
           "usage: st_exchange [-n STEPS] [-s BYTES] [-r REPEATS] [-w WARMUP] "
-          "[-O none|kernel|cpu] [-c COMPUTE_US] [-V st|pscw]");
+          "[-O none|kernel|cpu] [-c COMPUTE_US] [-V st|pscw|persist]");
     ++i;
     if (!strcmp(a, "-n")) r.steps = atol(v);
     else if (!strcmp(a, "-s")) r.n = (atol(v) + 7) / 8;
     else if (!strcmp(a, "-r")) repeats = atoi(v);
     else if (!strcmp(a, "-w")) warmup = atoi(v);
     else if (!strcmp(a, "-c")) compute_us = atof(v);
-    else if (!strcmp(a, "-V")) only = !strcmp(v, "st") ? 1 : !strcmp(v, "pscw") ? 0 : -1;
-    else if (!strcmp(a, "-O")) {
+    else if (!strcmp(a, "-V")) {
+      for (int k = 0; k < NVARIANTS; ++k)
+        if (!strcmp(v, variant_name[k])) only = k;
+      if (only < 0) fail("-V wants st, pscw or persist");
+    } else if (!strcmp(a, "-O")) {
       r.overlap = !strcmp(v, "kernel") ? O_KERNEL : !strcmp(v, "cpu") ? O_CPU : O_NONE;
       if (r.overlap == O_NONE && strcmp(v, "none")) fail("-O wants none, kernel or cpu");
     } else fail("unknown option");
   }
   if (r.steps < 1 || r.n < 1 || repeats < 1 || repeats > MAX_REPEATS || warmup < 0)
     fail("bad option value");
+  if (only == V_PERSIST && !HAVE_PERSIST) fail("-V persist: no persistent epochs in this mpix.h");
+  if (!HAVE_ST) {
+    if (r.overlap == O_KERNEL) fail("-O kernel needs host streams (not in this MPI)");
+    only = V_PSCW;
+  }
   if (r.overlap != O_NONE) {
     if (rank == 0) r.iters = calibrate(compute_us);
     CHECK(MPI_Bcast(&r.iters, 1, MPI_LONG, 0, MPI_COMM_WORLD));
@@ -264,73 +335,102 @@ int main(int argc, char **argv) {
   MPI_Group_free(&world);
   CHECK(MPIX_Host_stream_create(&r.stream));
   CHECK(MPIX_Host_stream_create(&r.compute_stream));
-  double *ghost[2];
-  MPI_Win win[2];
-  for (int v = 0; v < 2; ++v)
+  double *ghost[NVARIANTS];
+  MPI_Win win[NVARIANTS];
+  for (int v = 0; v < NVARIANTS; ++v) {
     CHECK(MPI_Win_allocate((MPI_Aint)(2 * r.n * sizeof(double)), sizeof(double), MPI_INFO_NULL,
                            MPI_COMM_WORLD, &ghost[v], &win[v]));
+    r.send[v] = malloc(2 * (size_t)r.n * sizeof(double));
+  }
+#if HAVE_PERSIST
+  CHECK(MPIX_Win_epoch_init(r.group, r.group, win[V_PERSIST], &r.epoch));
+  put_edges(r.send[V_PERSIST], r.n, win[V_PERSIST]);
+  CHECK(MPIX_Win_epoch_commit(r.epoch));
+#endif
 
   static const char *overlap_name[] = {"none", "kernel", "cpu"};
-  double t_st[MAX_REPEATS], t_pscw[MAX_REPEATS], ratio[MAX_REPEATS];
-  double c_st[MAX_REPEATS], c_pscw[MAX_REPEATS], e_st[MAX_REPEATS], ec_st[MAX_REPEATS];
+  double t[NVARIANTS][MAX_REPEATS], ratio[NVARIANTS][MAX_REPEATS];
+  double c_all[NVARIANTS][MAX_REPEATS], e_v[NVARIANTS][MAX_REPEATS], ec_v[NVARIANTS][MAX_REPEATS];
   long long before[6] = {0}, after[6], sum_counts[6] = {0};
   for (int rep = -warmup; rep < repeats; ++rep) {
-    double mine[2], slowest[2], sums[2][2], cpu[2], cpu_all[2], enq[2], enq_cpu[2];
-    for (int k = 0; k < 2; ++k) {
-      int st = (k + rep) % 2 == 0;   /* alternate which goes first */
-      if (only >= 0 && st != only) { /* profiling one variant: the other is not run */
-        mine[st] = 1, cpu[st] = 0, enq[st] = enq_cpu[st] = 0, sums[st][0] = sums[st][1] = 0;
+    double mine[NVARIANTS], slowest[NVARIANTS], sums[NVARIANTS][2], cpu[NVARIANTS],
+        cpu_all[NVARIANTS], enq[NVARIANTS], enq_cpu[NVARIANTS];
+    for (int k = 0; k < NVARIANTS; ++k) {
+      int v = (k + rep + NVARIANTS * MAX_REPEATS) % NVARIANTS; /* rotate which goes first */
+      if ((only >= 0 && v != only) || (v == V_PERSIST && !HAVE_PERSIST)) {
+        mine[v] = 1, cpu[v] = 0, enq[v] = enq_cpu[v] = 0, sums[v][0] = sums[v][1] = 0;
         continue;
       }
-      if (st)
+      if (v == V_ST)
         CHECK(MPIX_Host_stream_get_stats(r.stream, &before[0], &before[1], &before[2], &before[3],
                                          &before[4], &before[5]));
-      mine[st] =
-          run_variant(&r, st, win[st], ghost[st], sums[st], &cpu[st], &enq[st], &enq_cpu[st]);
-      if (st) {
+      mine[v] = run_variant(&r, v, win[v], ghost[v], sums[v], &cpu[v], &enq[v], &enq_cpu[v]);
+      if (v == V_ST) {
         CHECK(MPIX_Host_stream_get_stats(r.stream, &after[0], &after[1], &after[2], &after[3],
                                          &after[4], &after[5]));
         if (rep >= 0)
           for (int j = 0; j < 6; ++j) sum_counts[j] += after[j] - before[j];
       }
     }
-    if (only < 0 && (sums[0][0] != sums[1][0] || sums[0][1] != sums[1][1]))
-      fail("st and pscw results differ");
-    CHECK(MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
-    CHECK(MPI_Allreduce(cpu, cpu_all, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    for (int v = 1; v < NVARIANTS && only < 0; ++v)
+      if ((v != V_PERSIST || HAVE_PERSIST) &&
+          (sums[v][0] != sums[V_PSCW][0] || sums[v][1] != sums[V_PSCW][1]))
+        fail("the variants' results differ");
+    CHECK(MPI_Allreduce(mine, slowest, NVARIANTS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    CHECK(MPI_Allreduce(cpu, cpu_all, NVARIANTS, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     if (rep < 0) continue;
-    t_st[rep] = slowest[1] / (double)r.steps;
-    t_pscw[rep] = slowest[0] / (double)r.steps;
-    ratio[rep] = t_st[rep] / t_pscw[rep];
-    c_st[rep] = cpu_all[1] / (double)r.steps;
-    c_pscw[rep] = cpu_all[0] / (double)r.steps;
-    e_st[rep] = enq[1] / (double)r.steps;
-    ec_st[rep] = enq_cpu[1] / (double)r.steps;
-    if (rank == 0)
+    for (int v = 0; v < NVARIANTS; ++v) {
+      t[v][rep] = slowest[v] / (double)r.steps;
+      c_all[v][rep] = cpu_all[v] / (double)r.steps;
+      e_v[v][rep] = enq[v] / (double)r.steps;
+      ec_v[v][rep] = enq_cpu[v] / (double)r.steps;
+    }
+    for (int v = 0; v < NVARIANTS; ++v) ratio[v][rep] = t[v][rep] / t[V_PSCW][rep];
+    if (rank == 0 && HAVE_ST)
       printf(
-          "# repeat %d: st %.2f us, pscw %.2f us, st/pscw %.3f; CPU of all ranks per step: "
-          "st %.2f us, pscw %.2f us\n",
-          rep, 1e6 * t_st[rep], 1e6 * t_pscw[rep], ratio[rep], 1e6 * c_st[rep], 1e6 * c_pscw[rep]);
-    if (rank == 0)
+          "# repeat %d: st %.2f us, persist %.2f us, pscw %.2f us, st/pscw %.3f, persist/pscw "
+          "%.3f; CPU of all ranks per step: st %.2f us, persist %.2f us, pscw %.2f us\n",
+          rep, 1e6 * t[V_ST][rep], 1e6 * t[V_PERSIST][rep], 1e6 * t[V_PSCW][rep], ratio[V_ST][rep],
+          ratio[V_PERSIST][rep], 1e6 * c_all[V_ST][rep], 1e6 * c_all[V_PERSIST][rep],
+          1e6 * c_all[V_PSCW][rep]);
+    if (rank == 0 && HAVE_ST)
       printf(
           "# repeat %d: st on rank 0: enqueue loop %.2f us (thread CPU %.3f us), synchronize "
           "%.2f us per step\n",
-          rep, 1e6 * e_st[rep], 1e6 * ec_st[rep], 1e6 * (mine[1] / (double)r.steps - e_st[rep]));
+          rep, 1e6 * e_v[V_ST][rep], 1e6 * ec_v[V_ST][rep],
+          1e6 * (mine[V_ST] / (double)r.steps - e_v[V_ST][rep]));
   }
-  if (rank == 0) {
-    double st = bench_median(t_st, repeats), pscw = bench_median(t_pscw, repeats);
+  if (rank == 0 && !HAVE_ST)
+    printf("pscwonly %d %s %ld %.2f\n", size, overlap_name[r.overlap], 8 * r.n,
+           1e6 * bench_median(t[V_PSCW], repeats));
+  if (rank == 0 && HAVE_ST) {
+    double pscw = bench_median(t[V_PSCW], repeats), st = bench_median(t[V_ST], repeats);
     printf("exchange %d %s %ld %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap], 8 * r.n,
-           1e6 * st, 1e6 * pscw, st / pscw, bench_median(ratio, repeats));
+           1e6 * st, 1e6 * pscw, st / pscw, bench_median(ratio[V_ST], repeats));
+    if (HAVE_PERSIST) {
+      double pst = bench_median(t[V_PERSIST], repeats);
+      printf("persist %d %s %ld %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap], 8 * r.n,
+             1e6 * pst, 1e6 * pscw, pst / pscw, bench_median(ratio[V_PERSIST], repeats));
+      printf("persistenqueue %d %s %.3f %.2f\n", size, overlap_name[r.overlap],
+             1e6 * bench_median(ec_v[V_PERSIST], repeats),
+             1e6 * bench_median(e_v[V_PERSIST], repeats));
+    }
     printf("stenqueue %d %s %.3f %.2f\n", size, overlap_name[r.overlap],
-           1e6 * bench_median(ec_st, repeats), 1e6 * bench_median(e_st, repeats));
+           1e6 * bench_median(ec_v[V_ST], repeats), 1e6 * bench_median(e_v[V_ST], repeats));
     printf("stcpu %d %s %.2f %.2f\n", size, overlap_name[r.overlap],
-           1e6 * bench_median(c_st, repeats), 1e6 * bench_median(c_pscw, repeats));
+           1e6 * bench_median(c_all[V_ST], repeats), 1e6 * bench_median(c_all[V_PSCW], repeats));
     double per = (double)repeats * (double)r.steps;
     printf("ststream %d %s %.2f %.2f %.2f %.2f %.3f %.3f\n", size, overlap_name[r.overlap],
            sum_counts[0] / per, sum_counts[1] / per, sum_counts[2] / per, sum_counts[3] / per,
            sum_counts[4] / per, sum_counts[5] / per);
   }
-  for (int v = 0; v < 2; ++v) MPI_Win_free(&win[v]);
+#if HAVE_PERSIST
+  CHECK(MPIX_Win_epoch_free(&r.epoch));
+#endif
+  for (int v = 0; v < NVARIANTS; ++v) {
+    MPI_Win_free(&win[v]);
+    free(r.send[v]);
+  }
   MPIX_Host_stream_free(&r.stream);
   MPIX_Host_stream_free(&r.compute_stream);
   MPI_Group_free(&r.group);

@@ -1,10 +1,14 @@
 #!/bin/bash
 # Stream-triggered RMA on host streams against ordinary PSCW, same program,
-# same run: ST/PSCW for the user-written neighbour exchange (st_exchange.c:
-# 2000 steps enqueued, one synchronize) and for Faces (faces.c -v rma,st:
-# rma is PSCW) at 2, 4 and 8 ranks, quiet and with background load (busy
-# processes), without and with overlap (a compute kernel on a second host
-# stream, or computation on the CPU thread, per step).
+# same run: ST/PSCW and persistent ST/PSCW for the user-written neighbour
+# exchange (st_exchange.c: 2000 steps enqueued, one synchronize; persist: the
+# step recorded once, one start per step) and for Faces (faces.c -v
+# rma,st,pst: rma is PSCW, pst the persistent epoch) at 2, 4 and 8 ranks,
+# quiet and with background load (busy processes), without and with overlap
+# (a compute kernel on a second host stream, or computation on the CPU
+# thread, per step). Where Debian's MPICH is installed (mpicc.mpich,
+# mpiexec.mpich), st_exchange built with it runs its PSCW step right after
+# STMPI's (no host streams there: not with kernel overlap).
 #
 # Each cell is a median: st_exchange alternates ST and PSCW every repeat
 # and reports medians over its repeats; Faces is run --rounds times with the
@@ -79,6 +83,11 @@ limit=${STMPI_BENCH_TIMEOUT:-300}
 "$prefix/bin/mpicc" -O2 "$here/st_exchange.c" -o "$workdir/st_exchange" || die "build of st_exchange failed"
 "$prefix/bin/mpicc" -O2 -I"$srcdir/test/mpi/util" "$here/faces.c" "$here/faces_gpu.c" -o "$workdir/faces" -lm -ldl ||
   die "build of faces failed"
+mpich_exchange=""
+if command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null &&
+    mpicc.mpich -O2 "$here/st_exchange.c" -o "$workdir/st_exchange.mpich" 2>/dev/null; then
+  mpich_exchange="$workdir/st_exchange.mpich"
+fi
 
 busy_pids=()
 start_load() {
@@ -116,9 +125,17 @@ for load in $loads; do
         if timeout "$limit" "$prefix/bin/mpiexec" -n "$np" "$workdir/st_exchange" -n "$steps" \
             -r "$repeats" -O "$ov" -c "$compute_us" >"$out" 2>&1; then
           read -r _ _ _ _ st pscw ratio mratio < <(grep '^exchange ' "$out")
+          read -r _ _ _ _ pst _ pratio _ < <(grep '^persist ' "$out")
           read -r _ _ _ q th ca inl ho wk < <(grep '^ststream ' "$out")
-          exchange_rows+=("$(printf '%3s %5s %7s %9s %9s %7s %7s | %5s %5s %5s %5s %6s %6s | %s' \
-            "$np" "$load" "$ov" "$st" "$pscw" "$ratio" "$mratio" "$q" "$th" "$ca" "$inl" "$ho" "$wk" "$la")")
+          mpich="-"
+          if [[ -n "$mpich_exchange" && "$ov" != kernel ]] &&
+              timeout "$limit" mpiexec.mpich -n "$np" "$mpich_exchange" -n "$steps" -r "$repeats" \
+                -O "$ov" -c "$compute_us" >"$out.mpich" 2>&1; then
+            read -r _ _ _ _ mpich < <(grep '^pscwonly ' "$out.mpich")
+          fi
+          exchange_rows+=("$(printf '%3s %5s %7s %9s %9s %9s %7s %7s %7s | %9s | %5s %5s %5s %5s %6s %6s | %s' \
+            "$np" "$load" "$ov" "$st" "${pst:--}" "$pscw" "$ratio" "$mratio" "${pratio:--}" "$mpich" \
+            "$q" "$th" "$ca" "$inl" "$ho" "$wk" "$la")")
         else
           failed=1
           exchange_rows+=("$(printf '%3s %5s %7s FAILED (see %s)' "$np" "$load" "$ov" "$out")")
@@ -128,8 +145,8 @@ for load in $loads; do
       if [[ $skip_faces == 0 ]]; then
         la=$(load_avg)
         for ((round = 0; round < rounds; round++)); do
-          order="rma,st"
-          ((round % 2)) && order="st,rma"
+          order="rma,st,pst"
+          ((round % 2)) && order="pst,st,rma"
           out="$workdir/faces.np$np.load$load.$ov.r$round.txt"
           # shellcheck disable=SC2046
           timeout "$limit" "$prefix/bin/mpiexec" -n "$np" "$workdir/faces" -v "$order" -s "$sizes" \
@@ -143,7 +160,10 @@ for load in $loads; do
           st=$(cat "$workdir"/faces.np$np.load$load.$ov.r*.txt 2>/dev/null |
                awk -v b="$bytes" '$1 == "faces" && $2 == "st" && $3 == b { print $4 }' | median)
           ratio=$(awk -v a="$st" -v b="$rma" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.3f", a / b }')
-          faces_rows+=("$(printf '%3s %5s %7s %7s %9s %9s %7s | %s' "$np" "$load" "$ov" "$bytes" "$st" "$rma" "$ratio" "$la")")
+          pst=$(cat "$workdir"/faces.np$np.load$load.$ov.r*.txt 2>/dev/null |
+                awk -v b="$bytes" '$1 == "faces" && $2 == "pst" && $3 == b { print $4 }' | median)
+          pratio=$(awk -v a="$pst" -v b="$rma" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.3f", a / b }')
+          faces_rows+=("$(printf '%3s %5s %7s %7s %9s %9s %9s %7s %7s | %s' "$np" "$load" "$ov" "$bytes" "$st" "$pst" "$rma" "$ratio" "$pratio" "$la")")
           printf '%s\n' "${faces_rows[-1]}"
         done
       fi
@@ -156,12 +176,13 @@ echo
 echo "== st_exchange: ring neighbour exchange, $steps steps, 8-byte puts; us per step (slowest rank, median of $repeats) =="
 echo "   (load = busy processes added; overlap work $compute_us us per step; stream counts per step at rank 0:"
 echo "    queued, run by the stream thread, by the synchronizing thread, inline at enqueue, hand-offs, wake-ups)"
-printf '%3s %5s %7s %9s %9s %7s %7s | %5s %5s %5s %5s %6s %6s | %s\n' np load overlap st pscw st/pscw med_r \
-  queued thread caller inline handoff wakeup loadavg
+echo "   (persist: the step as a persistent epoch; mpich: Debian's MPICH's PSCW step, same program, run next)"
+printf '%3s %5s %7s %9s %9s %9s %7s %7s %7s | %9s | %5s %5s %5s %5s %6s %6s | %s\n' np load overlap st persist pscw \
+  st/pscw med_r pst/pscw mpich queued thread caller inline handoff wakeup loadavg
 for row in "${exchange_rows[@]+"${exchange_rows[@]}"}"; do echo "$row"; done
 echo
-echo "== Faces (faces.c -v rma,st; rma = PSCW): us per step (slowest rank, median of $rounds rounds) =="
-printf '%3s %5s %7s %7s %9s %9s %7s | %s\n' np load overlap face_B st pscw st/pscw loadavg
+echo "== Faces (faces.c -v rma,st,pst; rma = PSCW): us per step (slowest rank, median of $rounds rounds) =="
+printf '%3s %5s %7s %7s %9s %9s %9s %7s %7s | %s\n' np load overlap face_B st pst pscw st/pscw pst/pscw loadavg
 for row in "${faces_rows[@]+"${faces_rows[@]}"}"; do echo "$row"; done
 echo
 echo "raw output: $workdir"

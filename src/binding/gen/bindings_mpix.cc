@@ -149,6 +149,42 @@ extern "C" STMPI_API int PMPIX_Win_get_stream_trigger_stats(MPI_Win win,
 extern "C" STMPI_API decltype(PMPIX_Win_get_stream_trigger_stats) MPIX_Win_get_stream_trigger_stats
     __attribute__((weak, alias("PMPIX_Win_get_stream_trigger_stats")));
 
+extern "C" STMPI_API int PMPIX_Win_epoch_init(MPI_Group post_group, MPI_Group start_group,
+    MPI_Win win, MPIX_Win_epoch* epoch) {
+  Call call("MPIX_Win_epoch_init");
+  mpi::Win* win_obj = call.win(win, "win");
+  mpi::Group* post_group_obj = call.group(post_group, "post_group");
+  mpi::Group* start_group_obj = call.group(start_group, "start_group");
+  call.not_null(epoch, "epoch");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_win_epoch_init(*post_group_obj, *start_group_obj, *win_obj, epoch));
+}
+extern "C" STMPI_API decltype(PMPIX_Win_epoch_init) MPIX_Win_epoch_init
+    __attribute__((weak, alias("PMPIX_Win_epoch_init")));
+
+extern "C" STMPI_API int PMPIX_Win_epoch_commit(MPIX_Win_epoch epoch) {
+  Call call("MPIX_Win_epoch_commit");
+  return call.finish(impl::mpix_win_epoch_commit(epoch));
+}
+extern "C" STMPI_API decltype(PMPIX_Win_epoch_commit) MPIX_Win_epoch_commit
+    __attribute__((weak, alias("PMPIX_Win_epoch_commit")));
+
+extern "C" STMPI_API int PMPIX_Win_epoch_start_stream(MPIX_Win_epoch epoch, void* stream) {
+  Call call("MPIX_Win_epoch_start_stream");
+  return call.finish(impl::mpix_win_epoch_start_stream(epoch, stream));
+}
+extern "C" STMPI_API decltype(PMPIX_Win_epoch_start_stream) MPIX_Win_epoch_start_stream
+    __attribute__((weak, alias("PMPIX_Win_epoch_start_stream")));
+
+extern "C" STMPI_API int PMPIX_Win_epoch_free(MPIX_Win_epoch* epoch) {
+  Call call("MPIX_Win_epoch_free");
+  call.not_null(epoch, "epoch");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_win_epoch_free(epoch));
+}
+extern "C" STMPI_API decltype(PMPIX_Win_epoch_free) MPIX_Win_epoch_free
+    __attribute__((weak, alias("PMPIX_Win_epoch_free")));
+
 extern "C" STMPI_API int PMPIX_Comm_revoke(MPI_Comm comm) {
   Call call("MPIX_Comm_revoke");
   mpi::Comm* comm_obj = call.comm(comm, "comm");

@@ -3,6 +3,7 @@
 # calls for stream epochs
 libstmpi_mpi_la_SOURCES += \
 	src/mpi/mpix/win_stream.cc \
+	src/mpi/mpix/win_epoch.cc \
 	src/mpi/mpix/mpix_win_stream.cc \
 	src/mpi/mpix/mpix_host_stream.cc \
 	src/mpi/mpix/st_stats.cc \

@@ -45,6 +45,11 @@ namespace stmpi::impl {
 [[nodiscard]] int mpix_win_get_stream_pending(mpi::Win& win, long long* pending_epochs);
 [[nodiscard]] int mpix_win_get_stream_trigger_stats(mpi::Win* win, MPIX_Stream_trigger_stats* stats,
     int size);
+[[nodiscard]] int mpix_win_epoch_init(mpi::Group& post_group, mpi::Group& start_group,
+    mpi::Win& win, MPIX_Win_epoch* epoch);
+[[nodiscard]] int mpix_win_epoch_commit(MPIX_Win_epoch epoch);
+[[nodiscard]] int mpix_win_epoch_start_stream(MPIX_Win_epoch epoch, void* stream);
+[[nodiscard]] int mpix_win_epoch_free(MPIX_Win_epoch* epoch);
 [[nodiscard]] int mpix_comm_revoke(mpi::Comm& comm);
 [[nodiscard]] int mpix_comm_shrink(mpi::Comm& comm, MPI_Comm* newcomm);
 [[nodiscard]] int mpix_comm_failure_ack(mpi::Comm& comm);

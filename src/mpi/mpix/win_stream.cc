@@ -216,6 +216,11 @@ int win_complete_stream(Win& win, void* stream_handle) {
                       "%s: the access epoch was opened by MPI_Win_start without MPIX_MODE_STREAM; "
                       "close it with MPI_Win_complete",
                       kFunction);
+  if (win_epoch_recording(win))
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s: the access epoch of win=0x%x records a persistent epoch "
+                      "(MPIX_Win_epoch_init); close it with MPIX_Win_epoch_commit",
+                      kFunction, static_cast<unsigned>(win.handle));
   stream::Stream* stream = nullptr;
   if (int err = resolve_stream(stream_handle, &stream)) return err;
   const int err = win.stream->complete(*stream);
@@ -248,6 +253,12 @@ int win_wait_stream(Win& win, void* stream_handle) {
 }
 
 int stream_start_check(const Win& win) { return check_flavor(win, "MPI_Win_start"); }
+
+int stream_check_flavor(const Win& win, const char* function) {
+  return check_flavor(win, function);
+}
+
+int stream_window_of(Win& win, StreamWindow** out) { return stream_window(win, out); }
 
 int stream_start(Win& win) {
   WinEpochs& e = win.epoch;
@@ -304,6 +315,11 @@ int stream_unsupported(const Win& win, const char* function) {
 
 int check_not_stream_access(const Win& win, const char* function) {
   if (!win.epoch.stream_access) return MPI_SUCCESS;
+  if (win_epoch_recording(win))
+    return make_error(MPI_ERR_RMA_SYNC,
+                      "%s: the access epoch records a persistent epoch (MPIX_Win_epoch_init); "
+                      "close it with MPIX_Win_epoch_commit",
+                      function);
   return make_error(MPI_ERR_RMA_SYNC,
                     "%s: the access epoch was opened with MPIX_MODE_STREAM; close it with "
                     "MPIX_Win_complete_stream",
@@ -320,6 +336,7 @@ int check_not_stream_exposure(const Win& win, const char* function) {
 
 int stream_free(Win& win) {
   if (win.stream == nullptr) return MPI_SUCCESS;
+  win_epochs_window_freed(win);
   if (int err = win.stream->drain(); err != MPI_SUCCESS) return err;
   const dev::rma::st::StreamStats stats = win.stream->stats();
   if (dev::rma::st::settings().print_stats) print_stats(win, stats);

@@ -30,6 +30,7 @@ struct AccumulateOp;
 }
 
 namespace stmpi::dev::rma::st {
+class StreamWindow;
 struct StreamStats;
 struct TriggerStats;
 }  // namespace stmpi::dev::rma::st
@@ -40,6 +41,22 @@ namespace stmpi::mpi::mpix {
 [[nodiscard]] int win_post_stream(Group& group, Win& win, void* stream);
 [[nodiscard]] int win_complete_stream(Win& win, void* stream);
 [[nodiscard]] int win_wait_stream(Win& win, void* stream);
+
+// Persistent stream epochs (win_epoch.cc): MPIX_Win_epoch_init, _commit,
+// _start_stream, _free.
+[[nodiscard]] int win_epoch_init(Group& post_group, Group& start_group, Win& win,
+                                 MPIX_Win_epoch* epoch);
+[[nodiscard]] int win_epoch_commit(MPIX_Win_epoch epoch);
+[[nodiscard]] int win_epoch_start_stream(MPIX_Win_epoch epoch, void* stream);
+[[nodiscard]] int win_epoch_free(MPIX_Win_epoch* epoch);
+// Whether the window's open access epoch is the recording of a persistent epoch.
+bool win_epoch_recording(const Win& win);
+// MPI_Win_free (from stream_free): the window's persistent epochs wait for
+// their queued starts and lose their window (later calls: MPI_ERR_WIN).
+void win_epochs_window_freed(Win& win);
+// The checks and the device state every stream epoch of a window shares.
+[[nodiscard]] int stream_check_flavor(const Win& win, const char* function);
+[[nodiscard]] int stream_window_of(Win& win, dev::rma::st::StreamWindow** out);
 
 // The hooks the one-sided chapter calls are declared in mpi/rma/stream_hooks.h.
 

@@ -238,7 +238,11 @@ int StreamWindow::record(const DeferredOp& op, std::span<const Run> runs,
   recorded.piece_count = static_cast<uint32_t>(pieces.size());
   plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
   plan.pieces.insert(plan.pieces.end(), pieces.begin(), pieces.end());
-  if (int err = executor_->record(plan, plan.ops.size() - 1); err != MPI_SUCCESS) {
+  // A recording leaves calls to other nodes to each start of the
+  // persistent epoch (the executor would post their triggered operations).
+  const bool later = recording_ && remote_ != nullptr && op.region.kind == RegionKind::kNet;
+  if (int err = later ? MPI_SUCCESS : executor_->record(plan, plan.ops.size() - 1);
+      err != MPI_SUCCESS) {
     plan.runs.resize(recorded.first_run);
     plan.pieces.resize(recorded.first_piece);
     plan.ops.pop_back();
@@ -271,7 +275,39 @@ int StreamWindow::complete(stream::Stream& stream) {
   return remote_error();
 }
 
+int StreamWindow::begin_recording(std::span<const int> targets) {
+  if (int err = start({}); err != MPI_SUCCESS) return err;
+  access_->targets.assign(targets.begin(), targets.end());
+  recording_ = true;
+  return MPI_SUCCESS;
+}
+
+std::unique_ptr<AccessPlan> StreamWindow::end_recording() {
+  recording_ = false;
+  return std::move(access_);
+}
+
+int StreamWindow::issue(stream::Stream& stream, int* slot, uint64_t* seq, uint64_t** retire_word) {
+  if (int err = slot_of(stream, slot); err != MPI_SUCCESS) return err;
+  if (int err = reclaim(); err != MPI_SUCCESS) return err;
+  if (int err = remote_error(); err != MPI_SUCCESS) return err;
+  *seq = ++slots_[static_cast<std::size_t>(*slot)].issued;
+  *retire_word = &retire_words_[*slot];
+  return MPI_SUCCESS;
+}
+
+bool StreamWindow::ran(int slot, uint64_t seq) const { return reached(retired(slot), seq); }
+
+void StreamWindow::count_program(bool access, bool exposure, const LaunchTally& launches) {
+  if (access) ++stats_.access_epochs;
+  if (exposure) ++stats_.exposure_epochs;
+  stats_.launches.signal += launches.signal;
+  stats_.launches.copy += launches.copy;
+  stats_.launches.wait += launches.wait;
+}
+
 void StreamWindow::abandon_access() {
+  recording_ = false;
   if (access_ == nullptr) return;
   access_->clear();
   if (spare_.size() < max_spare_plans()) spare_.push_back(std::move(access_));

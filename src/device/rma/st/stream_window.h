@@ -93,6 +93,27 @@ class StreamWindow {
   // Drops an access epoch that failed before it was enqueued.
   void abandon_access();
 
+  // --- Persistent epochs (persistent_epoch.h) ---
+  // Opens an access epoch whose calls are recorded for a persistent epoch:
+  // no epoch numbers are taken, and calls to other nodes are only checked
+  // (each start posts them). end_recording() closes it and hands the plan
+  // over (targets, calls, runs, pieces).
+  [[nodiscard]] int begin_recording(std::span<const int> targets);
+  bool recording() const { return recording_; }
+  std::unique_ptr<AccessPlan> end_recording();
+  // The stream epoch counts by peer, which persistent epochs advance too.
+  uint64_t& accesses_to(int target) { return accesses_to_[static_cast<std::size_t>(target)]; }
+  uint64_t& exposures_to(int origin) { return exposures_to_[static_cast<std::size_t>(origin)]; }
+  const WindowView& view() const { return view_; }
+  // The slot of `stream` and a new issue number on it: the work enqueued
+  // next must end by storing `*seq` to `*retire_word`; ran() tells when the
+  // stream has passed it.
+  [[nodiscard]] int issue(stream::Stream& stream, int* slot, uint64_t* seq, uint64_t** retire_word);
+  bool ran(int slot, uint64_t seq) const;
+  // A persistent epoch's start enqueued as one program: its epochs and
+  // launches join the statistics.
+  void count_program(bool access, bool exposure, const LaunchTally& launches);
+
   // Waits until every stream the window used has run all of its work for
   // the window (streams freed meanwhile ran it when they were freed).
   [[nodiscard]] int drain();
@@ -135,6 +156,7 @@ class StreamWindow {
   std::vector<uint64_t> exposures_to_;  // by origin: exposure epochs opened to it
   std::vector<uint64_t> accesses_to_;   // by target: access epochs opened to it
   bool exposure_open_ = false;
+  bool recording_ = false;  // access_ is being recorded for a persistent epoch
   ExposurePlan exposure_;
   std::unique_ptr<AccessPlan> access_;  // the open access epoch
   // Enqueued, not yet known executed, in enqueue order. Plans retire in

@@ -16,7 +16,6 @@ uint64_t Registration::remote_address(const void* p) const {
 void MrCache::init(Fabric* fabric, int capacity) {
   fabric_ = fabric;
   capacity_ = capacity;
-  local_ = (fabric->info()->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
 }
 
 int MrCache::register_range(const void* p, std::size_t bytes, Registration* out,
@@ -31,7 +30,6 @@ int MrCache::register_range(const void* p, std::size_t bytes, Registration* out,
     *error = fi_error("fi_mr_reg", rc) + " (" + std::to_string(bytes) + " bytes)";
     return -1;
   }
-  ++registered_;
   if (mode & FI_MR_ENDPOINT) {
     for (Endpoint* e : {&fabric_->msg(), &fabric_->rma()}) {
       rc = fi_mr_bind(mr, &e->ep->fid, 0);

@@ -60,19 +60,15 @@ class MrCache {
   void deregister(Registration* r);
   void clear();
 
-  std::size_t registrations() const { return registered_; }  // fi_mr_reg calls so far
   std::size_t hits() const { return hits_; }
-  bool needs_local_desc() const { return local_; }
 
  private:
   void evict();
 
   Fabric* fabric_ = nullptr;
   int capacity_ = 0;
-  bool local_ = false;
   uint64_t next_key_ = 1;
   uint64_t tick_ = 0;
-  std::size_t registered_ = 0;
   std::size_t hits_ = 0;
   std::vector<Registration*> entries_;
 };

@@ -3,8 +3,11 @@ EXTRA_DIST += test/bench/bench_lib.sh test/bench/README.md test/bench/run.sh tes
 	test/bench/pingpong.c test/bench/match_depth.c test/bench/bcast.c test/bench/allreduce.c test/bench/load_run.sh
 EXTRA_DIST += test/bench/rma_lat.c test/bench/rma_lock.c test/bench/rma_overlap.c test/bench/rma_run.sh
 EXTRA_DIST += test/bench/coll_bench.c test/bench/coll_overlap.c test/bench/coll_run.sh
-# io_ior.sh: IOR (MPIIO) against Debian's MPICH, and io_overlap.c (nonblocking I/O overlap)
-EXTRA_DIST += test/bench/io_ior.sh test/bench/io_overlap.c
+# io_ior.sh: IOR (MPIIO) against Debian's MPICH, and io_overlap.c (nonblocking I/O overlap);
+# io_sieve.sh: io_sieve.c (data sieving against one call per piece); io_lockcost.c (plain
+# writes' shared range lock)
+EXTRA_DIST += test/bench/io_ior.sh test/bench/io_overlap.c test/bench/io_sieve.sh \
+	test/bench/io_sieve.c test/bench/io_lockcost.c
 # spmm_run.sh: examples/spmm's variants against SUMMA and against the peer MPIs
 EXTRA_DIST += test/bench/spmm_run.sh
 # faces: the Faces benchmark (faces_run.sh, faces_nodes.sh and st_run.sh build it with gcc or
@@ -43,7 +46,7 @@ endif
 # someone runs them). The C programs are compiled against include/ (syntax and types only:
 # mpicc links them when the scripts run); the C++ ones that use internal APIs are built.
 STMPI_BENCH_C_FILES = pingpong.c match_depth.c bcast.c allreduce.c rma_lat.c rma_lock.c rma_overlap.c \
-	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c io_overlap.c fpingpong.c
+	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c io_overlap.c io_sieve.c io_lockcost.c fpingpong.c
 # The Fortran benchmark is checked through each interface when the build has Fortran (configure
 # found a working compiler: the build's mpif.h and module files); a build without Fortran says so.
 check-bench-build:

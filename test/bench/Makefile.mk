@@ -41,6 +41,15 @@ test_bench_net_layers_CPPFLAGS = $(AM_CPPFLAGS)
 test_bench_net_layers_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la libstmpi_util.la \
 	$(OFI_LIBS) -lpthread -lrt -ldl
 endif
+# ucx_layers: the same per-layer costs on UCX (bare UCP active messages, the UCX module);
+# net_layers_run.sh --ucx builds and runs it
+if HAVE_UCX
+EXTRA_PROGRAMS += test/bench/ucx_layers
+test_bench_ucx_layers_SOURCES = test/bench/ucx_layers.cc
+test_bench_ucx_layers_CPPFLAGS = $(AM_CPPFLAGS)
+test_bench_ucx_layers_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la libstmpi_util.la \
+	$(OFI_LIBS) $(UCX_LIBS) -lpthread -lrt -ldl
+endif
 # check-bench-build: every benchmark still compiles against the current tree (they are not
 # built by `make check`, so an internal API change would otherwise leave them broken until
 # someone runs them). The C programs are compiled against include/ (syntax and types only:
@@ -68,6 +77,9 @@ check-bench-build:
 	fi
 if HAVE_OFI
 	@$(MAKE) $(AM_MAKEFLAGS) test/bench/st_chain$(EXEEXT) test/bench/net_layers$(EXEEXT)
+endif
+if HAVE_UCX
+	@$(MAKE) $(AM_MAKEFLAGS) test/bench/ucx_layers$(EXEEXT)
 endif
 	@echo "check-bench-build: $(words $(STMPI_BENCH_C_FILES)) C benchmarks compile, internal-API benchmarks built"
 .PHONY: check-bench-build

@@ -43,7 +43,7 @@ static double run(const char *path, int write, long p, long h, long n, int ds, i
                   char *buf) {
   MPI_Info info;
   MPI_Info_create(&info);
-  if (ds >= 0)  /* else the library's own choice */
+  if (ds >= 0) /* else the library's own choice */
     MPI_Info_set(info, write ? "romio_ds_write" : "romio_ds_read", ds ? "enable" : "disable");
   MPI_File fh;
   if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh) !=

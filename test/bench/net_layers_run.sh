@@ -9,7 +9,10 @@
 # Prints every repeat's lines, then the medians of each row over the repeats and the
 # per-layer split (protocol+MPI = STMPI pingpong - transport; transport = transport -
 # provider_send or provider_rndv) with the load before and after.
-# Usage: test/bench/net_layers_run.sh [-r REPEATS] [-s SIZES] [--no-mpich]
+#   --ucx:     the same on UCX: ucx_layers (bare UCP active messages ucp_am_send_nbx, the
+#              rendezvous skeleton 8 B AM + ucp_get_nbx + 8 B AM, and the UCX module) in place
+#              of net_layers, and STMPI's pingpong with STMPI_NETMOD=ucx
+# Usage: test/bench/net_layers_run.sh [-r REPEATS] [-s SIZES] [--no-mpich] [--ucx]
 # Environment: BUILDDIR (default <source>/build), STMPI_NETNS_PREFIX (default l<pid>),
 #   STMPI_BENCH_TIMEOUT (seconds per run, default 120); other variables reach the ranks
 #   (STMPI_OFI_PROVIDER, STMPI_OFI_EAGER_SIZE, ...). Needs root.
@@ -20,11 +23,14 @@ builddir=$(cd "${BUILDDIR:-$srcdir/build}" && pwd)
 repeats=5
 sizes=8,64K
 mpich=1
+layers=net_layers
+stmpi_env=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -r) repeats=${2:?}; shift ;;
     -s) sizes=${2:?}; shift ;;
     --no-mpich) mpich=0 ;;
+    --ucx) layers=ucx_layers; stmpi_env=(-env STMPI_NETMOD ucx) ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "net_layers_run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -35,7 +41,7 @@ limit=${STMPI_BENCH_TIMEOUT:-120}
 netns=$srcdir/maint/netns.sh
 launch=$srcdir/maint/netns-launch
 work=$(mktemp -d "${TMPDIR:-/tmp}/stmpi-layers.XXXXXX")
-(cd "$builddir" && make -s test/bench/net_layers) || { echo "net_layers_run.sh: build failed" >&2; exit 1; }
+(cd "$builddir" && make -s "test/bench/$layers") || { echo "net_layers_run.sh: build failed" >&2; exit 1; }
 ${CC:-gcc} -O2 -I"$srcdir/include" -o "$work/pingpong.stmpi" "$here/pingpong.c" \
   -L"$builddir/.libs" -Wl,-rpath,"$builddir/.libs" -lmpi || exit 1
 [[ $mpich -eq 1 ]] && { mpicc.mpich -O2 -o "$work/pingpong.mpich" "$here/pingpong.c" || exit 1; }
@@ -45,7 +51,7 @@ trap 'exit 130' INT TERM
 "$netns" up 2 >/dev/null || { echo "net_layers_run.sh: netns.sh up 2 failed" >&2; exit 1; }
 IFS=, read -r -a hosts <<<"$("$netns" hosts)"
 hydra=(mpiexec.hydra -hosts "${hosts[0]}:1,${hosts[1]}:1" -launcher ssh -launcher-exec "$launch" -n 2)
-echo "# net_layers_run.sh -r $repeats -s $sizes, $(date -u '+%F %T UTC'), $(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# net_layers_run.sh -r $repeats -s $sizes ($layers), $(date -u '+%F %T UTC'), $(nproc) CPUs, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 status=0
 run() {  # label command...; a failed run is reported and marked in $work/failed
   local label=$1 rc; shift
@@ -55,8 +61,8 @@ run() {  # label command...; a failed run is reported and marked in $work/failed
   [[ $rc -eq 0 ]] || { echo "# $label failed ($rc): $(head -3 "$work/err")"; touch "$work/failed"; }
 }
 for ((rep = 1; rep <= repeats; rep++)); do
-  run net "$builddir/test/bench/net_layers" -r 3 -i 100 -s "$sizes"
-  run stmpi "$work/pingpong.stmpi" -t 3 -m 200 -s "$sizes" -b none
+  run net "$builddir/test/bench/$layers" -r 3 -i 100 -s "$sizes"
+  run stmpi "${stmpi_env[@]}" "$work/pingpong.stmpi" -t 3 -m 200 -s "$sizes" -b none
   [[ $mpich -eq 1 ]] && run mpich "$work/pingpong.mpich" -t 3 -m 200 -s "$sizes" -b none
 done | tee "$work/all"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"

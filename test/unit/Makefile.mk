@@ -89,6 +89,17 @@ test_unit_ofi_test_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la
 	$(OFI_LIBS) -lgtest -lgtest_main -lpthread -lrt -ldl
 endif
 
+# test/unit/ucx_test: the UCX network module on two forked processes over TCP,
+# linked from the device layer's library (and the layers below it)
+if HAVE_UCX
+check_PROGRAMS += test/unit/ucx_test
+TESTS += test/unit/ucx_test
+test_unit_ucx_test_SOURCES = test/unit/ucx_test.cc test/unit/ofi_pair.h
+test_unit_ucx_test_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_ucx_test_LDADD = libstmpi_device.la libstmpi_stream.la libstmpi_pmi.la libstmpi_util.la \
+	$(OFI_LIBS) $(UCX_LIBS) -lgtest -lgtest_main -lpthread -lrt -ldl
+endif
+
 # test/unit/ofi_triggered_test: the triggered-operation pool of the libfabric module
 # (native and deferred paths on sockets) on two forked processes, linked from
 # the device layer's library (and the layers below it)

@@ -42,38 +42,9 @@
 #include "mpi/io/shared.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/request/request.h"
-#include "util/param.h"
 
 namespace stmpi::mpi::io {
 namespace {
-
-// Runtime parameters of MPI-IO (STMPI_IO_*).
-struct Settings {
-  std::size_t direct_min_bytes = 0;
-} g_settings;
-
-// The direct path's threshold. Measured with disjoint contiguous
-// write_at_all on one node (local file system, 2 and 4 processes, 16 KiB to
-// 16 MiB per process): each process writing its own range was faster than
-// aggregation at every size, because the aggregator serializes the writes
-// of its node and adds an exchange; the default is the smallest size
-// measured. A parallel file system, where aggregation aligned to stripes
-// pays, wants a larger value.
-const util::Param kParams[] = {
-    {.name = "direct_min_bytes",
-     .type = util::Param::Type::kSize,
-     .field = &g_settings.direct_min_bytes,
-     .default_value = "16K",
-     .description = "collective I/O with romio_cb_read / romio_cb_write = automatic: when the "
-                    "processes' file ranges are pairwise disjoint and each is at least this many "
-                    "bytes long, each process reads or writes its own data directly instead of "
-                    "through aggregators (0: every disjoint access goes direct); must be the same "
-                    "on every process"},
-};
-// Read at each collective call: a change through MPI_T applies to the next
-// call, and every process must make the same one.
-const util::ParamTable kTable{"io", kParams, util::Param::Scope::kAllEq};
-const util::ParamRegistration kRegistration{&kTable};
 
 using errhan::make_error;
 
@@ -102,6 +73,7 @@ std::vector<int> choose_aggregators(File& file) {
 
 // The alltoallv of a round; recv's counts and layout must be set.
 int exchange(Comm& comm, Messages& send, Messages& recv) {
+  Timed timed(TimeKind::kExchange);
   Datatype& byte = coll::byte_type();
   return impl::alltoallv_any<MPI_Count, MPI_Aint>(
       send.buf.get(), send.counts.data(), send.displs.data(), &byte, recv.buf.get(),
@@ -111,6 +83,7 @@ int exchange(Comm& comm, Messages& send, Messages& recv) {
 // Tells every process how many bytes each other one will send it, and lays
 // out `recv` for them.
 int exchange_sizes(Comm& comm, const Messages& send, Messages& recv) {
+  Timed timed(TimeKind::kExchange);
   const auto n = static_cast<std::size_t>(comm.size);
   std::vector<int64_t> rsize(n);
   std::vector<MPI_Count> ones(n, 1);
@@ -286,7 +259,10 @@ int read_window(File& file, const std::vector<Incoming>& in, Messages& answers) 
 }
 
 // Same class of error everywhere (agree: an allgather of error classes).
-int agree_on_errors(File& file, int err, const char* what) { return agree(file.comm(), err, what); }
+int agree_on_errors(File& file, int err, const char* what) {
+  Timed timed(TimeKind::kExchange);
+  return agree(file.comm(), err, what);
+}
 
 // Whether this call aggregates; every process reaches the same answer.
 bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs) {
@@ -384,6 +360,7 @@ int check_offset(MPI_Offset offset, const char* function) {
 
 // The allgather of every process's [lo, hi).
 int gather_ranges(File& file, const Access& acc, std::vector<int64_t>* ranges) {
+  Timed timed(TimeKind::kExchange);
   const int64_t mine[2] = {acc.lo, acc.hi};
   ranges->assign(2 * static_cast<std::size_t>(file.comm().size), 0);
   return coll::allgather(mine, 2, &int64_type(), ranges->data(), 2, int64_type(), file.comm());
@@ -400,8 +377,6 @@ MPI_Count bytes_before_eof(const Access& acc, MPI_Offset eof) {
   }
   return got;
 }
-
-MPI_Count direct_min_bytes() { return static_cast<MPI_Count>(g_settings.direct_min_bytes); }
 
 MPI_Count etype_size(const File& file) {
   const Datatype* etype = file.view().etype;

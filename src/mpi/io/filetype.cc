@@ -26,7 +26,6 @@
 #include "mpi/errhan/error.h"
 #include "mpi/io/file.h"
 #include "mpi/io/internal.h"
-#include "util/pvar.h"
 
 namespace stmpi::mpi::io {
 namespace {
@@ -35,18 +34,6 @@ using errhan::make_error;
 
 std::atomic<uint64_t> g_flattens{0};
 std::atomic<uint64_t> g_hits{0};
-
-const util::Pvar kPvars[] = {
-    {"filetype_flattens", util::Pvar::Class::kCounter,
-     [] { return g_flattens.load(std::memory_order_relaxed); },
-     "datatypes flattened into file byte runs (once per type and data representation; the "
-     "result is kept on the type)"},
-    {"filetype_cache_hits", util::Pvar::Class::kCounter,
-     [] { return g_hits.load(std::memory_order_relaxed); },
-     "views and accesses that found a type's file byte runs already computed"},
-};
-const util::PvarTable kPvarTable{"io", kPvars};
-const util::PvarRegistration kPvarRegistration{&kPvarTable};
 
 // What is kept on a datatype: its flattened forms, one per representation
 // (nullptr: native, or one whose sizes equal memory's).
@@ -270,6 +257,9 @@ int flatten(const Datarep* rep, const Datatype& type, std::shared_ptr<const Flat
 }
 
 }  // namespace
+
+uint64_t filetype_flattens() { return g_flattens.load(std::memory_order_relaxed); }
+uint64_t filetype_cache_hits() { return g_hits.load(std::memory_order_relaxed); }
 
 int flat_type(const Datarep* rep, const Datatype& type, std::shared_ptr<const FlatType>* out) {
   if (rep != nullptr && rep->kind == Datarep::Kind::kInternal) rep = nullptr;

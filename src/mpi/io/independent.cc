@@ -42,8 +42,6 @@ namespace {
 
 using errhan::make_error;
 
-// Sieving pays when the holes it reads are cheaper than the calls it saves.
-constexpr MPI_Count kSieveGap = 64 * 1024;
 // Vector I/O when the memory pieces are few and large; else packing.
 constexpr MPI_Count kMaxIov = 4096;
 constexpr MPI_Count kMinIovPiece = 1024;
@@ -60,7 +58,10 @@ bool want_sieve(Switch mode, const std::vector<Run>& runs) {
   MPI_Count data = 0;
   for (const Run& r : runs) data += r.length;
   const MPI_Count span = runs.back().offset + runs.back().length - runs.front().offset;
-  return (span - data) / static_cast<MPI_Count>(runs.size() - 1) <= kSieveGap;
+  // Sieving pays when the holes it reads are cheaper than the calls it
+  // saves: small holes between small pieces (test/bench/io_sieve.c).
+  const auto pieces = static_cast<MPI_Count>(runs.size());
+  return (span - data) / (pieces - 1) <= sieve_max_hole() && data / pieces <= sieve_max_piece();
 }
 
 // The runs [i, j) that fit in one sieve buffer of `limit` bytes from runs[i].

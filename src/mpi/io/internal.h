@@ -3,6 +3,7 @@
 // representations and access checks.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -63,6 +64,38 @@ int flat_type(const Datarep* rep, const Datatype& type, std::shared_ptr<const Fl
 int stream_bytes(const Datarep* rep, const Datatype& type, MPI_Count count, MPI_Count* bytes);
 // Memory bytes of the whole items of `type` in `file_bytes` bytes in `rep`.
 MPI_Count memory_bytes(const Datarep* rep, const Datatype& type, MPI_Count file_bytes);
+
+// Counts behind the MPI_T counters io_filetype_flattens / _cache_hits.
+uint64_t filetype_flattens();
+uint64_t filetype_cache_hits();
+
+// Runtime parameters and timers (settings.cc). Independent accesses sieve
+// under romio_ds_* = automatic when the mean hole between pieces is at most
+// sieve_max_hole() bytes and the mean piece at most sieve_max_piece()
+// (STMPI_IO_SIEVE_MAX_HOLE, STMPI_IO_SIEVE_MAX_PIECE).
+MPI_Count sieve_max_hole();
+MPI_Count sieve_max_piece();
+// STMPI_IO_TIMERS=yes: where the time goes, added up per kind (MPI_T
+// counters io_time_*_ns) and printed by timers_report() at MPI_Finalize.
+enum class TimeKind { kExchange = 0, kFileSystem = 1, kLock = 2 };
+bool timers_on();
+uint64_t timer_now();
+void timer_add(TimeKind kind, uint64_t ns);
+void timers_report();
+// Adds the time of its scope to `kind` when the timers are on.
+class Timed {
+ public:
+  explicit Timed(TimeKind kind) : kind_(kind), start_(timers_on() ? timer_now() : 0) {}
+  ~Timed() {
+    if (start_ != 0) timer_add(kind_, timer_now() - start_);
+  }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  TimeKind kind_;
+  uint64_t start_;
+};
 
 // Views (view.cc): sets the default view (disp 0, MPI_BYTE, native).
 void view_init(File& file);

@@ -56,6 +56,7 @@ int file_raise(File* file, int code, const char* function) {
 
 void finalize() {
   nonblocking_finalize();  // the I/O thread finishes its queue and exits
+  timers_report();         // STMPI_IO_TIMERS=yes
   if (g_file_null_errhandler != nullptr) errhandler_release(g_file_null_errhandler);
   g_file_null_errhandler = nullptr;
   datarep_finalize();

@@ -14,6 +14,7 @@
 
 #include "mpi/errhan/error.h"
 #include "mpi/io/driver.h"
+#include "mpi/io/internal.h"
 
 namespace stmpi::mpi::io {
 namespace {
@@ -33,6 +34,7 @@ class PosixDriver final : public Driver {
   }
 
   int pread(void* buf, MPI_Count len, MPI_Offset offset, MPI_Count* done) override {
+    Timed timed(TimeKind::kFileSystem);
     auto* p = static_cast<char*>(buf);
     MPI_Count got = 0;
     while (got < len) {
@@ -51,6 +53,7 @@ class PosixDriver final : public Driver {
   }
 
   int pwrite(const void* buf, MPI_Count len, MPI_Offset offset) override {
+    Timed timed(TimeKind::kFileSystem);
     const auto* p = static_cast<const char*>(buf);
     MPI_Count put = 0;
     while (put < len) {
@@ -67,6 +70,7 @@ class PosixDriver final : public Driver {
   }
 
   int preadv(const struct iovec* iov, int n, MPI_Offset offset, MPI_Count* done) override {
+    Timed timed(TimeKind::kFileSystem);
     *done = 0;
     for (int first = 0; first < n;) {
       const int batch = std::min(n - first, IOV_MAX);
@@ -83,6 +87,7 @@ class PosixDriver final : public Driver {
   }
 
   int pwritev(const struct iovec* iov, int n, MPI_Offset offset) override {
+    Timed timed(TimeKind::kFileSystem);
     MPI_Offset at = offset;
     for (int first = 0; first < n;) {
       const int batch = std::min(n - first, IOV_MAX);
@@ -129,14 +134,17 @@ class PosixDriver final : public Driver {
     return MPI_SUCCESS;
   }
   int sync() override {
+    Timed timed(TimeKind::kFileSystem);
     if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
       return file_error(errno, "fsync", name_);
     return MPI_SUCCESS;
   }
   int lock(MPI_Offset offset, MPI_Offset len, bool exclusive) override {
+    Timed timed(TimeKind::kLock);
     return set_lock(exclusive ? F_WRLCK : F_RDLCK, offset, len, "fcntl(F_OFD_SETLKW)");
   }
   int unlock(MPI_Offset offset, MPI_Offset len) override {
+    Timed timed(TimeKind::kLock);
     return set_lock(F_UNLCK, offset, len, "fcntl(F_OFD_SETLK, F_UNLCK)");
   }
   int close() override {

@@ -115,7 +115,8 @@ void timers_report() {
   if (!g_settings.timers) return;
   std::fprintf(stderr,
                "STMPI io timers (pid %ld): exchange %.3f ms, file system %.3f ms, locks %.3f ms\n",
-               static_cast<long>(getpid()), g_times[0].load() / 1e6, g_times[1].load() / 1e6, g_times[2].load() / 1e6);
+               static_cast<long>(getpid()), g_times[0].load() / 1e6, g_times[1].load() / 1e6,
+               g_times[2].load() / 1e6);
 }
 
 }  // namespace stmpi::mpi::io

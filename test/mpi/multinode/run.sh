@@ -1,7 +1,8 @@
 #!/bin/bash
 # Cross-node tests: brings up 2 nodes (network namespaces, maint/netns.sh), runs the
 # programs of test/mpi/multinode/programs across them under MPICH's Hydra
-# (mpiexec.hydra -launcher-exec maint/netns-launch) once per libfabric provider, then
+# (mpiexec.hydra -launcher-exec maint/netns-launch) once per libfabric provider and once on
+# UCX (each where the build has that module; a module it lacks is reported as SKIP), then
 # runs the whole test/mpi suite once on one node with STMPI_DEVICE_NOLOCAL=yes (every
 # peer through the network module), tears the nodes down and prints
 #   PASS: multinode/PROVIDER/chapter/name (nprocs)    FAIL: ... : why; log: FILE
@@ -16,8 +17,9 @@
 # namespaces), every cross-node entry is FAIL with netns.sh's reason.
 #
 # Usage: test/mpi/multinode/run.sh [options]
-#   --providers LIST   ';'-separated values of STMPI_OFI_PROVIDER, '|' between them
-#                      (default "sockets|tcp;ofi_rxm")
+#   --providers LIST   '|'-separated runs: a value of STMPI_OFI_PROVIDER (';' inside it) runs
+#                      on the ofi module (STMPI_NETMOD=ofi), "ucx" on the UCX module
+#                      (STMPI_NETMOD=ucx) (default "sockets|tcp;ofi_rxm|ucx")
 #   --filter REGEX     only testlist entries whose chapter/name matches
 #   --no-nolocal       leave out the STMPI_DEVICE_NOLOCAL=yes suite
 #   --no-multinode     only the STMPI_DEVICE_NOLOCAL=yes suite
@@ -38,7 +40,7 @@
 set -u
 srcdir=${SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 builddir=$(cd "${BUILDDIR:-.}" && pwd)
-providers="sockets|tcp;ofi_rxm"
+providers="sockets|tcp;ofi_rxm|ucx"
 filter=.
 do_nolocal=1
 do_multinode=1
@@ -133,7 +135,8 @@ why_of() {  # status timeout
 
 run_provider() {  # provider label ("" for a peer MPI)
   local prov=$1 tag=$2 gate="" envs=() word id nprocs limit args env_list only exe log
-  [[ -n "$prov" ]] && envs+=("STMPI_OFI_PROVIDER=$prov")
+  if [[ "$prov" == ucx ]]; then envs+=("STMPI_NETMOD=ucx")
+  elif [[ -n "$prov" ]]; then envs+=("STMPI_NETMOD=ofi" "STMPI_OFI_PROVIDER=$prov"); fi
   envs+=("${extra_env[@]}")
   if [[ -n "$nodes_down" ]]; then
     gate="nodes not up: $nodes_down"
@@ -216,7 +219,14 @@ if [[ $do_multinode -eq 1 ]]; then
   fi
   if [[ $impl == stmpi ]]; then
     IFS='|' read -r -a provider_list <<<"$providers"
+    build_options=$("$builddir/stmpi_info" 2>/dev/null | grep '^build options:')
     for prov in "${provider_list[@]}"; do
+      module=ofi
+      [[ "$prov" == ucx ]] && module=ucx
+      if [[ -n "$build_options" && "$build_options" != *" $module=yes"* ]]; then
+        echo "SKIP: multinode/${prov//;/+}: this build has no $module network module ($build_options)"
+        continue
+      fi
       run_provider "$prov" "${prov//;/+}"
     done
   else

@@ -255,7 +255,7 @@ int main(int argc, char **argv) {
 
   struct xfer *xf[3 * MG_MAX_LEVELS];
   int nx = patterns(&mg, xf), run[NVARIANTS], nrun = 0;
-  void *stream[NVARIANTS] = {NULL};
+  void *stream[NVARIANTS] = {NULL}, *vstate[NVARIANTS] = {NULL};
   for (int i = 0; i < o.nvariant; ++i) {
     const struct comm_ops *ops = all_variants[o.variant[i]];
     if (ops->missing) {
@@ -264,9 +264,10 @@ int main(int argc, char **argv) {
       continue;
     }
     mg.ops = ops;
+    mg.stream = mg.vstate = NULL;
     ops->init(&mg);
     for (int k = 0; k < nx; ++k) ops->setup(&mg, xf[k], o.variant[i]);
-    stream[i] = mg.stream;
+    stream[i] = mg.stream, vstate[i] = mg.vstate;
     run[nrun++] = i;
   }
   static struct timing tm[NVARIANTS];
@@ -275,7 +276,7 @@ int main(int argc, char **argv) {
       int i = run[(j + rep + o.warmup) % nrun];
       mg.ops = all_variants[o.variant[i]];
       mg.slot = o.variant[i];
-      mg.stream = stream[i];
+      mg.stream = stream[i], mg.vstate = vstate[i];
       timed_solve(&mg, &tm[i], rep);
       if (rep == o.reps - 1 && o.verify) tm[i].err = compare(&mg, &ref);
     }
@@ -301,7 +302,7 @@ int main(int argc, char **argv) {
   for (int j = 0; j < nrun; ++j) {
     int i = run[j];
     mg.ops = all_variants[o.variant[i]];
-    mg.stream = stream[i];
+    mg.stream = stream[i], mg.vstate = vstate[i];
     for (int k = 0; k < nx; ++k) mg.ops->release(&mg, xf[k], o.variant[i]);
     mg.ops->finalize(&mg);
   }

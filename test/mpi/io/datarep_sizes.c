@@ -5,7 +5,8 @@
  * follow them, independent and collective writes put exactly the reference bytes in the
  * file (holes untouched), reads give the values back with statuses counting memory items, a
  * short read at the end of the file counts whole items, a value that does not fit external32
- * is MPI_ERR_CONVERSION, and the user conversion functions see the item counts asked for. */
+ * is MPI_ERR_CONVERSION, and the user conversion functions see the item counts asked for.
+ * MPI_WCHAR (2 bytes in external32) and MPI_LONG_DOUBLE (binary128) in a struct filetype. */
 #include "iotest.h"
 
 #include <limits.h>
@@ -209,6 +210,53 @@ int main(int argc, char **argv)
         unsigned char raw[4];
         CHECK_INT(io_raw_read(path, 4L * (512 + rank), raw, 4), 4);
         CHECK(raw[0] == 0x80 && raw[1] == 0 && raw[2] == 0 && raw[3] == 0, "INT_MIN as a long");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* MPI_WCHAR (2 bytes in external32, 4 in memory) and MPI_LONG_DOUBLE (IEEE binary128,
+     * 16 bytes both ways but converted) in a struct filetype: wchar at 0, long double at 4 (byte
+     * displacements stay bytes), extent 20 in the file. */
+    {
+        MPI_Offset disp = 4096 + 64L * rank;
+        int bl[2] = {1, 1};
+        MPI_Aint dl[2] = {0, 4};
+        MPI_Datatype tl[2] = {MPI_WCHAR, MPI_LONG_DOUBLE}, st2;
+        MPI_Type_create_struct(2, bl, dl, tl, &st2);
+        MPI_Type_commit(&st2);
+        CHECK_SUCCESS(MPI_File_set_view(fh, disp, MPI_BYTE, st2, "external32", MPI_INFO_NULL));
+        CHECK_SUCCESS(MPI_File_get_type_extent(fh, MPI_WCHAR, &ext));
+        CHECK_INT(ext, 2);
+        CHECK_SUCCESS(MPI_File_get_type_extent(fh, st2, &ext));
+        CHECK_INT(ext, 20);
+        struct {
+            wchar_t w;
+            long double x;
+        } rec[2] = {{L'A', 1.5L}, {(wchar_t)0x263A, -2.0L}}, rback[2];
+        MPI_Datatype mem, memr;
+        MPI_Aint ml[2] = {(char *)&rec[0].w - (char *)&rec[0], (char *)&rec[0].x - (char *)&rec[0]};
+        MPI_Type_create_struct(2, bl, ml, tl, &mem);
+        MPI_Type_create_resized(mem, 0, sizeof rec[0], &memr);
+        MPI_Type_commit(&memr);
+        CHECK_SUCCESS(MPI_File_write_at(fh, 0, rec, 2, memr, &st));
+        CHECK_SUCCESS(MPI_File_sync(fh));
+        unsigned char raw[40], want[40];
+        memset(want, 0, sizeof want);
+        want[2] = want[3] = want[22] = want[23] = fill; /* the holes of the struct */
+        want[1] = 0x41;                                 /* L'A' */
+        want[4] = 0x3F, want[5] = 0xFF, want[6] = 0x80; /* 1.5 in binary128 */
+        want[20] = 0x26, want[21] = 0x3A;               /* U+263A */
+        want[24] = 0xC0;                                /* -2.0 in binary128 */
+        CHECK_INT(io_raw_read(path, (long)disp, raw, 40), 40);
+        CHECK_BYTES(raw, want, 40);
+        memset(rback, 0, sizeof rback);
+        CHECK_SUCCESS(MPI_File_read_at(fh, 0, rback, 2, memr, &st));
+        MPI_Get_count(&st, memr, &cnt);
+        CHECK_INT(cnt, 2);
+        for (int k = 0; k < 2; k++)
+            CHECK(rback[k].w == rec[k].w && rback[k].x == rec[k].x, "wchar/long double %d", k);
+        MPI_Type_free(&st2);
+        MPI_Type_free(&mem);
+        MPI_Type_free(&memr);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 

@@ -1,9 +1,9 @@
 // What a transport must provide to carry the device's protocol
 // (protocol/protocol.h). A transport is a concrete `final` class; the device
 // calls it directly (no virtual call per message), after a plain branch on
-// the peer table (device.cc). The shm rings (shm/shm.h) are the first one;
-// a network module (device/ofi/) is another. docs/design/device.md has the
-// list of operations, which are native and what falls back to active messages.
+// the peer table (device.cc). The shm rings (shm/shm.h) are one; the
+// transport of a network module is another, and netmod/netmod.h lists what
+// such a module provides beyond this concept.
 #pragma once
 
 #include <concepts>

@@ -12,8 +12,9 @@
 //   CmaRma  (cma_rma.h)  private memory of a process on this node: Linux
 //                        single copy (process_vm_readv / process_vm_writev);
 //   NetRma  (net_rma.h)  memory on another node registered with the network
-//                        module (libfabric: fi_write, fi_read, fi_atomic,
-//                        fi_fetch_atomic, fi_compare_atomic);
+//                        module (device/netmod/netmod.h: the running module's
+//                        RMA class, e.g. libfabric's fi_write, fi_read,
+//                        fi_atomic);
 //   AmRma   (am_rma.h)   anything else: active messages through the device,
 //                        applied by the target when it polls.
 // The functions of rma.h pick one with a plain switch on the region's
@@ -21,8 +22,8 @@
 //
 // What each transport does natively (docs/design/rma.md has the table):
 //   put/get            all four;
-//   64-bit atomics     ShmRma (CPU atomics), NetRma where the provider does
-//                      them on FI_UINT64 (Region::native_atomics), AmRma
+//   64-bit atomics     ShmRma (CPU atomics), NetRma where the network module
+//                      does them (Region::native_atomics), AmRma
 //                      (the fallback, which needs the target's progress);
 //                      CmaRma none: control words are always reached as
 //                      mapped (kMapped), network (kNet) or AM (kAm) regions;
@@ -31,7 +32,8 @@
 //                      lock (mapped) around read-modify-write by single copy;
 //                      NetRma: NIC atomics where the target's node uses CPU
 //                      atomics, else the accumulate lock taken by remote
-//                      compare-and-swap; AmRma: the target applies it under
+//                      compare-and-swap (netmod/net_api.cc); AmRma: the
+//                      target applies it under
 //                      the same lock.
 // All share the target's accumulate lock, so accumulates stay element-wise
 // atomic when origins reach one target by different transports.

@@ -147,6 +147,42 @@ int PMPIX_Win_epoch_commit(MPIX_Win_epoch epoch);
 int PMPIX_Win_epoch_start_stream(MPIX_Win_epoch epoch, void *stream);
 int PMPIX_Win_epoch_free(MPIX_Win_epoch *epoch);
 
+/* HPE Cray MPICH's queues, with HPE's signatures: operations collected on a
+ * queue and started together when its stream reaches MPIX_Enqueue_start:
+ *   MPIX_Create_queue(comm, stream, &queue)   stream: an MPIX_Host_stream,
+ *       or a cudaStream_t / hipStream_t of the active GPU backend (the
+ *       stream's value, not its address); collective over comm (the queue
+ *       works on a duplicate of it)
+ *   MPIX_Enqueue_send / MPIX_Enqueue_recv(buf, count, datatype, peer, tag,
+ *       queue, &request)   the envelope is matched now, nothing moves yet
+ *   MPIX_Enqueue_start(queue)   every operation enqueued since the last
+ *       start begins, in FIFO order, when the stream gets there: a send
+ *       buffer is read, a receive buffer written, only after that
+ *   MPIX_Enqueue_wait(queue)    the stream waits until they completed
+ *   MPIX_Free_queue(queue)      after the last wait (MPI_ERR_OTHER while
+ *       operations are still unstarted or unwaited)
+ * The requests complete with MPI_Wait / MPI_Test on the host as well
+ * (status of a receive included). Ranks outside the queue's communicator
+ * are MPI_ERR_RANK; a handle that is not a live queue MPI_ERR_ARG; a
+ * stream of a backend this build or run lacks MPI_ERR_ARG naming it. */
+typedef struct MPIX_Queue_s *MPIX_Queue;
+int MPIX_Create_queue(MPI_Comm comm, void *stream, MPIX_Queue *queue);
+int MPIX_Free_queue(MPIX_Queue queue);
+int MPIX_Enqueue_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPIX_Queue queue, MPI_Request *request);
+int MPIX_Enqueue_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPIX_Queue queue, MPI_Request *request);
+int MPIX_Enqueue_start(MPIX_Queue queue);
+int MPIX_Enqueue_wait(MPIX_Queue queue);
+int PMPIX_Create_queue(MPI_Comm comm, void *stream, MPIX_Queue *queue);
+int PMPIX_Free_queue(MPIX_Queue queue);
+int PMPIX_Enqueue_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPIX_Queue queue, MPI_Request *request);
+int PMPIX_Enqueue_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPIX_Queue queue, MPI_Request *request);
+int PMPIX_Enqueue_start(MPIX_Queue queue);
+int PMPIX_Enqueue_wait(MPIX_Queue queue);
+
 /* MPICH's extensions, with MPICH's signatures (MPICH's Fortran library calls
  * them). No process failure is ever detected here, so: MPIX_Comm_agree is the
  * bitwise AND of `flag` over an intracommunicator, MPIX_Comm_shrink a new

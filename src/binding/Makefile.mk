@@ -4,6 +4,7 @@ libmpi_la_SOURCES += \
 	src/binding/removed.cc \
 	src/binding/pcontrol.cc \
 	src/binding/mpich_hooks.cc \
+	src/binding/mpis.cc \
 	src/binding/gen/bindings_env.cc \
 	src/binding/gen/bindings_pt2pt.cc \
 	src/binding/gen/bindings_request.cc \

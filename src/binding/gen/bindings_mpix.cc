@@ -185,6 +185,68 @@ extern "C" STMPI_API int PMPIX_Win_epoch_free(MPIX_Win_epoch* epoch) {
 extern "C" STMPI_API decltype(PMPIX_Win_epoch_free) MPIX_Win_epoch_free
     __attribute__((weak, alias("PMPIX_Win_epoch_free")));
 
+extern "C" STMPI_API int PMPIX_Create_queue(MPI_Comm comm, void* stream, MPIX_Queue* queue) {
+  Call call("MPIX_Create_queue");
+  mpi::Comm* comm_obj = call.comm(comm, "comm");
+  call.not_null(queue, "queue");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_create_queue(*comm_obj, stream, queue));
+}
+extern "C" STMPI_API decltype(PMPIX_Create_queue) MPIX_Create_queue
+    __attribute__((weak, alias("PMPIX_Create_queue")));
+
+extern "C" STMPI_API int PMPIX_Free_queue(MPIX_Queue queue) {
+  Call call("MPIX_Free_queue");
+  return call.finish(impl::mpix_free_queue(queue));
+}
+extern "C" STMPI_API decltype(PMPIX_Free_queue) MPIX_Free_queue
+    __attribute__((weak, alias("PMPIX_Free_queue")));
+
+extern "C" STMPI_API int PMPIX_Enqueue_send(const void* buf, int count, MPI_Datatype datatype,
+    int dest, int tag, MPIX_Queue queue, MPI_Request* request) {
+  Call call("MPIX_Enqueue_send");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.tag(tag, "tag", TagKind::kSend);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_enqueue_send(buf, count, *datatype_obj, dest, tag, queue, request));
+}
+extern "C" STMPI_API decltype(PMPIX_Enqueue_send) MPIX_Enqueue_send
+    __attribute__((weak, alias("PMPIX_Enqueue_send")));
+
+extern "C" STMPI_API int PMPIX_Enqueue_recv(void* buf, int count, MPI_Datatype datatype, int source,
+    int tag, MPIX_Queue queue, MPI_Request* request) {
+  Call call("MPIX_Enqueue_recv");
+  mpi::Datatype* datatype_obj = call.datatype(datatype, "datatype", /*needs_commit=*/true);
+  call.count(count, "count");
+  call.tag(tag, "tag", TagKind::kRecv);
+  call.not_null(request, "request");
+  call.not_in_place(buf, "buf");
+  call.buffer(buf, count, datatype_obj, "buf");
+  if (call.failed()) return call.result();
+  return call.finish(impl::mpix_enqueue_recv(buf, count, *datatype_obj, source, tag, queue,
+      request));
+}
+extern "C" STMPI_API decltype(PMPIX_Enqueue_recv) MPIX_Enqueue_recv
+    __attribute__((weak, alias("PMPIX_Enqueue_recv")));
+
+extern "C" STMPI_API int PMPIX_Enqueue_start(MPIX_Queue queue) {
+  Call call("MPIX_Enqueue_start");
+  return call.finish(impl::mpix_enqueue_start(queue));
+}
+extern "C" STMPI_API decltype(PMPIX_Enqueue_start) MPIX_Enqueue_start
+    __attribute__((weak, alias("PMPIX_Enqueue_start")));
+
+extern "C" STMPI_API int PMPIX_Enqueue_wait(MPIX_Queue queue) {
+  Call call("MPIX_Enqueue_wait");
+  return call.finish(impl::mpix_enqueue_wait(queue));
+}
+extern "C" STMPI_API decltype(PMPIX_Enqueue_wait) MPIX_Enqueue_wait
+    __attribute__((weak, alias("PMPIX_Enqueue_wait")));
+
 extern "C" STMPI_API int PMPIX_Comm_revoke(MPI_Comm comm) {
   Call call("MPIX_Comm_revoke");
   mpi::Comm* comm_obj = call.comm(comm, "comm");

@@ -20,8 +20,9 @@ class Stream;
 }
 
 namespace stmpi::mpi {
+struct Comm;
 struct Info;
-}
+}  // namespace stmpi::mpi
 
 namespace stmpi::mpi::enqueue {
 
@@ -68,5 +69,11 @@ std::string encode_hex(const void* data, std::size_t bytes);
 // After the first stream exists, MPI calls take the global lock at every
 // thread level (stream operations run MPI on the streams' threads).
 void force_locking();
+
+// A duplicate of `comm` with the engine's contexts and no stream (as
+// MPIX_STREAM_NULL gives), for queue APIs that take a plain communicator
+// (HPE's MPIX_Create_queue, the MPIS_ calls); collective over comm.
+// Defined in src/mpi/mpix/mpix_stream.cc.
+[[nodiscard]] int attach_engine(Comm& comm, MPI_Comm* newcomm);
 
 }  // namespace stmpi::mpi::enqueue

@@ -50,6 +50,14 @@ namespace stmpi::impl {
 [[nodiscard]] int mpix_win_epoch_commit(MPIX_Win_epoch epoch);
 [[nodiscard]] int mpix_win_epoch_start_stream(MPIX_Win_epoch epoch, void* stream);
 [[nodiscard]] int mpix_win_epoch_free(MPIX_Win_epoch* epoch);
+[[nodiscard]] int mpix_create_queue(mpi::Comm& comm, void* stream, MPIX_Queue* queue);
+[[nodiscard]] int mpix_free_queue(MPIX_Queue queue);
+[[nodiscard]] int mpix_enqueue_send(const void* buf, int count, mpi::Datatype& datatype, int dest,
+    int tag, MPIX_Queue queue, MPI_Request* request);
+[[nodiscard]] int mpix_enqueue_recv(void* buf, int count, mpi::Datatype& datatype, int source,
+    int tag, MPIX_Queue queue, MPI_Request* request);
+[[nodiscard]] int mpix_enqueue_start(MPIX_Queue queue);
+[[nodiscard]] int mpix_enqueue_wait(MPIX_Queue queue);
 [[nodiscard]] int mpix_comm_revoke(mpi::Comm& comm);
 [[nodiscard]] int mpix_comm_shrink(mpi::Comm& comm, MPI_Comm* newcomm);
 [[nodiscard]] int mpix_comm_failure_ack(mpi::Comm& comm);

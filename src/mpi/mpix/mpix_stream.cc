@@ -243,3 +243,11 @@ int mpix_stream_irecv(void* buf, int count, mpi::Datatype& datatype, int source,
 }
 
 }  // namespace stmpi::impl
+
+namespace stmpi::mpi::enqueue {
+
+int attach_engine(mpi::Comm& comm, MPI_Comm* newcomm) {
+  return impl::attach(comm, {nullptr}, false, newcomm);
+}
+
+}  // namespace stmpi::mpi::enqueue

@@ -1,22 +1,20 @@
 #!/bin/bash
 # Builds examples/multigrid with STMPI's mpicc and with Debian's MPICH (mpicc.mpich) and runs
-# it at several rank counts and box sizes: STMPI in two jobs per configuration, each with the
-# plain MPI variant (kernels on a host stream, a synchronize around each) as its baseline and
-# the variants interleaved inside the job: "stmpi" with the same on the CPU thread and
-# stream-triggered RMA per call and as persistent epochs, "stmpi-queue" with stream-enqueued
-# point-to-point and persistent stream operations (the two families are kept apart: in one
-# process, stream-triggered RMA epochs after an MPIX_Stream was created hang); MPICH with the
-# plain MPI variant on the CPU thread (the only one it can build). Prints, per layout and box
+# it at several rank counts and box sizes: STMPI with every variant its build has, interleaved
+# inside one job (plain MPI with the kernels on a host stream and a synchronize around each, the
+# same on the CPU thread, stream-enqueued point-to-point, persistent stream operations,
+# stream-triggered RMA per call and as persistent epochs), MPICH with the plain MPI variant on
+# the CPU thread (the only one it can build). Prints, per layout and box
 # size, each variant's time per cycle (one F-cycle and the V-cycles), its communication phases
-# (boundary exchanges and the gather/scatter to rank 0), the gain over the `mpi` variant of the
-# same job (MPICH's: over the "stmpi" job's), and the time per level. Every run verifies its solution
+# (boundary exchanges and the gather/scatter to rank 0), the gain over STMPI's `mpi` variant,
+# and the time per level. Every run verifies its solution
 # against the serial solve; a failed or unverified run is listed at the end.
 # A cell is the median over --repeats jobs (the implementations' order alternates) of the
 # job's own median over --reps solves, each the slowest rank's.
 #
 # Usage: test/bench/multigrid_run.sh [options]
 #   --inst DIR          STMPI installation with bin/mpicc and bin/mpiexec (default <source>/_inst)
-#   --impls LIST        subset of stmpi,stmpi-queue,mpich (default: those installed)
+#   --impls LIST        subset of stmpi,mpich (default: those installed)
 #   --ranks LIST        rank counts on one node (default 2,4,8; none: only the --nodes runs)
 #   --log2-box LIST     box edges 2^K on the finest level (default 4,5; the paper used 4 to 7)
 #   --reps N            timed solves per variant and job (default 5)
@@ -64,7 +62,7 @@ limit=${STMPI_BENCH_TIMEOUT:-300}
 [[ -z "$workdir" ]] && workdir=$(mktemp -d "${TMPDIR:-/tmp}/stmpi-multigrid-bench.XXXXXX")
 mkdir -p "$workdir/out" && workdir=$(cd "$workdir" && pwd)
 if [[ -z "$impls" ]]; then
-  impls=stmpi,stmpi-queue
+  impls=stmpi
   command -v mpicc.mpich >/dev/null && impls+=,mpich
 fi
 IFS=, read -r -a impl_list <<<"$impls"
@@ -73,7 +71,6 @@ IFS=, read -r -a impl_list <<<"$impls"
 for impl in "${impl_list[@]}"; do
   case $impl in
     stmpi) cc=$inst/bin/mpicc ;;
-    stmpi-queue) continue ;; # stmpi's binary
     mpich) cc=mpicc.mpich ;;
     *) echo "multigrid_run.sh: unknown implementation $impl" >&2; exit 2 ;;
   esac
@@ -82,18 +79,16 @@ for impl in "${impl_list[@]}"; do
   make -s -C "$workdir/$impl" MPICC="$cc" multigrid >"$workdir/$impl/build.log" 2>&1 ||
     { echo "multigrid_run.sh: $impl build failed: $(head -3 "$workdir/$impl/build.log")" >&2; exit 2; }
 done
+# Across nodes without stepoch: persistent epochs between nodes run out of trigger counters.
 variants_of() {
-  case $1 in
-    stmpi) echo mpi,cpu,strma,stepoch ;;
-    stmpi-queue) echo mpi,enqueue,persistent ;;
-    *) echo cpu ;;
-  esac
+  [[ $1 != stmpi ]] && echo cpu && return
+  [[ $on_nodes -eq 1 ]] && echo mpi,cpu,enqueue,persistent,strma || echo mpi,cpu,enqueue,persistent,strma,stepoch
 }
 
 # launch IMPL NPROCS LOG ARGS...: one node, or the 2 namespaces with $on_nodes set.
 on_nodes=0
 launch() {
-  local impl=${1%-queue} n=$2 log=$3 exe=$workdir/${1%-queue}/multigrid
+  local impl=$1 n=$2 log=$3 exe=$workdir/$1/multigrid
   shift 3
   local LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
   [[ $impl == stmpi ]] && export LD_LIBRARY_PATH=$inst/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -147,16 +142,15 @@ report() { # LABEL TITLE RANKS
       levels=$(cat "$workdir/out/$label".*."$n.$k".*.log 2>/dev/null | sed -n 's/^mg: .* levels=\([0-9]*\) .*/\1/p' | sort -n | tail -1)
       levels=${levels:-0}
       echo
-      echo "### $title, $n ranks, boxes of $((1 << k))^3 (8 per rank, $levels levels): ms per cycle, per level; gain over the job's mpi"
+      echo "### $title, $n ranks, boxes of $((1 << k))^3 (8 per rank, $levels levels): ms per cycle, per level; gain over stmpi mpi"
       local header="| impl | variant | cycle ms | comm ms | gain cycle | gain comm |" rule="| --- | --- | --- | --- | --- | --- |"
       for ((l = 0; l < levels; l++)); do header+=" L$l ms |"; rule+=" --- |"; done
       echo "$header"
       echo "$rule"
+      local base_c base_m
+      base_c=$(value "$label" stmpi "$n" "$k" mpi cycle_ms)
+      base_m=$(value "$label" stmpi "$n" "$k" mpi comm_ms)
       for impl in "${impl_list[@]}"; do
-        local base_c base_m base=$impl
-        [[ $impl == mpich ]] && base=stmpi
-        base_c=$(value "$label" "$base" "$n" "$k" mpi cycle_ms)
-        base_m=$(value "$label" "$base" "$n" "$k" mpi comm_ms)
         for v in mpi cpu enqueue persistent strma stepoch; do
           [[ ,$(variants_of "$impl"), == *,$v,* ]] || continue
           local c m line
@@ -177,7 +171,7 @@ echo "# command: test/bench/multigrid_run.sh $orig_args" | sed 's/ *$//'
 echo "# commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null); log2-box $sizes, reps $reps, vcycles $vcycles, repeats $repeats"
 if [[ $ranks != none ]]; then
   run_set node "$ranks"
-  grep -h 'not built' "$workdir"/out/node.stmpi*.log 2>/dev/null | sort -u
+  grep -h 'not built' "$workdir"/out/node.stmpi.*.log 2>/dev/null | sort -u
   report node "one node" "$ranks"
 fi
 if [[ $nodes -eq 1 ]]; then

@@ -72,8 +72,8 @@ STMPI_API int MPIS_Rsend_init(const void* buf, MPI_Count count, MPI_Datatype dat
   return p2p_init("MPIS_Rsend_init", true, buf, count, datatype, dest, tag, comm, request);
 }
 
-STMPI_API int MPIS_Recv_init(void* buf, MPI_Count count, MPI_Datatype datatype, int source,
-                             int tag, MPI_Comm comm, MPI_Info, MPIS_Request* request) {
+STMPI_API int MPIS_Recv_init(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                             MPI_Comm comm, MPI_Info, MPIS_Request* request) {
   return p2p_init("MPIS_Recv_init", false, buf, count, datatype, source, tag, comm, request);
 }
 

@@ -40,10 +40,10 @@ struct MPIS_Request_struct {
   Kind kind = Kind::kSend;
   bool matched = false;
   stmpi::mpi::enqueue::TransferArgs args;
-  stmpi::mpi::Comm* comm = nullptr;                        // the user's (p2p, until matched)
-  stmpi::mpi::enqueue::Transfer* transfer = nullptr;       // p2p, once matched
-  MPI_Request coll = MPI_REQUEST_NULL;                     // barrier, allreduce
-  bool coll_started = false;                               // a round is running
+  stmpi::mpi::Comm* comm = nullptr;                   // the user's (p2p, until matched)
+  stmpi::mpi::enqueue::Transfer* transfer = nullptr;  // p2p, once matched
+  MPI_Request coll = MPI_REQUEST_NULL;                // barrier, allreduce
+  bool coll_started = false;                          // a round is running
 };
 
 struct MPIS_Queue_s {
@@ -69,17 +69,20 @@ std::unordered_set<MPIS_Request_struct*>& live_requests() {
 int queue_of(const char* call, MPIS_Queue handle, MPIS_Queue_s** out) {
   auto* q = reinterpret_cast<MPIS_Queue_s*>(handle);
   if (q == nullptr || live_queues().count(q) == 0)
-    return make_error(MPI_ERR_ARG, "%s: queue=0x%zx is not a queue (MPIS_QUEUE_NULL, freed, or not "
-                      "made by MPIS_Queue_init)", call, static_cast<std::size_t>(handle));
+    return make_error(MPI_ERR_ARG,
+                      "%s: queue=0x%zx is not a queue (MPIS_QUEUE_NULL, freed, or not "
+                      "made by MPIS_Queue_init)",
+                      call, static_cast<std::size_t>(handle));
   *out = q;
   return MPI_SUCCESS;
 }
 
 int request_of(const char* call, const MPIS_Request* handle, MPIS_Request_struct** out) {
   if (handle == nullptr || *handle == nullptr || live_requests().count(*handle) == 0)
-    return make_error(MPI_ERR_REQUEST, "%s: request=%p is not an MPIS request (MPIS_REQUEST_NULL, "
-                      "freed, or not made by an MPIS_ init call)", call,
-                      handle == nullptr ? nullptr : static_cast<void*>(*handle));
+    return make_error(MPI_ERR_REQUEST,
+                      "%s: request=%p is not an MPIS request (MPIS_REQUEST_NULL, "
+                      "freed, or not made by an MPIS_ init call)",
+                      call, handle == nullptr ? nullptr : static_cast<void*>(*handle));
   *out = *handle;
   return MPI_SUCCESS;
 }
@@ -220,8 +223,8 @@ int mpis_allreduce_init(const void* sendbuf, void* recvbuf, int count, mpi::Data
                         mpi::Op& op, mpi::Comm& comm, MPIS_Request* request) {
   MPIS_Request_struct* r = new_request(Kind::kAllreduce);
   if (r == nullptr) return make_error(MPI_ERR_NO_MEM, "out of memory for an MPIS request");
-  if (int err = allreduce_any(sendbuf, recvbuf, count, type, op, comm,
-                              mpi::coll::Mode::kPersistent, &r->coll)) {
+  if (int err = allreduce_any(sendbuf, recvbuf, count, type, op, comm, mpi::coll::Mode::kPersistent,
+                              &r->coll)) {
     live_requests().erase(r);
     delete r;
     return err;
@@ -268,12 +271,15 @@ int mpis_enqueue_start(const char* call, MPIS_Queue queue, MPIS_Request* request
   if (int err = queue_of(call, queue, &q)) return err;
   if (int err = request_of(call, request, &r)) return err;
   if (r->kind == Kind::kMatch)
-    return make_error(MPI_ERR_REQUEST, "%s: request=%p is the handle of an MPIS_Imatch, not a "
-                      "communication request", call, static_cast<void*>(r));
+    return make_error(MPI_ERR_REQUEST,
+                      "%s: request=%p is the handle of an MPIS_Imatch, not a "
+                      "communication request",
+                      call, static_cast<void*>(r));
   if (!r->matched)
-    return make_error(MPI_ERR_REQUEST, "%s: request=%p is not matched yet (call MPIS_Match, "
-                      "MPIS_Matchall, MPIS_Imatch or MPIS_Queue_match first)", call,
-                      static_cast<void*>(r));
+    return make_error(MPI_ERR_REQUEST,
+                      "%s: request=%p is not matched yet (call MPIS_Match, "
+                      "MPIS_Matchall, MPIS_Imatch or MPIS_Queue_match first)",
+                      call, static_cast<void*>(r));
   if (r->transfer != nullptr) {
     if (int err = mpi::enqueue::enqueue_start(r->transfer, *q->stream)) return err;
     q->started.push_back(r);
@@ -299,9 +305,10 @@ int mpis_request_free(const char* call, MPIS_Request* request) {
   for (MPIS_Queue_s* q : live_queues())
     for (MPIS_Request_struct* started : q->started)
       if (started == r)
-        return make_error(MPI_ERR_REQUEST, "%s: request=%p was started on queue=%p and not "
-                          "waited for (MPIS_Enqueue_waitall, then MPIS_Queue_wait)", call,
-                          static_cast<void*>(r), static_cast<void*>(q));
+        return make_error(MPI_ERR_REQUEST,
+                          "%s: request=%p was started on queue=%p and not "
+                          "waited for (MPIS_Enqueue_waitall, then MPIS_Queue_wait)",
+                          call, static_cast<void*>(r), static_cast<void*>(q));
   int err = MPI_SUCCESS;
   if (r->transfer != nullptr) mpi::enqueue::release(r->transfer);
   if (r->coll != MPI_REQUEST_NULL) err = request_free(&r->coll);
@@ -316,7 +323,8 @@ int mpis_wait(const char* call, MPIS_Request* request, MPI_Status* status) {
   MPIS_Request_struct* r = nullptr;
   if (int err = request_of(call, request, &r)) return err;
   if (r->kind != Kind::kMatch)
-    return make_error(MPI_ERR_REQUEST, "%s: request=%p is a communication request: wait for its "
+    return make_error(MPI_ERR_REQUEST,
+                      "%s: request=%p is a communication request: wait for its "
                       "rounds on the stream (MPIS_Enqueue_waitall) or with MPIS_Queue_wait",
                       call, static_cast<void*>(r));
   if (status != MPI_STATUS_IGNORE) mpi::status_set_empty(status);

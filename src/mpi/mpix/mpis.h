@@ -20,9 +20,8 @@ namespace stmpi::impl {
 // Without the lock: waits for the queue's stream, whose operations take it.
 [[nodiscard]] int mpis_queue_wait(MPIS_Queue queue);
 [[nodiscard]] int mpis_queue_free(MPIS_Queue* queue);  // without the lock
-[[nodiscard]] int mpis_p2p_init(bool is_send, const void* buf, MPI_Count count,
-                                mpi::Datatype& type, int peer, int tag, mpi::Comm& comm,
-                                MPIS_Request* request);
+[[nodiscard]] int mpis_p2p_init(bool is_send, const void* buf, MPI_Count count, mpi::Datatype& type,
+                                int peer, int tag, mpi::Comm& comm, MPIS_Request* request);
 [[nodiscard]] int mpis_barrier_init(mpi::Comm& comm, MPIS_Request* request);
 [[nodiscard]] int mpis_allreduce_init(const void* sendbuf, void* recvbuf, int count,
                                       mpi::Datatype& type, mpi::Op& op, mpi::Comm& comm,

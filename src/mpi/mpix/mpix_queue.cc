@@ -77,17 +77,16 @@ int enqueue_op(const char* call, bool is_send, TransferArgs args, MPIX_Queue que
   const int peer = args.peer;
   if (peer != MPI_PROC_NULL && (is_send || peer != MPI_ANY_SOURCE) &&
       (peer < 0 || peer >= comm->size))
-    return mpi::errhan::make_error(MPI_ERR_RANK,
-                                   "%s: %s=%d is not a rank of queue=%p's communicator (size %d)",
-                                   call, is_send ? "dest" : "source", peer,
-                                   static_cast<void*>(queue), comm->size);
+    return mpi::errhan::make_error(
+        MPI_ERR_RANK, "%s: %s=%d is not a rank of queue=%p's communicator (size %d)", call,
+        is_send ? "dest" : "source", peer, static_cast<void*>(queue), comm->size);
   mpi::Request* req = mpi::request_create(mpi::Request::Kind::kDone);
   mpi::status_set_empty(&req->status);
   args.on_complete = complete_request;
   args.on_complete_arg = reinterpret_cast<void*>(static_cast<intptr_t>(req->handle));
   Transfer* t = nullptr;
-  const int err = is_send ? mpi::enqueue::send_init(args, *comm, &t)
-                          : mpi::enqueue::recv_init(args, *comm, &t);
+  const int err =
+      is_send ? mpi::enqueue::send_init(args, *comm, &t) : mpi::enqueue::recv_init(args, *comm, &t);
   if (err != MPI_SUCCESS) {
     mpi::request_free(req);
     return mpi::errhan::make_error(util::error_class_of(err), "%s on queue=%p: %s", call,

@@ -31,6 +31,8 @@ EXTRA_DIST += test/bench/net_layers_run.sh
 EXTRA_DIST += test/bench/net_phases.c
 # st_enqueue: a host-stream ST step's enqueue and execution per call, against PSCW (mpicc, 1 rank)
 EXTRA_DIST += test/bench/st_enqueue.c
+# stream_p2p: MPICH's enqueue API on a host stream against MPI_Isend/Irecv/Waitall (mpicc)
+EXTRA_DIST += test/bench/stream_p2p.c test/bench/stream_p2p_run.sh
 # fortran_pingpong.sh: fpingpong.F90 through mpif.h, use mpi and use mpi_f08 against its C twin
 # fpingpong.c and against MPICH running the same Fortran program
 EXTRA_DIST += test/bench/fortran_pingpong.sh test/bench/fpingpong.F90 test/bench/fpingpong.c
@@ -55,7 +57,8 @@ endif
 # someone runs them). The C programs are compiled against include/ (syntax and types only:
 # mpicc links them when the scripts run); the C++ ones that use internal APIs are built.
 STMPI_BENCH_C_FILES = pingpong.c match_depth.c bcast.c allreduce.c rma_lat.c rma_lock.c rma_overlap.c \
-	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c io_overlap.c io_sieve.c io_lockcost.c fpingpong.c
+	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c io_overlap.c io_sieve.c io_lockcost.c fpingpong.c \
+	stream_p2p.c
 # The Fortran benchmark is checked through each interface when the build has Fortran (configure
 # found a working compiler: the build's mpif.h and module files); a build without Fortran says so.
 check-bench-build:

@@ -132,6 +132,7 @@ struct CollOp {
   MPI_Request request = MPI_REQUEST_NULL;
   bool started = false;
   const char* name;
+  mpi::Comm* comm;  // held until the collective completed
 };
 
 bool coll_step(void* arg) {
@@ -149,6 +150,7 @@ bool coll_step(void* arg) {
   if (err != MPI_SUCCESS)
     std::fprintf(stderr, "STMPI: %s failed on its stream: %s\n", op->name,
                  util::error_string(err).c_str());
+  mpi::comm_release(op->comm);
   delete op;
   return true;
 }
@@ -156,8 +158,10 @@ bool coll_step(void* arg) {
 int enqueue_coll(const char* name, mpi::Comm& comm, std::function<int(MPI_Request*)> begin) {
   stream::Stream* stream = nullptr;
   if (int err = stream_of(name, comm, &stream); err != MPI_SUCCESS) return err;
-  auto* op = new CollOp{std::move(begin), MPI_REQUEST_NULL, false, name};
+  auto* op = new CollOp{std::move(begin), MPI_REQUEST_NULL, false, name, &comm};
+  mpi::comm_retain(&comm);
   if (int err = mpi::enqueue::enqueue_locked(*stream, coll_step, op); err != MPI_SUCCESS) {
+    mpi::comm_release(&comm);
     delete op;
     return err;
   }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -242,6 +243,39 @@ std::string run_rank(int rank, const Pipes& pipes) {
     CHECK(ucx.thread_wakeups() > 0, "the network never woke the progress thread");
   }
   trade(pipes, "rma done");
+
+  // 3b. Remote compare-and-swap loops (rank 0, through UCX) and local CPU
+  // ones (rank 1, on its own memory, served meanwhile by its progress
+  // thread) increment one word at once: no increment may be lost.
+  constexpr int kIncrements = 2000;
+  if (rank == 0) {
+    for (int i = 0; i < kIncrements; ++i) {
+      uint64_t seen = 0;
+      CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 8, &seen, 0, true, remote[0] + 400 * 8, rkey) == 0,
+            ucx.error());
+      for (;;) {
+        uint64_t swapped = seen + 1;
+        CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_CSWAP, 8, &swapped, seen, true, remote[0] + 400 * 8,
+                         rkey) == 0,
+              ucx.error());
+        if (swapped == seen) break;
+        seen = swapped;
+      }
+    }
+  } else {
+    std::atomic_ref<uint64_t> word(window[400]);
+    for (int i = 0; i < kIncrements; ++i) {
+      uint64_t seen = word.load();
+      while (!word.compare_exchange_weak(seen, seen + 1)) {
+      }
+    }
+  }
+  trade(pipes, "increments done");
+  if (rank == 1)
+    CHECK(std::atomic_ref<uint64_t>(window[400]).load() == 2 * kIncrements,
+          "concurrent compare-and-swap increments: " +
+              std::to_string(std::atomic_ref<uint64_t>(window[400]).load()) + " of " +
+              std::to_string(2 * kIncrements));
 
   // 4. While the rank polls, the progress thread stays off the worker.
   const uint64_t before = ucx.thread_polls();

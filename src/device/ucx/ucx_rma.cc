@@ -110,8 +110,11 @@ int UcxRma::accumulate(const rma::Region& region, std::span<const rma::Run> runs
                        const rma::AccumulateOp& acc, const void* in, void* out, rma::Completion*) {
   const bool fetch = out != nullptr;
   ucp_atomic_op_t op;
-  if (!atomics_combine(region, runs, acc) || !ucx_op_of(acc.op, fetch, &op))
-    return netmod::kNotNative;
+  if (!atomics_combine(region, runs, acc)) return netmod::kNotNative;
+  // The target's node combines these elements with CPU atomics: an
+  // operation UCX has no atomic for must still be one (a compare-and-swap
+  // loop), never the shared locked path, which local origins do not take.
+  if (!ucx_op_of(acc.op, fetch, &op)) return cas_accumulate(region, runs, acc, in, out);
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
   for (const rma::Run& run : runs) {

@@ -79,10 +79,9 @@ for impl in "${impl_list[@]}"; do
   make -s -C "$workdir/$impl" MPICC="$cc" multigrid >"$workdir/$impl/build.log" 2>&1 ||
     { echo "multigrid_run.sh: $impl build failed: $(head -3 "$workdir/$impl/build.log")" >&2; exit 2; }
 done
-# Across nodes without stepoch: persistent epochs between nodes run out of trigger counters.
 variants_of() {
   [[ $1 != stmpi ]] && echo cpu && return
-  [[ $on_nodes -eq 1 ]] && echo mpi,cpu,enqueue,persistent,strma || echo mpi,cpu,enqueue,persistent,strma,stepoch
+  echo mpi,cpu,enqueue,persistent,strma,stepoch
 }
 
 # launch IMPL NPROCS LOG ARGS...: one node, or the 2 namespaces with $on_nodes set.

@@ -31,6 +31,11 @@ bool wait_reached(uint64_t word, uint64_t target) {
 std::atomic<uint64_t> g_counters_in_use{0};
 std::atomic<uint64_t> g_counters_max{0};
 
+// Every executor of the process, for reclaim_process. Executors are used by
+// MPI calls only (under the global lock with MPI_THREAD_MULTIPLE).
+std::mutex g_executors_mutex;
+std::vector<TriggeredOpExecutor*> g_executors;
+
 // A throttle stall: counted once when it starts, timed until it ends; each
 // step progresses and yields so the epochs holding the resources can finish.
 class Stall {
@@ -131,9 +136,16 @@ struct TriggeredOpExecutor::HostCall {
 
 TriggeredOpExecutor::TriggeredOpExecutor(RemoteView view, SignalWords words, TriggeredOps& nic,
                                          ThrottlePolicy policy)
-    : view_(std::move(view)), words_(std::move(words)), nic_(nic), policy_(policy) {}
+    : view_(std::move(view)), words_(std::move(words)), nic_(nic), policy_(policy) {
+  const std::lock_guard<std::mutex> guard(g_executors_mutex);
+  g_executors.push_back(this);
+}
 
 TriggeredOpExecutor::~TriggeredOpExecutor() {
+  {
+    const std::lock_guard<std::mutex> guard(g_executors_mutex);
+    std::erase(g_executors, this);
+  }
   // After drain(): every host function ran. Epochs whose chain broke never
   // complete; their counters are released anyway (queued operations dropped).
   if (open_ != nullptr) release(*open_);
@@ -197,6 +209,18 @@ std::size_t TriggeredOpExecutor::reclaim() {
   return before - outstanding_.size();
 }
 
+std::size_t TriggeredOpExecutor::reclaim_process(bool* held) {
+  std::size_t freed = reclaim();
+  *held = !outstanding_.empty();
+  const std::lock_guard<std::mutex> guard(g_executors_mutex);
+  for (TriggeredOpExecutor* other : g_executors) {
+    if (other == this) continue;
+    freed += other->reclaim();
+    if (!other->outstanding_.empty()) *held = true;
+  }
+  return freed;
+}
+
 // Takes `counters` counters (into open_ or the caller's epoch, see below)
 // and `ops` slots, throttling by the policy when the pool is short.
 int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
@@ -206,7 +230,8 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
   Stall stall(stats_);
   std::size_t reclaimed = 0;
   for (;;) {
-    reclaimed += reclaim();
+    bool held = false;
+    reclaimed += reclaim_process(&held);
     if (broken_.load(std::memory_order_acquire)) {
       const int err = take_error();
       return err != MPI_SUCCESS ? err
@@ -215,13 +240,13 @@ int TriggeredOpExecutor::reserve(uint32_t ops, const char* what) {
                                                    "failed (reported before)");
     }
     if (fits()) break;
-    if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() || ops > budget)
+    if (policy_ == ThrottlePolicy::kApplication || !held || ops > budget)
       return util::make_error(
           MPI_ERR_OTHER,
           "%s needs %u triggered-operation slots, %llu of STMPI_ST_TRIGGERED_OPS=%d are in use "
           "%s(STMPI_ST_THROTTLE=%s)",
           what, ops, static_cast<unsigned long long>(g_ops_in_use.load()), s.triggered_ops,
-          outstanding_.empty() ? "and no earlier epoch of this window holds any " : "",
+          !held ? "and no earlier epoch of any window holds any " : "",
           throttle_policy_name(policy_));
     stall.step();
     if (stall.expired())
@@ -258,19 +283,19 @@ int TriggeredOpExecutor::open_access() {
         ++taken;
         continue;
       }
-      if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
+      bool held = false;
+      if (const std::size_t freed = reclaim_process(&held); freed != 0) {  // try again
         reclaimed += freed;
         continue;
       }
-      if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
+      if (policy_ == ThrottlePolicy::kApplication || !held ||
           broken_.load(std::memory_order_acquire)) {
         for (int i = 0; i < taken; ++i) nic_.release_counter(ids[i]);
         if (broken_.load() && error_.load() != MPI_SUCCESS) return take_error();
         return util::make_error(MPI_ERR_OTHER,
                                 "a stream access epoch between nodes needs 2 trigger counters and "
                                 "STMPI_ST_COUNTERS=%d are all in use %s(STMPI_ST_THROTTLE=%s)",
-                                settings().counters,
-                                outstanding_.empty() ? "by other windows or epochs " : "",
+                                settings().counters, !held ? "by open epochs " : "",
                                 throttle_policy_name(policy_));
       }
       stall.step();
@@ -426,11 +451,12 @@ int TriggeredOpExecutor::post_with(const ExposurePlan& plan,
           stall.satisfied(reclaimed, !outstanding_.empty());
           break;
         }
-        if (const std::size_t freed = reclaim(); freed != 0) {  // something was freed: try again
+        bool held = false;
+        if (const std::size_t freed = reclaim_process(&held); freed != 0) {  // try again
           reclaimed += freed;
           continue;
         }
-        if (policy_ == ThrottlePolicy::kApplication || outstanding_.empty() ||
+        if (policy_ == ThrottlePolicy::kApplication || !held ||
             broken_.load(std::memory_order_acquire))
           return util::make_error(MPI_ERR_OTHER,
                                   "a stream exposure epoch between nodes needs a trigger counter "

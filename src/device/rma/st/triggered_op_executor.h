@@ -125,6 +125,11 @@ class TriggeredOpExecutor final : public EpochExecutor {
   // Reclaims the resources of epochs whose operations completed; how many
   // epochs it reclaimed.
   std::size_t reclaim();
+  // The same for every window of the process (counters and slots are the
+  // process's, so a window's throttle wait also frees what other windows'
+  // finished epochs hold); *held: whether any window still has outstanding
+  // epochs, i.e. whether waiting can free anything.
+  std::size_t reclaim_process(bool* held);
   TriggerStats stats();
 
  private:

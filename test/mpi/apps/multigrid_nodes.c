@@ -12,8 +12,10 @@
 #include "../../../examples/multigrid/kernels.c"
 #include "../../../examples/multigrid/level.c"
 
-int main(int argc, char **argv) {
-  const int rc = multigrid_main(argc, argv);
-  if (rc == 0) printf("No Errors\n");
-  return rc;
+int main(int argc, char **argv)
+{
+    const int rc = multigrid_main(argc, argv);
+    if (rc == 0)
+        printf("No Errors\n");
+    return rc;
 }

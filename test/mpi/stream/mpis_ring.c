@@ -55,10 +55,10 @@ int main(int argc, char **argv)
     MPIS_Queue queue;
     CHECK_SUCCESS(MPIS_Queue_init(&queue, THREAD, &host));
     MPIS_Request reqs[2];
-    CHECK_SUCCESS(MPIS_Recv_init(r.recv, N, MPI_DOUBLE, r.left, 5, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                 &reqs[0]));
-    CHECK_SUCCESS(MPIS_Send_init(r.send, N, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                 &reqs[1]));
+    CHECK_SUCCESS(
+        MPIS_Recv_init(r.recv, N, MPI_DOUBLE, r.left, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[0]));
+    CHECK_SUCCESS(
+        MPIS_Send_init(r.send, N, MPI_DOUBLE, right, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &reqs[1]));
     /* Not matched yet: refused, nothing enqueued. */
     CHECK_ERR_CLASS(MPIS_Enqueue_start(queue, &reqs[0]), MPI_ERR_REQUEST);
     CHECK_SUCCESS(MPIS_Matchall(2, reqs, MPI_STATUSES_IGNORE));
@@ -97,7 +97,8 @@ int main(int argc, char **argv)
     /* Errors. */
     MPIS_Request bad;
     CHECK_ERR_CLASS(MPIS_Recv_init(r.recv, N, MPI_DOUBLE, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD,
-                                   MPI_INFO_NULL, &bad), MPI_ERR_RANK);
+                                   MPI_INFO_NULL, &bad),
+                    MPI_ERR_RANK);
     int rc = MPIS_Recv_init(r.recv, N, MPI_DOUBLE, r.left, MPI_ANY_TAG, MPI_COMM_WORLD,
                             MPI_INFO_NULL, &bad);
     CHECK_ERR_CLASS(rc, MPI_ERR_TAG);

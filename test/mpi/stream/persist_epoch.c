@@ -128,7 +128,7 @@ int main(int argc, char **argv)
           s->first_bad, s->first_bad_iter);
     long long epochs, signals, copies, waits, pending = -1;
     CHECK_SUCCESS(MPIX_Win_get_stream_stats(win, &epochs, &signals, &copies, &waits));
-    CHECK_INT(epochs, 2 * ITERS); /* one access and one exposure epoch per iteration */
+    CHECK_INT(epochs, 2 * ITERS);  /* one access and one exposure epoch per iteration */
     CHECK_INT(signals, 2 * ITERS); /* posts; completions */
     CHECK_INT(waits, 2 * ITERS);   /* the targets' posts; the origins' completions */
     CHECK_INT(copies, ITERS);      /* the puts and the get of an iteration together */

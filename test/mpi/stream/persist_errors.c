@@ -24,8 +24,8 @@ int main(int argc, char **argv)
     MPI_Group_incl(world, 1, &left, &from);   /* and is exposed to its left */
     double *mem, src = rank;
     MPI_Win win;
-    CHECK_SUCCESS(
-        MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    CHECK_SUCCESS(MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   &mem, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPIX_Host_stream stream;
     CHECK_SUCCESS(MPIX_Host_stream_create(&stream));
@@ -86,8 +86,8 @@ int main(int argc, char **argv)
     /* A window whose memory streams cannot reach. */
     double private_mem;
     MPI_Win created;
-    CHECK_SUCCESS(MPI_Win_create(&private_mem, sizeof private_mem, 1, MPI_INFO_NULL,
-                                 MPI_COMM_WORLD, &created));
+    CHECK_SUCCESS(MPI_Win_create(&private_mem, sizeof private_mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
+                                 &created));
     MPI_Win_set_errhandler(created, MPI_ERRORS_RETURN);
     MPIX_Win_epoch refused;
     CHECK_ERR_CLASS(MPIX_Win_epoch_init(group, group, created, &refused), MPI_ERR_RMA_FLAVOR);

@@ -60,7 +60,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < ITERS; i++) {
         CHECK_SUCCESS(MPIX_Enqueue_recv(r.recv, N, MPI_DOUBLE, r.left, i % 7, queue, &reqs[2 * i]));
         CHECK_SUCCESS(MPIX_Host_stream_launch(stream, produce, &r));
-        CHECK_SUCCESS(MPIX_Enqueue_send(r.send, N, MPI_DOUBLE, right, i % 7, queue, &reqs[2 * i + 1]));
+        CHECK_SUCCESS(
+            MPIX_Enqueue_send(r.send, N, MPI_DOUBLE, right, i % 7, queue, &reqs[2 * i + 1]));
         CHECK_SUCCESS(MPIX_Enqueue_start(queue));
         CHECK_SUCCESS(MPIX_Enqueue_wait(queue));
         CHECK_SUCCESS(MPIX_Host_stream_launch(stream, consume, &r));
@@ -73,9 +74,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < ITERS; i += 97) {
         int count = -1;
         MPI_Get_count(&statuses[2 * i], MPI_DOUBLE, &count);
-        CHECK(statuses[2 * i].MPI_SOURCE == r.left && statuses[2 * i].MPI_TAG == i % 7 && count == N,
-              "step %d: source %d tag %d count %d", i, statuses[2 * i].MPI_SOURCE,
-              statuses[2 * i].MPI_TAG, count);
+        CHECK(
+            statuses[2 * i].MPI_SOURCE == r.left && statuses[2 * i].MPI_TAG == i % 7 && count == N,
+            "step %d: source %d tag %d count %d", i, statuses[2 * i].MPI_SOURCE,
+            statuses[2 * i].MPI_TAG, count);
     }
 
     /* Errors: nothing enqueued, nothing hangs. */

@@ -81,10 +81,10 @@ class PersistentEpoch {
   std::vector<uint64_t> exposure_base_;
   std::vector<uint64_t> access_base_;
   uint64_t bias_ = 0;
-  std::vector<stream::SignalWrite> posts_;      // step 1: to every origin
-  std::vector<stream::SignalWait> post_waits_;  // step 2: from every target ...
-  std::vector<stream::CopyRange> copies_;       // ... the recorded puts and gets ...
-  std::vector<stream::SignalWrite> completes_;  // ... and completion to every target
+  std::vector<stream::SignalWrite> posts_;          // step 1: to every origin
+  std::vector<stream::SignalWait> post_waits_;      // step 2: from every target ...
+  std::vector<stream::CopyRange> copies_;           // ... the recorded puts and gets ...
+  std::vector<stream::SignalWrite> completes_;      // ... and completion to every target
   std::vector<stream::SignalWait> complete_waits_;  // step 3: from every origin
   std::array<stream::EpochStep, 3> steps_{};
   LaunchTally program_tally_;  // the launches a host stream counts per start

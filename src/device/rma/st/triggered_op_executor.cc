@@ -214,7 +214,9 @@ std::size_t TriggeredOpExecutor::reclaim_process(bool* held) {
   *held = !outstanding_.empty();
   const std::lock_guard<std::mutex> guard(g_executors_mutex);
   for (TriggeredOpExecutor* other : g_executors) {
-    if (other == this) continue;
+    // Only executors drawing on this pool: their finished epochs free what
+    // this one waits for (a process has one pool; tests build several).
+    if (other == this || &other->nic_ != &nic_) continue;
     freed += other->reclaim();
     if (!other->outstanding_.empty()) *held = true;
   }

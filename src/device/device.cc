@@ -72,8 +72,11 @@ class Peers {
   std::size_t max_payload(int peer) const {
     return remote(peer) ? net.max_payload() : shm.max_payload();
   }
+  // What fits every transport in use: a job whose module is the stub (no
+  // peer on another node) sends active messages through shm only.
   std::size_t max_payload() const {
-    if constexpr (kHaveNetmod) return std::min(shm.max_payload(), net.max_payload());
+    if constexpr (kHaveNetmod)
+      if (net.kind() != netmod::Kind::kNone) return std::min(shm.max_payload(), net.max_payload());
     return shm.max_payload();
   }
   int expose(int peer, const void* buf, std::size_t bytes, WireHeader* h) {

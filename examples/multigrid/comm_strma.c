@@ -130,43 +130,8 @@ const struct comm_ops mg_comm_strma = {
     rma_run, mg_stream_sync, rma_release,    mg_stream_finalize,
 };
 #else
-#if defined(MPIX_WIN_EPOCH_NULL) && !defined(MG_NO_STEPOCH)
-/* The window and the recorded epoch (its groups: MPI_GROUP_EMPTY when none). */
-static void epoch_setup(struct mg *mg, struct xfer *x, int slot) {
-  rma_setup(mg, x, slot);
-  struct rma_state *st = x->state[slot];
-  MPI_Group senders = group_of(mg, x->recv, x->nrecv, MPI_GROUP_EMPTY);
-  MPI_Group receivers = group_of(mg, x->send, x->nsend, MPI_GROUP_EMPTY);
-  ST_CHECK(MPIX_Win_epoch_init(senders, receivers, st->win, &st->epoch));
-  put_all(x, st->win);
-  ST_CHECK(MPIX_Win_epoch_commit(st->epoch));
-  if (senders != MPI_GROUP_EMPTY) MPI_Group_free(&senders);
-  if (receivers != MPI_GROUP_EMPTY) MPI_Group_free(&receivers);
-}
-
-static void epoch_release(struct mg *mg, struct xfer *x, int slot) {
-  struct rma_state *st = x->state[slot];
-  ST_CHECK(MPIX_Win_epoch_free(&st->epoch));
-  rma_release(mg, x, slot);
-}
-
-static void epoch_run(struct mg *mg, struct xfer *x, int slot, mg_kernel *pack, mg_kernel *unpack,
-                      void *arg) {
-  struct rma_state *st = x->state[slot];
-  x->rbuf = st->rbuf;
-  mg_stream_launch(mg, pack, arg);
-  ST_CHECK(MPIX_Win_epoch_start_stream(st->epoch, mg->stream));
-  mg_stream_launch(mg, unpack, arg);
-}
-
-const struct comm_ops mg_comm_stepoch = {
-    "stepoch", NULL,           mg_stream_init, epoch_setup,        mg_stream_launch,
-    epoch_run, mg_stream_sync, epoch_release,  mg_stream_finalize,
-};
-#else
 const struct comm_ops mg_comm_stepoch = {
     .name = "stepoch", .missing = "this MPI has no persistent stream epochs (MPIX_Win_epoch_init)"};
-#endif
 
 const struct comm_ops mg_comm_strma = {.name = "strma",
                                        .missing = "needs STMPI's stream-triggered RMA"};

@@ -43,6 +43,7 @@
 #include "device/ofi/ofi.h"
 #include "device/ofi/settings.h"
 #include "pmi/client.h"
+#include "util/error.h"
 #include "util/param.h"
 
 namespace stmpi::dev::protocol {
@@ -435,7 +436,8 @@ int main(int argc, char** argv) {
   const std::size_t max_bytes =
       std::max<std::size_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
   Ofi ofi;
-  if (ofi.init(rank, 2, allgather, false, &error) != 0) die("module init: " + error);
+  if (int err = ofi.init(rank, 2, allgather, false))
+    die("module init: " + stmpi::util::error_string(err));
   Bare bare(ex, max_bytes);
   Module mod{ofi, rank, std::vector<char>(max_bytes), std::vector<char>(max_bytes), {}};
   if (rank == 0)

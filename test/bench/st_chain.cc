@@ -35,6 +35,7 @@
 #include <mpi.h>
 
 #include "device/ofi/ofi.h"
+#include "device/ofi/ofi_rma.h"
 #include "device/ofi/ofi_triggered.h"
 #include "device/ofi/settings.h"
 #include "pmi/client.h"
@@ -77,6 +78,11 @@ double median(std::vector<double> v) {
   exit(1);
 }
 
+// An MPI error code from the module: 0, or die with its text.
+void check(int err) {
+  if (err != 0) die(stmpi::util::error_string(err));
+}
+
 struct Peer {
   uint64_t addr = 0;  // what the provider wants (virtual address or 0)
   uint64_t key = 0;
@@ -84,7 +90,7 @@ struct Peer {
 
 // What rank 0 needs for one chain kind.
 struct Origin {
-  Ofi& ofi;
+  ofi::OfiRma& rma;
   Peer target;  // rank 1's window
   volatile uint64_t* ack;
   std::vector<char>& src;
@@ -116,14 +122,12 @@ void plain_chain(Origin& o, int n, double* post, double* rtt) {
   std::memcpy(o.src.data(), &o.seq, sizeof o.seq);
   const double t0 = now_us();
   for (int i = 0; i < n; ++i)
-    if (o.ofi.put(1, o.src.data() + i * kBlock, kBlock, o.target.addr + i * kBlock, o.target.key) !=
-        0)
-      die(o.ofi.error());
+    check(o.rma.put(1, o.src.data() + i * kBlock, kBlock, o.target.addr + i * kBlock,
+                    o.target.key));
   const double t1 = now_us();
-  if (o.ofi.flush() != 0) die(o.ofi.error());
-  if (o.ofi.put(1, &o.seq, 8, o.target.addr + kSignalOffset, o.target.key) != 0 ||
-      o.ofi.flush() != 0)
-    die(o.ofi.error());
+  check(o.rma.flush());
+  check(o.rma.put(1, &o.seq, 8, o.target.addr + kSignalOffset, o.target.key));
+  check(o.rma.flush());
   wait_ack(o);
   *rtt = now_us() - t0;
   *post = (t1 - t0) / n;
@@ -186,11 +190,12 @@ int main(int argc, char** argv) {
     return 0;
   };
   Ofi ofi;
-  if (ofi.init(rank, 2, allgather, false, &error) != 0) die("ofi init: " + error);
+  check(ofi.init(rank, 2, allgather, false));
+  ofi::OfiRma rma(ofi);
   // Rank 1's window, rank 0's ack word: registered, exchanged through PMI.
   std::vector<uint64_t> memory(kWindowBytes / 8, 0);
   ofi::Registration reg;
-  if (ofi.register_window(memory.data(), kWindowBytes, &reg, &error) != 0) die(error);
+  check(rma.register_window(memory.data(), kWindowBytes, &reg));
   const Peer mine{ofi.virt_addr() ? reg.remote_address(memory.data()) : 0, reg.key};
   char hex[64];
   snprintf(hex, sizeof hex, "%llx:%llx", static_cast<unsigned long long>(mine.addr),
@@ -214,12 +219,12 @@ int main(int argc, char** argv) {
       seen = *signal;
       if (seen == ~uint64_t{0}) break;  // done
       if (memory[0] != seen) die("data did not precede signal " + std::to_string(seen));
-      if (ofi.put(0, const_cast<uint64_t*>(&seen), 8, peer.addr, peer.key) != 0 || ofi.flush() != 0)
-        die(ofi.error());
+      check(rma.put(0, const_cast<uint64_t*>(&seen), 8, peer.addr, peer.key));
+      check(rma.flush());
     }
   } else {
     std::vector<char> src(kMaxN * kBlock, 1);
-    Origin o{ofi, peer, &memory[0], src};
+    Origin o{rma, peer, &memory[0], src};
     std::unique_ptr<TriggeredNic> nics[2];
     std::string why[2];
     const TriggerMode modes[2] = {TriggerMode::kNative, TriggerMode::kDeferred};
@@ -256,12 +261,13 @@ int main(int argc, char** argv) {
       }
     fflush(stdout);
     o.seq = ~uint64_t{0};
-    if (ofi.put(1, &o.seq, 8, peer.addr + kSignalOffset, peer.key) != 0 || ofi.flush() != 0)
-      die(ofi.error());
+    check(rma.put(1, &o.seq, 8, peer.addr + kSignalOffset, peer.key));
+    check(rma.flush());
     for (auto& nic : nics) nic.reset();
   }
   if (pmi.barrier() != 0) die(pmi.error());
-  ofi.deregister_window(&reg);
+  rma.deregister_window(&reg);
+  rma.finalize();
   ofi.finalize();
   (void)pmi.finalize();
   return 0;

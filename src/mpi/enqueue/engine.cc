@@ -44,11 +44,19 @@ struct Transfer {
   MPI_Status status{};                 // of the last round (receive)
   Transfer* prev = nullptr;            // the list of live transfers
   Transfer* next = nullptr;
+  bool active = false;                 // on the active list
+  Transfer* active_prev = nullptr;     // the list progress walks: streams
+  Transfer* active_next = nullptr;     // reached a start whose round is open
 };
 
 namespace {
 
 Transfer* g_live = nullptr;
+// Only transfers a stream has started and whose round is still open are
+// advanced by progress: a CPU that enqueued a thousand steps ahead has
+// thousands of live transfers, and walking them all on every progress call
+// made each step cost time in proportion to the steps still queued.
+Transfer* g_active = nullptr;
 int g_hook = -1;
 uint32_t g_next_id = 0;
 // Tags stay below MPI_TAG_UB (2^28 - 1): ids wrap at 2^27.
@@ -161,9 +169,38 @@ int advance(Transfer* t) {
   return t->is_send ? advance_send(t) : advance_recv(t);
 }
 
+void activate(Transfer* t) {
+  if (t->active) return;
+  t->active = true;
+  t->active_prev = nullptr;
+  t->active_next = g_active;
+  if (g_active != nullptr) g_active->active_prev = t;
+  g_active = t;
+}
+
+void deactivate(Transfer* t) {
+  if (!t->active) return;
+  t->active = false;
+  if (t->active_prev != nullptr) t->active_prev->active_next = t->active_next;
+  else g_active = t->active_next;
+  if (t->active_next != nullptr) t->active_next->active_prev = t->active_prev;
+}
+
+// Nothing moves until its stream reaches the next start (what is still in
+// flight then, an envelope or a clear-to-send, is reaped at that round or
+// at release).
+bool idle(const Transfer* t) {
+  return t->posted == t->reached.load(std::memory_order_acquire) && t->data_req == nullptr;
+}
+
+// Completion callbacks never release transfers, so the next link stays valid.
 int advance_all(void*) {
   int moved = 0;
-  for (Transfer* t = g_live; t != nullptr; t = t->next) moved += advance(t);
+  for (Transfer* t = g_active, *next = nullptr; t != nullptr; t = next) {
+    next = t->active_next;
+    moved += advance(t);
+    if (idle(t)) deactivate(t);
+  }
   return moved;
 }
 
@@ -196,6 +233,7 @@ void start_op(void* arg) {
   t->reached.fetch_add(1, std::memory_order_acq_rel);
   GlobalLockScope lock;
   advance(t);
+  if (!idle(t)) activate(t);
 }
 
 struct WaitOp {
@@ -287,6 +325,7 @@ void release(Transfer* t) {
     t->cts_req = nullptr;
   }
   cancel_pending(&t->cts_req);
+  deactivate(t);
   if (t->prev != nullptr) t->prev->next = t->next;
   else g_live = t->next;
   if (t->next != nullptr) t->next->prev = t->prev;

@@ -148,10 +148,7 @@ STMPI_API int MPIS_Enqueue_startall(MPIS_Queue queue, int count, MPIS_Request re
   call.count(count, "count");
   if (count > 0) call.not_null(requests, "requests");
   if (call.failed()) return call.result();
-  for (int i = 0; i < count; ++i)
-    if (int err = impl::mpis_enqueue_start("MPIS_Enqueue_startall", queue, &requests[i]))
-      return call.finish(err);
-  return MPI_SUCCESS;
+  return call.finish(impl::mpis_enqueue_startall("MPIS_Enqueue_startall", queue, count, requests));
 }
 
 STMPI_API int MPIS_Enqueue_waitall(MPIS_Queue queue) {

@@ -9,6 +9,10 @@
  *   enqueue  per step: MPIX_Host_stream_launch(kernel), MPIX_Irecv_enqueue
  *            x2, MPIX_Isend_enqueue x2, MPIX_Waitall_enqueue,
  *            MPIX_Host_stream_launch(check); one synchronize after STEPS
+ *   persistent  the same four transfers made once with MPIS_Recv_init /
+ *            MPIS_Send_init and MPIS_Matchall (MPI Advance's stream-triggering
+ *            API); per step: kernel, MPIS_Enqueue_startall,
+ *            MPIS_Enqueue_waitall, check; one MPIS_Queue_wait after STEPS
  *
  * The variants alternate every repeat; each prints the median over the
  * repeats of the time per step (rank 0's wall clock from a barrier to the
@@ -17,9 +21,13 @@
  *
  *   mpicc -O2 test/bench/stream_p2p.c -o stream_p2p
  *   mpiexec -n 4 stream_p2p [-n STEPS] [-r REPEATS] [-b BYTES]
- * Output: "stream_p2p np=N bytes=B steps=S mpi_us=X [enqueue_us=Y ratio=Y/X] bad=0"
+ * Output: "stream_p2p np=N bytes=B steps=S mpi_us=X [enqueue_us=Y ratio=Y/X
+ *          persistent_us=Z pratio=Z/X] bad=0"
  */
 #include <mpi.h>
+#ifdef MPIX_MODE_STREAM
+#include <stream-triggering.h>
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +95,33 @@ static double run_enqueue(Exchange *x, int steps, int left, int right, MPIX_Host
   MPI_Barrier(MPI_COMM_WORLD);
   return MPI_Wtime() - t0;
 }
+
+static double run_persistent(Exchange *x, int steps, int left, int right, MPIX_Host_stream host) {
+  MPIS_Queue queue;
+  MPIS_Request r[4];
+  MPIS_Queue_init(&queue, THREAD, &host);
+  MPIS_Recv_init(x->recv[0], (int)x->bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+  MPIS_Recv_init(x->recv[1], (int)x->bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL,
+                 &r[1]);
+  MPIS_Send_init(x->send[0], (int)x->bytes, MPI_BYTE, right, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                 &r[2]);
+  MPIS_Send_init(x->send[1], (int)x->bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
+  MPIS_Matchall(4, r, MPI_STATUSES_IGNORE);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int s = 0; s < steps; s++) {
+    MPIX_Host_stream_launch(host, kernel, x);
+    MPIS_Enqueue_startall(queue, 4, r);
+    MPIS_Enqueue_waitall(queue);
+    MPIX_Host_stream_launch(host, check, x);
+  }
+  MPIS_Queue_wait(queue);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime() - t0;
+  MPIS_Request_freeall(4, r);
+  MPIS_Queue_free(&queue);
+  return t;
+}
 #endif
 
 static int cmp(const void *a, const void *b) {
@@ -110,7 +145,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int left = (rank + size - 1) % size, right = (rank + 1) % size;
   Exchange x = {{malloc(bytes), malloc(bytes)}, {malloc(bytes), malloc(bytes)}, 0, 0, bytes};
-  double t_mpi[64], t_enq[64];
+  double t_mpi[64], t_enq[64], t_per[64];
   int have_enqueue = 0;
 #ifdef MPIX_MODE_STREAM
   MPIX_Host_stream host;
@@ -128,13 +163,14 @@ int main(int argc, char **argv) {
 #endif
   for (int r = 0; r < repeats; r++) {
     /* alternate the order so neither variant always runs first */
-    for (int v = 0; v < 2; v++) {
-      int enq = (v + r) % 2;
-      if (enq && !have_enqueue) continue;
+    for (int v = 0; v < 3; v++) {
+      int which = (v + r) % 3; /* 0 mpi, 1 enqueue, 2 persistent */
+      if (which > 0 && !have_enqueue) continue;
 #ifdef MPIX_MODE_STREAM
-      if (enq) t_enq[r] = run_enqueue(&x, steps, left, right, host, comm) / steps;
+      if (which == 1) t_enq[r] = run_enqueue(&x, steps, left, right, host, comm) / steps;
+      if (which == 2) t_per[r] = run_persistent(&x, steps, left, right, host) / steps;
 #endif
-      if (!enq) t_mpi[r] = run_mpi(&x, steps, left, right) / steps;
+      if (which == 0) t_mpi[r] = run_mpi(&x, steps, left, right) / steps;
     }
   }
   int bad = 0;
@@ -145,8 +181,10 @@ int main(int argc, char **argv) {
            t_mpi[repeats / 2] * 1e6);
     if (have_enqueue) {
       qsort(t_enq, (size_t)repeats, sizeof(double), cmp);
-      printf(" enqueue_us=%.2f ratio=%.2f", t_enq[repeats / 2] * 1e6,
-             t_enq[repeats / 2] / t_mpi[repeats / 2]);
+      qsort(t_per, (size_t)repeats, sizeof(double), cmp);
+      printf(" enqueue_us=%.2f ratio=%.2f persistent_us=%.2f pratio=%.2f",
+             t_enq[repeats / 2] * 1e6, t_enq[repeats / 2] / t_mpi[repeats / 2],
+             t_per[repeats / 2] * 1e6, t_per[repeats / 2] / t_mpi[repeats / 2]);
     }
     printf(" bad=%d\n", bad);
     fflush(stdout);

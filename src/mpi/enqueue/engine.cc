@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <mutex>
+#include <vector>
 
 #include "device/progress.h"
 #include "mpi/comm/comm.h"
@@ -28,13 +29,12 @@ struct Transfer {
   bool is_send = false;
   TransferArgs args;
   Comm* comm = nullptr;        // retained
-  uint32_t id = 0;             // this side's id: clear-to-send tag 2*id, data tag 2*id+1
+  uint32_t id = 0;             // the send side's id: data tag id
   Envelope envelope;           // sent (send side) or received (receive side)
   bool matched = false;        // receive: the envelope arrived
   int source = MPI_PROC_NULL;  // receive: the sender's rank once matched
   int match_tag = 0;           // receive: the message's tag once matched
   Request* envelope_req = nullptr;
-  Request* cts_req = nullptr;
   Request* data_req = nullptr;
   uint64_t enqueued = 0;               // starts enqueued by the CPU
   std::atomic<uint64_t> reached{0};    // starts the streams reached
@@ -63,9 +63,8 @@ uint32_t g_next_id = 0;
 constexpr uint32_t kIdMask = (1u << 27) - 1;
 
 Datatype& byte_type() { return *datatype_get(MPI_BYTE); }
-uint32_t control_context(const Comm& comm) { return comm.streams->engine_context + 1; }
-int cts_tag(uint32_t id) { return static_cast<int>(2 * id); }
-int data_tag(uint32_t id) { return static_cast<int>(2 * id + 1); }
+uint32_t data_context(const Comm& comm) { return comm.streams->engine_context + 1; }
+int data_tag(uint32_t id) { return static_cast<int>(id); }
 
 void note(Transfer* t, int err) {
   if (err != MPI_SUCCESS && t->error == MPI_SUCCESS) t->error = err;
@@ -79,11 +78,6 @@ bool reap(Transfer* t, Request** req, MPI_Status* status = MPI_STATUS_IGNORE) {
   return true;
 }
 
-int post_cts_receive(Transfer* t) {
-  return pt2pt::irecv(nullptr, 0, byte_type(), t->args.peer, cts_tag(t->id), *t->comm,
-                      control_context(*t->comm), &t->cts_req);
-}
-
 void round_done(Transfer* t) {
   if (t->args.on_complete != nullptr)
     t->args.on_complete(t->args.on_complete_arg, t->error, t->status);
@@ -94,14 +88,13 @@ int advance_send(Transfer* t) {
   int moved = 0;
   if (reap(t, &t->envelope_req)) ++moved;
   const uint64_t reached = t->reached.load(std::memory_order_acquire);
-  if (t->posted < reached && t->data_req == nullptr && reap(t, &t->cts_req)) {
+  if (t->posted < reached && t->data_req == nullptr) {
+    // The stream reached the start: the buffer may be read from now on.
     t->error = MPI_SUCCESS;
     ++t->posted;
     note(t,
          pt2pt::isend(t->args.send_buf, t->args.count, *t->args.type, t->args.peer, data_tag(t->id),
-                      *t->comm, control_context(*t->comm), dev::SendMode::kStandard, &t->data_req));
-    // The next round's clear-to-send may arrive before this data completes.
-    if (t->args.persistent) note(t, post_cts_receive(t));
+                      *t->comm, data_context(*t->comm), dev::SendMode::kStandard, &t->data_req));
     ++moved;
   }
   if (reap(t, &t->data_req)) {
@@ -129,19 +122,9 @@ int advance_recv(Transfer* t) {
     // Gate open: the buffer is the receive's from now on.
     const uint32_t sender = t->envelope.sender_id;
     note(t, pt2pt::irecv(t->args.recv_buf, t->args.count, *t->args.type, t->source,
-                         data_tag(sender), *t->comm, control_context(*t->comm), &t->data_req));
-    Request* cts = nullptr;
-    note(t, pt2pt::isend(nullptr, 0, byte_type(), t->source, cts_tag(sender), *t->comm,
-                         control_context(*t->comm), dev::SendMode::kStandard, &cts));
-    if (t->cts_req != nullptr) reap(t, &t->cts_req);
-    if (t->cts_req != nullptr) {  // the previous round's is still going
-      request_wait(t->cts_req);
-      note(t, request_retire(t->cts_req, MPI_STATUS_IGNORE));
-    }
-    t->cts_req = cts;
+                         data_tag(sender), *t->comm, data_context(*t->comm), &t->data_req));
     ++moved;
   }
-  if (reap(t, &t->cts_req)) ++moved;
   MPI_Status st;
   if (reap(t, &t->data_req, &st)) {
     t->status = st;
@@ -186,9 +169,8 @@ void deactivate(Transfer* t) {
   if (t->active_next != nullptr) t->active_next->active_prev = t->active_prev;
 }
 
-// Nothing moves until its stream reaches the next start (what is still in
-// flight then, an envelope or a clear-to-send, is reaped at that round or
-// at release).
+// Nothing moves until its stream reaches the next start (an envelope still
+// in flight then is reaped at that round or at release).
 bool idle(const Transfer* t) {
   return t->posted == t->reached.load(std::memory_order_acquire) && t->data_req == nullptr;
 }
@@ -227,31 +209,60 @@ void cancel_pending(Request** req) {
   *req = nullptr;
 }
 
-// A stream's start of one round.
-void start_op(void* arg) {
-  auto* t = static_cast<Transfer*>(arg);
+// A stream's start of one round (MPI lock held).
+void start_locked(Transfer* t) {
   t->reached.fetch_add(1, std::memory_order_acq_rel);
-  GlobalLockScope lock;
   advance(t);
   if (!idle(t)) activate(t);
 }
 
-struct WaitOp {
+void start_op(void* arg) {
+  GlobalLockScope lock;
+  start_locked(static_cast<Transfer*>(arg));
+}
+
+// Several starts in one stream operation: one lock, one launch.
+void start_all_op(void* arg) {
+  auto* ts = static_cast<std::vector<Transfer*>*>(arg);
+  {
+    GlobalLockScope lock;
+    for (Transfer* t : *ts) start_locked(t);
+  }
+  delete ts;
+}
+
+struct WaitItem {
   Transfer* t;
-  uint64_t target;
+  uint64_t target;  // rounds that must be complete
   MPI_Status* status;
+};
+
+struct WaitOp {
+  std::vector<WaitItem> items;
   bool release;
 };
+
+// True when every item's round completed (MPI lock held).
+bool all_complete(WaitOp& op) {
+  bool done = true;
+  for (WaitItem& item : op.items) {
+    if (item.t->completed.load(std::memory_order_acquire) >= item.target) continue;
+    advance(item.t);
+    done = done && item.t->completed.load(std::memory_order_acquire) >= item.target;
+  }
+  return done;
+}
 
 void wait_op(void* arg) {
   auto* op = static_cast<WaitOp*>(arg);
   for (unsigned spins = 0;; ++spins) {
     {
       GlobalLockScope lock;
-      advance(op->t);
-      if (op->t->completed.load(std::memory_order_acquire) >= op->target) {
-        if (op->status != MPI_STATUS_IGNORE) *op->status = op->t->status;
-        if (op->release) release(op->t);
+      if (all_complete(*op)) {
+        for (WaitItem& item : op->items) {
+          if (item.status != MPI_STATUS_IGNORE) *item.status = item.t->status;
+          if (op->release) release(item.t);
+        }
         break;
       }
       dev::progress();
@@ -287,7 +298,6 @@ int send_init(const TransferArgs& args, Comm& comm, Transfer** out) {
   if (args.peer == MPI_PROC_NULL) return MPI_SUCCESS;
   t->envelope.sender_id = t->id;
   t->envelope.bytes = static_cast<uint64_t>(args.count * args.type->size);
-  if (int err = post_cts_receive(t); err != MPI_SUCCESS) return err;
   return pt2pt::isend(&t->envelope, sizeof t->envelope, byte_type(), args.peer, args.tag, comm,
                       comm.streams->engine_context, dev::SendMode::kStandard, &t->envelope_req);
 }
@@ -305,8 +315,29 @@ int enqueue_start(Transfer* t, stream::Stream& stream) {
   return stream.launch(start_op, t);
 }
 
+int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
+  if (ts.size() == 1) return enqueue_start(ts[0], stream);
+  for (Transfer* t : ts) ++t->enqueued;
+  auto* batch = new std::vector<Transfer*>(ts.begin(), ts.end());
+  const int err = stream.launch(start_all_op, batch);
+  if (err != MPI_SUCCESS) delete batch;
+  return err;
+}
+
 int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status, bool release) {
-  return stream.launch(wait_op, new WaitOp{t, t->enqueued, status, release});
+  return enqueue_wait_all({&t, 1}, stream, {&status, 1}, release);
+}
+
+int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
+                     std::span<MPI_Status* const> statuses, bool release) {
+  if (ts.empty()) return MPI_SUCCESS;
+  auto* op = new WaitOp{{}, release};
+  op->items.reserve(ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    op->items.push_back({ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
+  const int err = stream.launch(wait_op, op);
+  if (err != MPI_SUCCESS) delete op;
+  return err;
 }
 
 Comm& transfer_comm(const Transfer* t) { return *t->comm; }
@@ -319,12 +350,6 @@ int last_error(const Transfer* t) { return t->error; }
 void release(Transfer* t) {
   cancel_pending(&t->envelope_req);
   cancel_pending(&t->data_req);
-  if (t->is_send && t->cts_req != nullptr && dev::cancel_recv(&t->cts_req->dev)) {
-    // A persistent send's receive for a round that never started.
-    request_free(t->cts_req);
-    t->cts_req = nullptr;
-  }
-  cancel_pending(&t->cts_req);
   deactivate(t);
   if (t->prev != nullptr) t->prev->next = t->next;
   else g_live = t->next;

@@ -6,25 +6,27 @@
 // One Transfer is one side of a message. The protocol, over the
 // communicator's two engine contexts (CommStreams::engine_context, +1):
 //   send_init    (CPU) sends an envelope {sender id, bytes} on the envelope
-//                context with the user's tag, and posts a receive for the
-//                clear-to-send (tag 2*id on the control context)
+//                context with the user's tag
 //   recv_init    (CPU) posts a receive for the envelope with the user's
 //                source and tag: envelopes match in MPI's order, wildcards
 //                included
-//   start        (stream) sender: the buffer may be read from now on;
+//   start        (stream) sender: the buffer may be read from now on, and
+//                the data send (tag id on the data context) goes out;
 //                receiver: the gate opens: the data receive is posted into
-//                the user's buffer and the clear-to-send goes out
-//   data         the sender's data send (tag 2*id+1) starts once its stream
-//                reached the start and the clear-to-send arrived: the
-//                device's own protocols move it (eager, or rendezvous with
-//                a single-copy pull inside a node)
+//                the user's buffer. The device's own protocols move the
+//                data (eager into its unexpected queue until the receive is
+//                posted, or rendezvous with a single-copy pull inside a
+//                node), so the receive buffer is written only after the
+//                receiving stream reached its start
 //   wait         (stream) the stream waits until the round completed
 // A persistent transfer is matched once (one envelope) and started many
-// times; each start is one round. Everything except the stream operations
-// runs under the caller's MPI lock; the stream operations take it.
+// times; each start is one round, one data message. Everything except the
+// stream operations runs under the caller's MPI lock; the stream
+// operations take it.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include <mpi.h>
 
@@ -73,6 +75,14 @@ struct TransferArgs {
 // transfer is freed (it must not be used after this call).
 [[nodiscard]] int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status,
                                bool release);
+
+// The same for several transfers in one stream operation (one launch, one
+// lock per poll): the starts in order; the wait until every transfer's last
+// round enqueued so far completed, then statuses[i] (empty span: none;
+// entries may be MPI_STATUS_IGNORE) written and, with `release`, each freed.
+[[nodiscard]] int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream);
+[[nodiscard]] int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
+                                   std::span<MPI_Status* const> statuses, bool release);
 
 // The communicator a transfer was made on.
 Comm& transfer_comm(const Transfer* t);

@@ -47,8 +47,8 @@ struct CommStreams {
   std::vector<StreamObject*> local;  // this process's streams (null: MPIX_STREAM_NULL)
   bool multiplex = false;
   std::vector<int> counts;  // multiplex: streams per rank of the communicator
-  // The engine's contexts: envelopes on engine_context, clear-to-send and
-  // data on engine_context + 1 (src/mpi/enqueue/engine.h).
+  // The engine's contexts: envelopes on engine_context, data on
+  // engine_context + 1 (src/mpi/enqueue/engine.h).
   uint32_t engine_context = 0;
   ~CommStreams();
   // The stream enqueued operations go on, or null.

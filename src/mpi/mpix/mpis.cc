@@ -55,6 +55,7 @@ struct MPIS_Queue_s {
 namespace stmpi::impl {
 namespace {
 
+using mpi::enqueue::Transfer;
 using mpi::errhan::make_error;
 
 std::unordered_set<MPIS_Queue_s*>& live_queues() {
@@ -265,10 +266,11 @@ int mpis_is_matched(MPIS_Request* request, int* matched) {
   return MPI_SUCCESS;
 }
 
-int mpis_enqueue_start(const char* call, MPIS_Queue queue, MPIS_Request* request) {
-  MPIS_Queue_s* q = nullptr;
+namespace {
+
+// A request MPIS_Enqueue_start may start: a matched communication request.
+int startable(const char* call, MPIS_Request* request, MPIS_Request_struct** out) {
   MPIS_Request_struct* r = nullptr;
-  if (int err = queue_of(call, queue, &q)) return err;
   if (int err = request_of(call, request, &r)) return err;
   if (r->kind == Kind::kMatch)
     return make_error(MPI_ERR_REQUEST,
@@ -280,20 +282,49 @@ int mpis_enqueue_start(const char* call, MPIS_Queue queue, MPIS_Request* request
                       "%s: request=%p is not matched yet (call MPIS_Match, "
                       "MPIS_Matchall, MPIS_Imatch or MPIS_Queue_match first)",
                       call, static_cast<void*>(r));
-  if (r->transfer != nullptr) {
-    if (int err = mpi::enqueue::enqueue_start(r->transfer, *q->stream)) return err;
-    q->started.push_back(r);
-    return MPI_SUCCESS;
+  *out = r;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int mpis_enqueue_start(const char* call, MPIS_Queue queue, MPIS_Request* request) {
+  return mpis_enqueue_startall(call, queue, 1, request);
+}
+
+int mpis_enqueue_startall(const char* call, MPIS_Queue queue, int count, MPIS_Request requests[]) {
+  MPIS_Queue_s* q = nullptr;
+  if (int err = queue_of(call, queue, &q)) return err;
+  std::vector<MPIS_Request_struct*> rs(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i)  // every request checked before any is started
+    if (int err = startable(call, &requests[i], &rs[i])) return err;
+  // Runs of point-to-point requests go to the stream as one operation; a
+  // collective's round is its own.
+  std::vector<Transfer*> run;
+  auto flush_run = [&] {
+    const int err = mpi::enqueue::enqueue_start_all(run, *q->stream);
+    run.clear();
+    return err;
+  };
+  for (MPIS_Request_struct* r : rs) {
+    if (r->transfer != nullptr) {
+      run.push_back(r->transfer);
+      q->started.push_back(r);
+      continue;
+    }
+    if (int err = flush_run()) return err;
+    if (int err = mpi::enqueue::enqueue_locked(*q->stream, coll_round, r)) return err;
   }
-  return mpi::enqueue::enqueue_locked(*q->stream, coll_round, r);
+  return flush_run();
 }
 
 int mpis_enqueue_waitall(MPIS_Queue queue) {
   MPIS_Queue_s* q = nullptr;
   if (int err = queue_of("MPIS_Enqueue_waitall", queue, &q)) return err;
-  for (MPIS_Request_struct* r : q->started)
-    if (int err = mpi::enqueue::enqueue_wait(r->transfer, *q->stream, MPI_STATUS_IGNORE, false))
-      return err;
+  std::vector<Transfer*> transfers;
+  transfers.reserve(q->started.size());
+  for (MPIS_Request_struct* r : q->started) transfers.push_back(r->transfer);
+  if (int err = mpi::enqueue::enqueue_wait_all(transfers, *q->stream, {}, false)) return err;
   q->started.clear();
   return MPI_SUCCESS;
 }

@@ -30,6 +30,9 @@ namespace stmpi::impl {
 [[nodiscard]] int mpis_imatch(MPIS_Request* request, MPIS_Request* match_request);
 [[nodiscard]] int mpis_is_matched(MPIS_Request* request, int* matched);
 [[nodiscard]] int mpis_enqueue_start(const char* call, MPIS_Queue queue, MPIS_Request* request);
+// Every request is checked first; nothing is enqueued when one is refused.
+[[nodiscard]] int mpis_enqueue_startall(const char* call, MPIS_Queue queue, int count,
+                                        MPIS_Request requests[]);
 [[nodiscard]] int mpis_enqueue_waitall(MPIS_Queue queue);
 [[nodiscard]] int mpis_request_free(const char* call, MPIS_Request* request);
 [[nodiscard]] int mpis_wait(const char* call, MPIS_Request* request, MPI_Status* status);

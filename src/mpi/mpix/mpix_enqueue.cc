@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <vector>
 
 #include "mpi/coll/impl_coll.h"
 #include "mpi/coll/mode.h"
@@ -238,12 +239,39 @@ int mpix_wait_enqueue(MPI_Request* request, MPI_Status* status) {
 
 int mpix_waitall_enqueue(int count, MPI_Request array_of_requests[],
                          MPI_Status array_of_statuses[]) {
+  // Consecutive requests on the same stream become one stream operation.
+  std::vector<Transfer*> run;
+  std::vector<MPI_Status*> statuses;
+  stream::Stream* run_stream = nullptr;
+  auto flush_run = [&] {
+    const int err =
+        run.empty() ? MPI_SUCCESS
+                    : mpi::enqueue::enqueue_wait_all(run, *run_stream, statuses, /*release=*/true);
+    run.clear();
+    statuses.clear();
+    return err;
+  };
   for (int i = 0; i < count; ++i) {
-    MPI_Status* status =
-        array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
-    if (int err = mpix_wait_enqueue(&array_of_requests[i], status); err != MPI_SUCCESS) return err;
+    if (array_of_requests[i] == MPI_REQUEST_NULL) continue;
+    Transfer* t = nullptr;
+    stream::Stream* stream = nullptr;
+    if (int err = take(&array_of_requests[i], &t); err != MPI_SUCCESS) {
+      (void)flush_run();
+      return err;
+    }
+    if (int err = stream_of("MPIX_Waitall_enqueue", mpi::enqueue::transfer_comm(t), &stream);
+        err != MPI_SUCCESS) {
+      (void)flush_run();
+      return err;
+    }
+    if (stream != run_stream)
+      if (int err = flush_run(); err != MPI_SUCCESS) return err;
+    run_stream = stream;
+    run.push_back(t);
+    statuses.push_back(array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+                                                               : &array_of_statuses[i]);
   }
-  return MPI_SUCCESS;
+  return flush_run();
 }
 
 int mpix_allreduce_enqueue_c(const void* sendbuf, void* recvbuf, MPI_Count count,

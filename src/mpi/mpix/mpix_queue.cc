@@ -158,10 +158,8 @@ int mpix_enqueue_recv(void* buf, int count, mpi::Datatype& datatype, int source,
 int mpix_enqueue_start(MPIX_Queue queue) {
   MPIX_Queue_s* q = nullptr;
   if (int err = lookup("MPIX_Enqueue_start", queue, &q)) return err;
-  for (Transfer* t : q->pending) {
-    if (int err = mpi::enqueue::enqueue_start(t, *q->stream)) return err;
-    q->started.push_back(t);
-  }
+  if (int err = mpi::enqueue::enqueue_start_all(q->pending, *q->stream)) return err;
+  q->started.insert(q->started.end(), q->pending.begin(), q->pending.end());
   q->pending.clear();
   return MPI_SUCCESS;
 }
@@ -169,9 +167,8 @@ int mpix_enqueue_start(MPIX_Queue queue) {
 int mpix_enqueue_wait(MPIX_Queue queue) {
   MPIX_Queue_s* q = nullptr;
   if (int err = lookup("MPIX_Enqueue_wait", queue, &q)) return err;
-  for (Transfer* t : q->started)
-    if (int err = mpi::enqueue::enqueue_wait(t, *q->stream, MPI_STATUS_IGNORE, /*release=*/true))
-      return err;
+  if (int err = mpi::enqueue::enqueue_wait_all(q->started, *q->stream, {}, /*release=*/true))
+    return err;
   q->started.clear();
   return MPI_SUCCESS;
 }

@@ -122,8 +122,8 @@ void plain_chain(Origin& o, int n, double* post, double* rtt) {
   std::memcpy(o.src.data(), &o.seq, sizeof o.seq);
   const double t0 = now_us();
   for (int i = 0; i < n; ++i)
-    check(o.rma.put(1, o.src.data() + i * kBlock, kBlock, o.target.addr + i * kBlock,
-                    o.target.key));
+    check(
+        o.rma.put(1, o.src.data() + i * kBlock, kBlock, o.target.addr + i * kBlock, o.target.key));
   const double t1 = now_us();
   check(o.rma.flush());
   check(o.rma.put(1, &o.seq, 8, o.target.addr + kSignalOffset, o.target.key));

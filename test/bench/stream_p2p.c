@@ -100,12 +100,14 @@ static double run_persistent(Exchange *x, int steps, int left, int right, MPIX_H
   MPIS_Queue queue;
   MPIS_Request r[4];
   MPIS_Queue_init(&queue, THREAD, &host);
-  MPIS_Recv_init(x->recv[0], (int)x->bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]);
+  MPIS_Recv_init(x->recv[0], (int)x->bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                 &r[0]);
   MPIS_Recv_init(x->recv[1], (int)x->bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL,
                  &r[1]);
   MPIS_Send_init(x->send[0], (int)x->bytes, MPI_BYTE, right, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
                  &r[2]);
-  MPIS_Send_init(x->send[1], (int)x->bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r[3]);
+  MPIS_Send_init(x->send[1], (int)x->bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD, MPI_INFO_NULL,
+                 &r[3]);
   MPIS_Matchall(4, r, MPI_STATUSES_IGNORE);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
@@ -182,9 +184,9 @@ int main(int argc, char **argv) {
     if (have_enqueue) {
       qsort(t_enq, (size_t)repeats, sizeof(double), cmp);
       qsort(t_per, (size_t)repeats, sizeof(double), cmp);
-      printf(" enqueue_us=%.2f ratio=%.2f persistent_us=%.2f pratio=%.2f",
-             t_enq[repeats / 2] * 1e6, t_enq[repeats / 2] / t_mpi[repeats / 2],
-             t_per[repeats / 2] * 1e6, t_per[repeats / 2] / t_mpi[repeats / 2]);
+      printf(" enqueue_us=%.2f ratio=%.2f persistent_us=%.2f pratio=%.2f", t_enq[repeats / 2] * 1e6,
+             t_enq[repeats / 2] / t_mpi[repeats / 2], t_per[repeats / 2] * 1e6,
+             t_per[repeats / 2] / t_mpi[repeats / 2]);
     }
     printf(" bad=%d\n", bad);
     fflush(stdout);

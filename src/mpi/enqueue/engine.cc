@@ -44,9 +44,9 @@ struct Transfer {
   MPI_Status status{};                 // of the last round (receive)
   Transfer* prev = nullptr;            // the list of live transfers
   Transfer* next = nullptr;
-  bool active = false;                 // on the active list
-  Transfer* active_prev = nullptr;     // the list progress walks: streams
-  Transfer* active_next = nullptr;     // reached a start whose round is open
+  bool active = false;              // on the active list
+  Transfer* active_prev = nullptr;  // the list progress walks: streams
+  Transfer* active_next = nullptr;  // reached a start whose round is open
 };
 
 namespace {
@@ -178,7 +178,7 @@ bool idle(const Transfer* t) {
 // Completion callbacks never release transfers, so the next link stays valid.
 int advance_all(void*) {
   int moved = 0;
-  for (Transfer* t = g_active, *next = nullptr; t != nullptr; t = next) {
+  for (Transfer *t = g_active, *next = nullptr; t != nullptr; t = next) {
     next = t->active_next;
     moved += advance(t);
     if (idle(t)) deactivate(t);
@@ -334,7 +334,8 @@ int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
   auto* op = new WaitOp{{}, release};
   op->items.reserve(ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i)
-    op->items.push_back({ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
+    op->items.push_back(
+        {ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
   const int err = stream.launch(wait_op, op);
   if (err != MPI_SUCCESS) delete op;
   return err;

@@ -269,7 +269,7 @@ int mpix_waitall_enqueue(int count, MPI_Request array_of_requests[],
     run_stream = stream;
     run.push_back(t);
     statuses.push_back(array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
-                                                               : &array_of_statuses[i]);
+                                                                : &array_of_statuses[i]);
   }
   return flush_run();
 }

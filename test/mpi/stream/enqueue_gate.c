@@ -36,7 +36,10 @@ static int untouched(const unsigned char *buf, size_t bytes)
     return 1;
 }
 
-static unsigned char pattern(int round, size_t i) { return (unsigned char)(round * 31 + i * 7 + 1); }
+static unsigned char pattern(int round, size_t i)
+{
+    return (unsigned char)(round * 31 + i * 7 + 1);
+}
 
 enum api { ENQUEUE, QUEUE, PERSISTENT, APIS };
 static const char *api_name[APIS] = {"MPIX_Irecv_enqueue", "MPIX_Enqueue_recv", "MPIS_Recv_init"};
@@ -50,8 +53,10 @@ static void watch_then_open(const unsigned char *buf, size_t bytes, int api)
         MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         usleep(5000);
     }
-    CHECK(untouched(buf, bytes), "%s, %zu bytes: the receive buffer was written before the "
-          "receiving stream reached the receive", api_name[api], bytes);
+    CHECK(untouched(buf, bytes),
+          "%s, %zu bytes: the receive buffer was written before the "
+          "receiving stream reached the receive",
+          api_name[api], bytes);
     __atomic_store_n(&g_open, 1, __ATOMIC_RELEASE);
 }
 
@@ -120,16 +125,20 @@ int main(int argc, char **argv)
                 switch (api) {
                 case ENQUEUE:
                     if (receiver)
-                        CHECK_SUCCESS(MPIX_Irecv_enqueue(buf, count, MPI_BYTE, peer, round, comm, &req));
+                        CHECK_SUCCESS(
+                            MPIX_Irecv_enqueue(buf, count, MPI_BYTE, peer, round, comm, &req));
                     else
-                        CHECK_SUCCESS(MPIX_Isend_enqueue(buf, count, MPI_BYTE, peer, round, comm, &req));
+                        CHECK_SUCCESS(
+                            MPIX_Isend_enqueue(buf, count, MPI_BYTE, peer, round, comm, &req));
                     CHECK_SUCCESS(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE));
                     break;
                 case QUEUE:
                     if (receiver)
-                        CHECK_SUCCESS(MPIX_Enqueue_recv(buf, count, MPI_BYTE, peer, round, queue, &req));
+                        CHECK_SUCCESS(
+                            MPIX_Enqueue_recv(buf, count, MPI_BYTE, peer, round, queue, &req));
                     else
-                        CHECK_SUCCESS(MPIX_Enqueue_send(buf, count, MPI_BYTE, peer, round, queue, &req));
+                        CHECK_SUCCESS(
+                            MPIX_Enqueue_send(buf, count, MPI_BYTE, peer, round, queue, &req));
                     CHECK_SUCCESS(MPIX_Enqueue_start(queue));
                     CHECK_SUCCESS(MPIX_Enqueue_wait(queue));
                     break;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include <mpi.h>
 
@@ -118,16 +119,27 @@ int Ucx::open(int rank, int size, bool verbose, Exchange exchange, void* arg, st
   return 0;
 }
 
+void Ucx::stop_progress_thread() {
+  if (!progress_thread_.joinable()) return;
+  stop_thread_ = true;
+  const uint64_t one = 1;
+  (void)!write(stop_fd_, &one, sizeof one);
+  progress_thread_.join();
+  ::close(stop_fd_);
+  stop_fd_ = -1;
+}
+
+void Ucx::abandon() {
+  if (!initialized_) return;
+  stop_progress_thread();
+  closing_ = true;
+  worker_.close(0);
+  initialized_ = false;
+}
+
 void Ucx::finalize() {
   if (!initialized_) return;
-  if (progress_thread_.joinable()) {
-    stop_thread_ = true;
-    const uint64_t one = 1;
-    (void)!write(stop_fd_, &one, sizeof one);
-    progress_thread_.join();
-    ::close(stop_fd_);
-    stop_fd_ = -1;
-  }
+  stop_progress_thread();
   std::lock_guard<std::mutex> guard(lock_);
   closing_ = true;
   say_goodbye();
@@ -403,6 +415,11 @@ void Ucx::on_endpoint_failure(void* owner, int peer, ucs_status_t status) {
   // A peer that said goodbye closes its side: not a failure; nor is
   // anything once this rank closes.
   if (self->bye_[peer] || self->closing_) return;
+  // The launcher sees a process of its node die at once and names it when
+  // it ends the job; a moment's grace keeps this rank's report of the
+  // broken connection from racing ahead of that (the peer's own exit code
+  // is the cause the user needs). A peer on a lost node is reported after it.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   self->fatal("the connection to rank " + std::to_string(peer) + " failed (" + status_text(status) +
               "): that process died or its node is unreachable");
 }

@@ -90,7 +90,10 @@ class Ucx final {
   Ucx() = default;
   Ucx(const Ucx&) = delete;
   Ucx& operator=(const Ucx&) = delete;
-  ~Ucx() { finalize(); }
+  // Still open here means the process is exiting without MPI_Finalize
+  // (exit() in a rank, a static destructor): no goodbyes, since the peers
+  // may be blocked in MPI and never answer; the launcher ends the job.
+  ~Ucx() { abandon(); }
 
   // Opens UCX and learns the peers' addresses. `addresses[peer]` is the
   // worker address of each network peer (empty for the others), filled by
@@ -107,6 +110,8 @@ class Ucx final {
   // peers; addresses through PMI. An MPI error code.
   [[nodiscard]] int init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi);
   void finalize();
+  // Stops the progress thread and closes the worker by force, telling no peer.
+  void abandon();
   netmod::Capabilities capabilities() const;
   netmod::Stats stats() const;
   std::string description() const;
@@ -203,6 +208,7 @@ class Ucx final {
   [[noreturn]] void fatal(const std::string& message);
   void note_polled() { polls_.fetch_add(1, std::memory_order_relaxed); }
   void progress_thread_main(int stay_off_us);
+  void stop_progress_thread();
   void say_goodbye();
 
   bool initialized_ = false;

@@ -169,16 +169,21 @@ static void backlogged_sends(int rank)
 {
     MPI_T_pvar_handle backlogged = alloc("device_backlogged_sends", MPI_T_PVAR_CLASS_COUNTER);
     MPI_T_pvar_handle full = alloc("shm_ring_full", MPI_T_PVAR_CLASS_COUNTER);
-    /* Only a build with the ofi network module has its credit counter. */
-    MPI_T_pvar_handle credits = MPI_T_PVAR_HANDLE_NULL;
-    int credits_index, count;
-    if (MPI_T_pvar_get_index("ofi_credit_waits", MPI_T_PVAR_CLASS_COUNTER, &credits_index) ==
-        MPI_SUCCESS)
-        MPI_T_pvar_handle_alloc(session, credits_index, NULL, &credits, &count);
+    /* The network modules' credit counters (with STMPI_DEVICE_NOLOCAL=yes
+     * the flood goes through whichever module runs). */
+    const char *credit_names[2] = {"ofi_credit_waits", "ucx_credit_waits"};
+    MPI_T_pvar_handle credits[2] = {MPI_T_PVAR_HANDLE_NULL, MPI_T_PVAR_HANDLE_NULL};
+    for (int m = 0; m < 2; m++) {
+        int credits_index, count;
+        if (MPI_T_pvar_get_index(credit_names[m], MPI_T_PVAR_CLASS_COUNTER, &credits_index) ==
+            MPI_SUCCESS)
+            MPI_T_pvar_handle_alloc(session, credits_index, NULL, &credits[m], &count);
+    }
     MPI_T_pvar_start(session, backlogged);
     MPI_T_pvar_start(session, full);
-    if (credits != MPI_T_PVAR_HANDLE_NULL)
-        MPI_T_pvar_start(session, credits);
+    for (int m = 0; m < 2; m++)
+        if (credits[m] != MPI_T_PVAR_HANDLE_NULL)
+            MPI_T_pvar_start(session, credits[m]);
     MPI_Barrier(MPI_COMM_WORLD);
     int data[NFLOOD];
     if (rank == 1) {
@@ -188,7 +193,10 @@ static void backlogged_sends(int rank)
             MPI_Isend(&data[i], 1, MPI_INT, 0, 12, MPI_COMM_WORLD, &reqs[i]);
         }
         CHECK(read_pvar(backlogged) > 0, "no backlogged send of %d", NFLOOD);
-        unsigned long long waits = credits != MPI_T_PVAR_HANDLE_NULL ? read_pvar(credits) : 0;
+        unsigned long long waits = 0;
+        for (int m = 0; m < 2; m++)
+            if (credits[m] != MPI_T_PVAR_HANDLE_NULL)
+                waits += read_pvar(credits[m]);
         CHECK(read_pvar(full) + waits > 0, "neither a full ring nor a credit wait");
         MPI_Waitall(NFLOOD, reqs, MPI_STATUSES_IGNORE);
     } else if (rank == 0) {

@@ -42,20 +42,17 @@ struct Transfer {
   std::atomic<uint64_t> completed{0};  // rounds complete
   int error = MPI_SUCCESS;             // of the last round
   MPI_Status status{};                 // of the last round (receive)
-  Transfer* prev = nullptr;            // the list of live transfers
-  Transfer* next = nullptr;
-  bool active = false;              // on the active list
-  Transfer* active_prev = nullptr;  // the list progress walks: streams
-  Transfer* active_next = nullptr;  // reached a start whose round is open
+  bool active = false;                 // on the active list
+  Transfer* active_prev = nullptr;     // the list progress walks: streams
+  Transfer* active_next = nullptr;     // reached a start whose round is open
 };
 
 namespace {
 
-Transfer* g_live = nullptr;
-// Only transfers a stream has started and whose round is still open are
-// advanced by progress: a CPU that enqueued a thousand steps ahead has
-// thousands of live transfers, and walking them all on every progress call
-// made each step cost time in proportion to the steps still queued.
+// Progress advances only the transfers a stream has started and whose
+// round is still open: a CPU that enqueued a thousand steps ahead has
+// thousands of transfers, and walking them all on every progress call would
+// make each step cost time in proportion to the steps still queued.
 Transfer* g_active = nullptr;
 int g_hook = -1;
 uint32_t g_next_id = 0;
@@ -195,9 +192,6 @@ Transfer* make(const TransferArgs& args, Comm& comm, bool is_send) {
   datatype_retain(args.type);
   g_next_id = (g_next_id + 1) & kIdMask;
   t->id = g_next_id;
-  t->next = g_live;
-  if (g_live != nullptr) g_live->prev = t;
-  g_live = t;
   if (g_hook < 0) g_hook = dev::add_progress_hook(advance_all, nullptr);
   return t;
 }
@@ -352,9 +346,6 @@ void release(Transfer* t) {
   cancel_pending(&t->envelope_req);
   cancel_pending(&t->data_req);
   deactivate(t);
-  if (t->prev != nullptr) t->prev->next = t->next;
-  else g_live = t->next;
-  if (t->next != nullptr) t->next->prev = t->prev;
   datatype_release(t->args.type);
   comm_release(t->comm);
   delete t;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mtest.h"
+#include "stream_comm.h"
 
 #define ITERS 200
 
@@ -69,15 +70,8 @@ int main(int argc, char **argv)
 
     MPIX_Host_stream host;
     CHECK_SUCCESS(MPIX_Host_stream_create(&host));
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "type", "MPIX_Host_stream");
-    CHECK_SUCCESS(MPIX_Info_set_hex(info, "value", &host, sizeof host));
     MPIX_Stream stream;
-    CHECK_SUCCESS(MPIX_Stream_create(info, &stream));
-    MPI_Info_free(&info);
-    MPI_Comm comm;
-    CHECK_SUCCESS(MPIX_Stream_comm_create(MPI_COMM_WORLD, stream, &comm));
+    MPI_Comm comm = host_stream_comm(host, &stream);
 
     int *slot;
     MPI_Win win;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mtest.h"
+#include "stream_comm.h"
 
 #define STEPS 1000
 #define N 64
@@ -44,19 +45,6 @@ static void check(void *arg)
 
 static void next_step(void *arg) { ((Step *)arg)->step++; }
 
-static MPI_Comm stream_comm(MPIX_Host_stream host, MPIX_Stream *stream)
-{
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "type", "MPIX_Host_stream");
-    CHECK_SUCCESS(MPIX_Info_set_hex(info, "value", &host, sizeof host));
-    CHECK_SUCCESS(MPIX_Stream_create(info, stream));
-    MPI_Info_free(&info);
-    MPI_Comm comm;
-    CHECK_SUCCESS(MPIX_Stream_comm_create(MPI_COMM_WORLD, *stream, &comm));
-    return comm;
-}
-
 int main(int argc, char **argv)
 {
     mtest_init(&argc, &argv);
@@ -66,7 +54,7 @@ int main(int argc, char **argv)
     MPIX_Host_stream host;
     CHECK_SUCCESS(MPIX_Host_stream_create(&host));
     MPIX_Stream stream;
-    MPI_Comm comm = stream_comm(host, &stream);
+    MPI_Comm comm = host_stream_comm(host, &stream);
     MPIX_Stream got;
     CHECK_SUCCESS(MPIX_Comm_get_stream(comm, 0, &got));
     CHECK(got == stream, "MPIX_Comm_get_stream gave 0x%x", (unsigned)got);

@@ -5,9 +5,9 @@ EXTRA_DIST += test/bench/rma_lat.c test/bench/rma_lock.c test/bench/rma_overlap.
 EXTRA_DIST += test/bench/coll_bench.c test/bench/coll_overlap.c test/bench/coll_run.sh
 # io_ior.sh: IOR (MPIIO) against Debian's MPICH, and io_overlap.c (nonblocking I/O overlap);
 # io_sieve.sh: io_sieve.c (data sieving against one call per piece); io_lockcost.c (plain
-# writes' shared range lock)
+# writes' shared range lock); io_direct.sh: io_collwrite.c swept for STMPI_IO_DIRECT_MIN_BYTES
 EXTRA_DIST += test/bench/io_ior.sh test/bench/io_overlap.c test/bench/io_sieve.sh \
-	test/bench/io_sieve.c test/bench/io_lockcost.c test/bench/io_collwrite.c
+	test/bench/io_sieve.c test/bench/io_lockcost.c test/bench/io_collwrite.c test/bench/io_direct.sh
 # spmm_run.sh: examples/spmm's variants against SUMMA and against the peer MPIs
 EXTRA_DIST += test/bench/spmm_run.sh
 # faces: the Faces benchmark (faces_run.sh, faces_nodes.sh and st_run.sh build it with gcc or

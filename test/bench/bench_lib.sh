@@ -41,6 +41,7 @@ net_hosts=""
 net_launcher=""
 net_subnet=""
 net_exit_grace=${STMPI_BENCH_EXIT_GRACE:-15}
+net_done_re='^# [a-z_]*: done'  # the line that says a program printed its results
 net_launch() {
   local impl=$1 np=$2 limit=$3 h1 h2 a b cmd=()
   shift 3
@@ -58,15 +59,15 @@ net_launch() {
            --bind-to none --mca pml ob1 --mca btl tcp,self,vader --mca btl_tcp_if_include "$net_subnet"
            --mca oob_tcp_if_include "$net_subnet" --mca osc pt2pt -n "$np") ;;
   esac
-  # A run that printed its "# BENCH: done" line and still has not exited $net_exit_grace
-  # seconds later (MPICH over UCX's TCP transport can spin in MPI_Finalize) is stopped; its
-  # results count, and the note in its stderr says so.
+  # A run that printed its "# BENCH: done" line (or whatever $net_done_re matches) and
+  # still has not exited $net_exit_grace seconds later (MPICH over UCX's TCP transport can
+  # spin in MPI_Finalize) is stopped; its results count, and the note in its stderr says so.
   local out pid seen="" me=$BASHPID
   out=$(readlink "/proc/$me/fd/1")   # the caller's output file
   timeout -k 5 "$limit" "${cmd[@]}" "$@" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    if [[ -z "$seen" && -f "$out" ]] && grep -q '^# [a-z_]*: done' "$out"; then seen=$SECONDS; fi
+    if [[ -z "$seen" && -f "$out" ]] && grep -Eq "$net_done_re" "$out"; then seen=$SECONDS; fi
     if [[ -n "$seen" ]] && ((SECONDS - seen >= net_exit_grace)); then
       echo "net_launch: printed its results but did not exit within ${net_exit_grace}s (hung in MPI_Finalize); stopped" >&2
       kill -TERM "$pid" 2>/dev/null
@@ -76,6 +77,21 @@ net_launch() {
     sleep 1
   done
   wait "$pid"
+}
+
+# Brings up 2 nodes (maint/netns.sh; root only) for net_launch: sets net_hosts, net_launcher,
+# net_subnet and net_up_text (what netns.sh said); the nodes go at exit. Prefix: $1 unless
+# STMPI_NETNS_PREFIX is set. Returns 1, with netns.sh's message in net_up_text, on failure.
+net_up() {
+  local tree
+  tree=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  export STMPI_NETNS_PREFIX=${STMPI_NETNS_PREFIX:-$1}
+  net_up_text=$("$tree/maint/netns.sh" up 2 2>&1) || return 1
+  # shellcheck disable=SC2064  # the tree is known now
+  trap "'$tree/maint/netns.sh' down >/dev/null 2>&1" EXIT
+  net_hosts=$("$tree/maint/netns.sh" hosts)
+  net_launcher=$tree/maint/netns-launch
+  net_subnet=$(cat "/run/stmpi-netns/$STMPI_NETNS_PREFIX/subnet").0/24
 }
 
 # Parses --hosts/--launcher-exec/--subnet for the drivers; returns 1 for other options.

@@ -4,7 +4,12 @@
  * iterations. With STMPI_IO_TIMERS=yes STMPI prints per process where the time went
  * (exchange, file system, locks) at MPI_Finalize.
  *
+ * With -c automatic and -k 1 every rank writes one disjoint block, so STMPI chooses between
+ * aggregation and each rank writing its own block by STMPI_IO_DIRECT_MIN_BYTES (the sweep in
+ * test/bench/io_direct.sh).
+ *
  * usage: io_collwrite [-b block bytes] [-k blocks per rank] [-i iters] [-f path]
+ *                    [-c romio_cb_write value, default enable]
  * output: "iocoll write block B blocks K ranks N us T MBps M", then "# io_collwrite: done" */
 #include <mpi.h>
 #include <stdio.h>
@@ -24,6 +29,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long b = 4096, k = 1024;
   int iters = 5;
+  const char *cb = "enable";
   char path[1024];
   snprintf(path, sizeof path, "%s/stmpi-io-collw.%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
            (int)getpid());
@@ -31,6 +37,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "-b") && i + 1 < argc) b = strtol(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "-k") && i + 1 < argc) k = strtol(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "-i") && i + 1 < argc) iters = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-c") && i + 1 < argc) cb = argv[++i];
     else if (!strcmp(argv[i], "-f") && i + 1 < argc) snprintf(path, sizeof path, "%s", argv[++i]);
   }
   if (iters < 1 || iters > 101) iters = 5;
@@ -39,7 +46,7 @@ int main(int argc, char **argv) {
   memset(buf, rank + 1, b * k);
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "romio_cb_write", "enable");
+  MPI_Info_set(info, "romio_cb_write", cb);
   MPI_File fh;
   MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
   MPI_Datatype block, cycle;

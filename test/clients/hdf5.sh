@@ -8,9 +8,7 @@
 # reference the program wrote. Four datasets: contiguous and chunked layouts, collective and
 # independent transfers.
 #
-# With --testpar DIR (an HDF5 source tree or git repository), it also builds HDF5 from it
-# with our mpicc (--enable-parallel) and runs HDF5's own parallel tests (testpar: t_pflush1,
-# testphdf5, t_cache, t_mpi, ... whatever `make check` runs there) under our mpiexec.
+# HDF5's own parallel tests (testpar) are test/clients/hdf5_testpar.sh.
 #
 # Usage: test/clients/hdf5.sh [options]
 #   --prefix DIR     STMPI installation (lib/ and bin/mpiexec; default <source>/_inst)
@@ -18,7 +16,6 @@
 #   --mpiexec PATH   our launcher (default PREFIX/bin/mpiexec)
 #   --ranks LIST     rank counts (default 1,2,4)
 #   --workdir DIR    build, files and logs (default: a new directory under ${TMPDIR:-/tmp})
-#   --testpar DIR    also build HDF5 from DIR with our mpicc and run its testpar suite
 #   -h, --help
 # Environment: STMPI_CLIENT_TIMEOUT (seconds per run, default 120).
 # Prints PASS/FAIL per rank count and ends with "hdf5 tests: N passed, M failed". Exit status
@@ -32,7 +29,6 @@ libdir=""
 mpiexec=""
 ranks=1,2,4
 workdir=""
-testpar=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) prefix=${2:?}; shift ;;
@@ -40,7 +36,6 @@ while [[ $# -gt 0 ]]; do
     --mpiexec) mpiexec=${2:?}; shift ;;
     --ranks) ranks=${2:?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
-    --testpar) testpar=${2:?}; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "hdf5.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -124,29 +119,4 @@ for np in "${rank_list[@]}"; do
   fi
 done
 
-if [[ -n "$testpar" ]]; then
-  # HDF5's own parallel tests, HDF5 built from source with our mpicc.
-  [[ -x "$prefix/bin/mpicc" ]] || { fail "testpar" "no $prefix/bin/mpicc"; finish; }
-  src=$workdir/hdf5-src
-  rm -rf "$src"
-  if git -C "$testpar" rev-parse --git-dir >/dev/null 2>&1; then
-    mkdir -p "$src" && git -C "$testpar" archive HEAD | tar x -C "$src"
-  else
-    cp -a "$testpar" "$src"
-  fi
-  [[ -x "$src/configure" ]] || (cd "$src" && ./autogen.sh) >"$workdir/testpar-autogen.log" 2>&1
-  if ! (cd "$src" && CC="$prefix/bin/mpicc" ./configure --enable-parallel --disable-fortran \
-        --disable-cxx RUNPARALLEL="$prefix/bin/mpiexec -n \$\${NPROCS:=4}" \
-        && make -j2 && make -C testpar -j2) >"$workdir/testpar-build.log" 2>&1; then
-    tail -20 "$workdir/testpar-build.log"
-    fail "testpar" "building HDF5 with our mpicc failed (log: $workdir/testpar-build.log)"
-    finish
-  fi
-  if (cd "$src/testpar" && timeout -k 10 3600 make check) >"$workdir/testpar.log" 2>&1; then
-    passed=$((passed + 1)); echo "PASS: HDF5 testpar ($(grep -c 'PASSED' "$workdir/testpar.log") lines PASSED)"
-  else
-    fail "HDF5 testpar" "make check failed; log: $workdir/testpar.log"
-    grep -E 'FAIL|Error' "$workdir/testpar.log" | head -10 | sed 's/^/    | /'
-  fi
-fi
 finish

@@ -265,20 +265,19 @@ int agree_on_errors(File& file, int err, const char* what) {
 }
 
 // Whether this call aggregates; every process reaches the same answer.
+// Automatic: through aggregators when some process's pieces are short (a
+// mean under direct_min_bytes()), each process on its own otherwise, even
+// where the ranges interleave: moving large pieces to an aggregator costs a
+// copy (a network transfer between nodes) and saves no file-system call.
+// Overlapping writes need no aggregator for their meaning: without atomic
+// mode their result is undefined, in atomic mode write_at locks its range.
 bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs) {
   if (mode == Switch::kEnable) return true;
   if (nprocs == 1) return false;
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  for (int i = 0; i < nprocs; ++i) {
-    const int64_t lo = ranges[2 * static_cast<std::size_t>(i)];
-    const int64_t hi = ranges[2 * static_cast<std::size_t>(i) + 1];
-    if (lo == kNoAccess) continue;
-    if (hi - lo < direct_min_bytes()) return true;
-    spans.emplace_back(lo, hi);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(nprocs); ++i) {
+    const int64_t* words = &ranges[kRangeWords * i];
+    if (words[0] != kNoAccess && words[2] < direct_min_bytes()) return true;
   }
-  std::sort(spans.begin(), spans.end());
-  for (std::size_t i = 1; i < spans.size(); ++i)
-    if (spans[i].first < spans[i - 1].second) return true;  // interleaved
   return false;
 }
 
@@ -286,7 +285,7 @@ bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs) {
 bool make_plan(File& file, const std::vector<int64_t>& ranges, Plan* plan) {
   plan->gmin = kNoAccess;
   plan->gmax = 0;
-  for (std::size_t i = 0; i < ranges.size(); i += 2) {
+  for (std::size_t i = 0; i < ranges.size(); i += kRangeWords) {
     if (ranges[i] == kNoAccess) continue;
     plan->gmin = std::min<MPI_Offset>(plan->gmin, ranges[i]);
     plan->gmax = std::max<MPI_Offset>(plan->gmax, ranges[i + 1]);
@@ -358,12 +357,13 @@ int check_offset(MPI_Offset offset, const char* function) {
                     static_cast<long long>(offset));
 }
 
-// The allgather of every process's [lo, hi).
+// The allgather of every process's [lo, hi) and mean piece (kRangeWords).
 int gather_ranges(File& file, const Access& acc, std::vector<int64_t>* ranges) {
   Timed timed(TimeKind::kExchange);
-  const int64_t mine[2] = {acc.lo, acc.hi};
-  ranges->assign(2 * static_cast<std::size_t>(file.comm().size), 0);
-  return coll::allgather(mine, 2, &int64_type(), ranges->data(), 2, int64_type(), file.comm());
+  const int64_t mine[kRangeWords] = {acc.lo, acc.hi, acc.mean_piece()};
+  ranges->assign(kRangeWords * static_cast<std::size_t>(file.comm().size), 0);
+  return coll::allgather(mine, kRangeWords, &int64_type(), ranges->data(), kRangeWords,
+                         int64_type(), file.comm());
 }
 
 // Stream bytes that lie before the end of the file (runs are in file order).

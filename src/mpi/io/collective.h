@@ -5,10 +5,10 @@
 // How a call runs (collective.cc explains the steps):
 //   - romio_cb_read / romio_cb_write = disable: each process reads or writes
 //     its own data through the independent path (read_at / write_at);
-//   - automatic: the processes exchange the file range each one touches;
-//     when the ranges are pairwise disjoint and each one is at least
-//     direct_min_bytes() long, each process accesses its data directly,
-//     otherwise (interleaved accesses) the data goes through aggregators;
+//   - automatic: the processes exchange the file range each one touches
+//     and the mean length of its pieces; when every mean is at least
+//     direct_min_bytes(), each process accesses its own data directly
+//     (interleaved or not), otherwise the data goes through aggregators;
 //   - enable: always through aggregators.
 // Aggregators: the lowest rank of each node (the peer table), or cb_nodes
 // ranks spread over the nodes. The accessed range is cut into one file
@@ -26,9 +26,9 @@ namespace stmpi::mpi::io {
 
 class File;
 
-// Disjoint accesses of at least this many bytes per process are not
-// aggregated under romio_cb_* = automatic: the runtime parameter
-// STMPI_IO_DIRECT_MIN_BYTES (16 KiB by default; collective.cc says why),
+// Accesses whose pieces are on average at least this long on every process
+// are not aggregated under romio_cb_* = automatic: the runtime parameter
+// STMPI_IO_DIRECT_MIN_BYTES (1 KiB by default; settings.cc says why),
 // read at each collective call and the same on every process.
 MPI_Count direct_min_bytes();
 

@@ -70,7 +70,7 @@ struct Op {
   std::atomic<int> parts{1};
   Access acc;
   std::vector<char> stream;  // write: packed data; read: what came back
-  int64_t mine[2] = {kNoAccess, 0};
+  int64_t mine[kRangeWords] = {kNoAccess, 0, 0};
   std::vector<int64_t> ranges;
   bool aggregated = false;
   Plan plan;
@@ -299,7 +299,8 @@ int round_start(Schedule& s, const OpPtr& op) {
 int decide(Schedule& s, const OpPtr& op) {
   Op& o = *op;
   bool anyone = false;
-  for (std::size_t i = 0; i < o.ranges.size(); i += 2) anyone = anyone || o.ranges[i] != kNoAccess;
+  for (std::size_t i = 0; i < o.ranges.size(); i += kRangeWords)
+    anyone = anyone || o.ranges[i] != kNoAccess;
   if (!anyone) return finish(s, op);  // every access went direct (or moves nothing)
   const Switch mode = o.write ? o.file->hints().cb_write : o.file->hints().cb_read;
   o.aggregated = mode != Switch::kDisable && aggregate(mode, o.ranges, o.n);
@@ -370,7 +371,8 @@ int start_nonblocking_collective(File& file, bool write, MPI_Offset offset, void
   if (o.err != MPI_SUCCESS) o.acc = Access{};
   o.mine[0] = o.acc.lo;
   o.mine[1] = o.acc.hi;
-  o.ranges.assign(2 * static_cast<std::size_t>(o.n), 0);
+  o.mine[2] = o.acc.mean_piece();
+  o.ranges.assign(kRangeWords * static_cast<std::size_t>(o.n), 0);
 
   // The program's request: completed by finish().
   Request* user = request_create(Request::Kind::kDone);

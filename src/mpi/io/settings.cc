@@ -25,22 +25,24 @@ struct Settings {
 } g_settings;
 
 // The defaults come from test/bench/io_sieve.c and io_ior.sh runs on a
-// local file system (test/bench/RESULTS.md). The direct path: each process
-// writing its own disjoint range was faster than aggregation at every size
-// measured, because the aggregator serializes the writes of its node and
-// adds an exchange; the default is the smallest size measured. A parallel
-// file system, where aggregation aligned to stripes pays, wants a larger
-// value. Sieving: see sieve_max_hole's description and RESULTS.md.
+// local file system (test/bench/RESULTS.md). The direct path
+// (test/bench/io_direct.sh, interleaved blocks of 256 B to 1 MiB): each
+// process writing its own pieces beat aggregation from 4 KiB pieces on one
+// node and at every size across nodes, and tied at 1 KiB on one node,
+// because the aggregator serializes the writes of its node and adds an
+// exchange (a network transfer between nodes); the default is that tie. A
+// parallel file system, where aggregation aligned to stripes pays, wants a
+// larger value. Sieving: see sieve_max_hole's description and RESULTS.md.
 const util::Param kParams[] = {
     {.name = "direct_min_bytes",
      .type = util::Param::Type::kSize,
      .field = &g_settings.direct_min_bytes,
-     .default_value = "16K",
-     .description = "collective I/O with romio_cb_read / romio_cb_write = automatic: when the "
-                    "processes' file ranges are pairwise disjoint and each is at least this many "
-                    "bytes long, each process reads or writes its own data directly instead of "
-                    "through aggregators (0: every disjoint access goes direct); must be the same "
-                    "on every process"},
+     .default_value = "1K",
+     .description = "collective I/O with romio_cb_read / romio_cb_write = automatic: when every "
+                    "process's file pieces are on average at least this many bytes long, each "
+                    "process reads or writes its own data directly instead of through "
+                    "aggregators, interleaved or not (0: always direct); must be the same on "
+                    "every process"},
     {.name = "sieve_max_hole",
      .type = util::Param::Type::kSize,
      .field = &g_settings.sieve_max_hole,

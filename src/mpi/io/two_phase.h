@@ -41,6 +41,11 @@ struct Access {
   MPI_Offset lo = kNoAccess;  // first file byte touched
   MPI_Offset hi = 0;          // one past the last
 
+  // The mean length of the file runs (0 without access).
+  int64_t mean_piece() const {
+    return runs.empty() ? 0 : static_cast<int64_t>(bytes / static_cast<MPI_Count>(runs.size()));
+  }
+
   void map(const File& file, MPI_Offset offset, MPI_Count nbytes) {
     // A filetype without data (size 0) gives no access at all.
     bytes = file.view().flat != nullptr ? nbytes : 0;
@@ -135,6 +140,10 @@ void build_requests(const Access& acc, const Plan& plan, MPI_Count r, const char
 // I/O thread may run it.
 int write_window(File& file, const std::vector<Incoming>& in);
 int read_window(File& file, const std::vector<Incoming>& in, Messages& answers);
+// What every process tells the others before a collective access, as
+// kRangeWords int64 values: its file range [lo, hi) (lo = kNoAccess without
+// access) and the mean length of its pieces.
+constexpr std::size_t kRangeWords = 3;
 // Whether this call aggregates (the same answer on every process), and the
 // plan from the allgathered ranges (false when nobody accesses anything).
 bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs);

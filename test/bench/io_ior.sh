@@ -25,6 +25,7 @@
 #   --hints K=V,...    MPI-IO hints for both (IOR_HINT__MPI__K=V)
 #   --workdir DIR      binaries and raw outputs (default: a new directory); kept
 #   --nodes            across 2 network namespaces instead of one node
+#   --cells REGEX      only the cells whose name (e.g. contig-ind-4m) matches (and no io_overlap)
 #   --quick            1 repeat, 1 iteration, 16m blocks
 #   -h, --help
 # Environment: STMPI_BENCH_TIMEOUT (seconds per run, default 300).
@@ -43,6 +44,7 @@ dir=${TMPDIR:-/tmp}
 hints=""
 workdir=""
 nodes=0
+only=""
 orig_args="$*"
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "io_ior.sh: $*" >&2; exit 2; }
@@ -58,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --hints) hints=${2:?}; shift ;;
     --workdir) workdir=${2:?}; shift ;;
     --nodes) nodes=1 ;;
+    --cells) only=${2:?}; shift ;;
     --quick) repeats=1; iters=1; block=16m ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option '$1'" ;;
@@ -161,6 +164,7 @@ impls=(stmpi mpich)
 for ((rep = 1; rep <= repeats; rep++)); do
   for c in "${cells[@]}"; do
     read -r name t rest <<<"$c"
+    [[ -n "$only" && ! "$name-$t" =~ $only ]] && continue
     read -r -a args <<<"$rest"
     for ((k = 0; k < 2; k++)); do
       impl=${impls[$(((k + rep - 1) % 2))]}
@@ -176,6 +180,7 @@ for ((rep = 1; rep <= repeats; rep++)); do
     done
   done
   for impl in "${impls[@]}"; do
+    [[ -n "$only" ]] && break
     out="$workdir/out/overlap.$impl.$rep"
     launch "$impl" "$workdir/io_overlap" -b "$block_b" -i "$iters" -f "$dir/stmpi-io-overlap.$$" \
       >"$out.out" 2>"$out.err" </dev/null

@@ -21,13 +21,13 @@
 
 namespace stmpi::dev::ucx {
 
-// `auto` prefers ofi (which answers 10) where both modules are built:
-// UCX's bare active message is faster than tcp;ofi_rxm's fi_send on this
-// project's test bed, but the MPI-level comparison (test/bench/RESULTS.md,
-// the UCX entry) was measured only under heavy load and the whole suite
-// has not yet run on UCX with STMPI_DEVICE_NOLOCAL=yes. STMPI_NETMOD=ucx
-// selects it.
-constexpr int kAutoScore = 5;
+// `auto` prefers UCX over ofi (which answers 10) where both are built and
+// UCX can run: between two namespaces on a quiet machine, in back-to-back
+// runs of test/bench/net_run.sh against the same MPICH, UCX's 8 B latency
+// was a quarter of ofi's (tcp;ofi_rxm) and its one-sided epochs up to four
+// times shorter; ofi kept better truly passive overlap and lock fairness
+// (test/bench/RESULTS.md, "d29-netmod-quiet"). STMPI_NETMOD=ofi selects it.
+constexpr int kAutoScore = 20;
 
 int Ucx::probe(int, std::span<const PeerInfo>, netmod::Probe* out) {
   out->usable = true;
@@ -428,21 +428,29 @@ void Ucx::on_endpoint_failure(void* owner, int peer, ucs_status_t status) {
 // off the worker and looks again after `stay_off_us`; once nothing has
 // polled for that long it progresses the worker itself, arms the event
 // descriptor and sleeps on it until the network brings work (or the stop
-// descriptor fires).
+// descriptor fires). After a wake-up it serves the work and, if the rank
+// still has not polled, arms and sleeps again at once: a target that
+// computes outside MPI answers each step of another rank's epoch (lock,
+// put, unlock, each a round trip over TCP) within one wake-up, not one
+// wake-up plus `stay_off_us`.
 void Ucx::progress_thread_main(int stay_off_us) {
   if (int nice = settings().progress_thread_nice; nice != 0)
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice);
   uint64_t seen = polls_.load(std::memory_order_relaxed);
   const int stay_off_ms = std::max(1, stay_off_us / 1000);
+  bool rank_idle = false;  // the rank has not polled since the thread last looked
   while (!stop_thread_.load(std::memory_order_relaxed)) {
-    pollfd stop{stop_fd_, POLLIN, 0};
-    if (stay_off_us < 1000) usleep(static_cast<useconds_t>(stay_off_us));
-    else (void)::poll(&stop, 1, stay_off_ms);
-    const uint64_t now = polls_.load(std::memory_order_relaxed);
-    if (now != seen) {
-      seen = now;
-      continue;
+    if (!rank_idle) {
+      pollfd stop{stop_fd_, POLLIN, 0};
+      if (stay_off_us < 1000) usleep(static_cast<useconds_t>(stay_off_us));
+      else (void)::poll(&stop, 1, stay_off_ms);
+      const uint64_t now = polls_.load(std::memory_order_relaxed);
+      if (now != seen) {
+        seen = now;
+        continue;
+      }
     }
+    rank_idle = false;
     // Nobody polled for a while: drive the worker until it is armed.
     bool armed = false;
     {
@@ -459,6 +467,7 @@ void Ucx::progress_thread_main(int stay_off_us) {
     }
     if (!armed) continue;
     thread_blocks_.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t before = polls_.load(std::memory_order_relaxed);
     pollfd fds[2] = {{efd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
     // Sleep until the network or the stop descriptor wakes us; a rank that
     // starts polling meanwhile takes over at the next look.
@@ -466,11 +475,13 @@ void Ucx::progress_thread_main(int stay_off_us) {
       thread_wakeups_.fetch_add(1, std::memory_order_relaxed);
     seen = polls_.load(std::memory_order_relaxed);
     // Woken by the network: progress at once, whether or not the rank
-    // polls (it may be computing), unless it polled since we slept.
-    if (seen == now) {
+    // polls (it may be computing), unless it polled since we slept; then
+    // straight back to sleep on the descriptor while it stays idle.
+    if (seen == before) {
       std::lock_guard<std::mutex> guard(lock_);
       progress_locked();
       thread_polls_.fetch_add(1, std::memory_order_relaxed);
+      rank_idle = true;
     }
   }
 }

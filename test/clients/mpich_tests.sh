@@ -74,7 +74,7 @@ else
   mpiexec=$prefix/bin/mpiexec
 fi
 workdir=${workdir:-$(mktemp -d "${TMPDIR:-/tmp}/stmpi-mpich-tests.XXXXXX")}
-mkdir -p "$workdir"
+mkdir -p "$workdir/run" && workdir=$(cd "$workdir" && pwd)
 tree=$workdir/mpich
 if [ ! -d "$tree/test/mpi" ]; then
   mkdir -p "$tree"
@@ -283,7 +283,9 @@ for dir in "${dirs[@]}"; do
       failed=$((failed + 1)); failures+=("$label (build)"); echo "FAIL: $label: did not build; $log"; continue
     fi
     status=0
-    timeout -k 5 "$limit" "$mpiexec" -n "$np" "$exe" "${args[@]}" < /dev/null > "$log" 2>&1 || status=$?
+    # In the work folder: the programs create files (testfile, test.txt, ...) where they run.
+    (cd "$workdir/run" && timeout -k 5 "$limit" "$mpiexec" -n "$np" "$exe" "${args[@]}") \
+      < /dev/null > "$log" 2>&1 || status=$?
     # TestStatus and TestErrFatal entries pass when the program fails (an exit status it chose,
     # or an error that must abort); the others when it exits 0 and prints "No Errors".
     case $result in

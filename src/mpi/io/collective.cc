@@ -360,9 +360,9 @@ int check_offset(MPI_Offset offset, const char* function) {
 // The allgather of every process's [lo, hi) and mean piece (kRangeWords).
 int gather_ranges(File& file, const Access& acc, std::vector<int64_t>* ranges) {
   Timed timed(TimeKind::kExchange);
-  const int64_t mine[kRangeWords] = {acc.lo, acc.hi, acc.mean_piece()};
+  const RangeWords mine = acc.range_words();
   ranges->assign(kRangeWords * static_cast<std::size_t>(file.comm().size), 0);
-  return coll::allgather(mine, kRangeWords, &int64_type(), ranges->data(), kRangeWords,
+  return coll::allgather(mine.data(), kRangeWords, &int64_type(), ranges->data(), kRangeWords,
                          int64_type(), file.comm());
 }
 

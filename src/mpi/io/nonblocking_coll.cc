@@ -70,7 +70,7 @@ struct Op {
   std::atomic<int> parts{1};
   Access acc;
   std::vector<char> stream;  // write: packed data; read: what came back
-  int64_t mine[kRangeWords] = {kNoAccess, 0, 0};
+  RangeWords mine{kNoAccess, 0, 0};
   std::vector<int64_t> ranges;
   bool aggregated = false;
   Plan plan;
@@ -369,9 +369,7 @@ int start_nonblocking_collective(File& file, bool write, MPI_Offset offset, void
     else type.pack(buf, count, o.stream.data());
   }
   if (o.err != MPI_SUCCESS) o.acc = Access{};
-  o.mine[0] = o.acc.lo;
-  o.mine[1] = o.acc.hi;
-  o.mine[2] = o.acc.mean_piece();
+  o.mine = o.acc.range_words();
   o.ranges.assign(kRangeWords * static_cast<std::size_t>(o.n), 0);
 
   // The program's request: completed by finish().
@@ -398,7 +396,7 @@ int start_nonblocking_collective(File& file, bool write, MPI_Offset offset, void
     return MPI_SUCCESS;
   }
   auto schedule = std::make_unique<Schedule>(file.comm(), /*nonblocking=*/true);
-  all_to_all(*schedule, o, o.mine, o.ranges.data(), sizeof o.mine);
+  all_to_all(*schedule, o, o.mine.data(), o.ranges.data(), sizeof o.mine);
   then(*schedule, [op](Schedule& sched) { return decide(sched, op); });
   Request* internal = request_create(Request::Kind::kColl);
   internal->schedule = schedule.release();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -22,6 +23,12 @@ struct Datatype;
 namespace stmpi::mpi::io {
 
 constexpr MPI_Offset kNoAccess = std::numeric_limits<MPI_Offset>::max();
+
+// What every process tells the others before a collective access, as
+// kRangeWords int64 values (Access::range_words): its file range [lo, hi)
+// (lo = kNoAccess without access) and the mean length of its pieces.
+constexpr std::size_t kRangeWords = 3;
+using RangeWords = std::array<int64_t, kRangeWords>;
 
 Datatype& int64_type();
 
@@ -41,9 +48,11 @@ struct Access {
   MPI_Offset lo = kNoAccess;  // first file byte touched
   MPI_Offset hi = 0;          // one past the last
 
-  // The mean length of the file runs (0 without access).
-  int64_t mean_piece() const {
-    return runs.empty() ? 0 : static_cast<int64_t>(bytes / static_cast<MPI_Count>(runs.size()));
+  // This access as the others see it before a collective call.
+  RangeWords range_words() const {
+    const auto mean_piece =
+        runs.empty() ? 0 : static_cast<int64_t>(bytes / static_cast<MPI_Count>(runs.size()));
+    return {lo, hi, mean_piece};
   }
 
   void map(const File& file, MPI_Offset offset, MPI_Count nbytes) {
@@ -140,10 +149,6 @@ void build_requests(const Access& acc, const Plan& plan, MPI_Count r, const char
 // I/O thread may run it.
 int write_window(File& file, const std::vector<Incoming>& in);
 int read_window(File& file, const std::vector<Incoming>& in, Messages& answers);
-// What every process tells the others before a collective access, as
-// kRangeWords int64 values: its file range [lo, hi) (lo = kNoAccess without
-// access) and the mean length of its pieces.
-constexpr std::size_t kRangeWords = 3;
 // Whether this call aggregates (the same answer on every process), and the
 // plan from the allgathered ranges (false when nobody accesses anything).
 bool aggregate(Switch mode, const std::vector<int64_t>& ranges, int nprocs);

@@ -50,7 +50,7 @@ net_launch() {
   local hostlist=$h1:$a
   [[ $b -gt 0 ]] && hostlist+=,$h2:$b
   case "$impl" in
-    stmpi|mpich)
+    stmpi|base|mpich)
       cmd=(mpiexec.hydra -hosts "$hostlist" -launcher ssh -launcher-exec "$net_launcher"
            -bind-to none -n "$np") ;;
     openmpi)
@@ -102,4 +102,26 @@ net_option() {  # option value
     --subnet) net_subnet=$2 ;;
     *) return 1 ;;
   esac
+}
+
+# copy_stmpi_build NAME TREE [check]: TREE's .libs/libmpi.so.12 and mpiexec into
+# $workdir/NAME/lib and bin (the library also as libmpi.so and as libmpich.so.12, the soname
+# programs need), so a rebuild during the run cannot change what runs; sets copied_desc. With
+# "check", a library older than the sources is reported (not rebuilt). Needs $workdir,
+# $srcdir and die().
+copy_stmpi_build() {
+  local name=$1 tree=$2 check=${3:-} lib newer
+  lib="$tree/.libs/libmpi.so.12"
+  [[ -e "$lib" && -x "$tree/mpiexec" ]] ||
+    die "$tree has no .libs/libmpi.so.12 or mpiexec (build STMPI first)"
+  if [[ "$check" == check ]]; then
+    newer=$(find "$srcdir/src" "$srcdir/include" -newer "$lib" -type f \( -name '*.cc' -o -name '*.h' \) 2>/dev/null | head -3)
+    [[ -n "$newer" ]] && echo "$(basename "$0"): warning: sources newer than $lib, e.g. $(echo $newer)" >&2
+  fi
+  mkdir -p "$workdir/$name/lib" "$workdir/$name/bin"
+  cp -L "$lib" "$workdir/$name/lib/libmpi.so.12" || die "cannot copy $lib"
+  ln -sf libmpi.so.12 "$workdir/$name/lib/libmpi.so"
+  ln -sf libmpi.so.12 "$workdir/$name/lib/libmpich.so.12"
+  cp -L "$tree/mpiexec" "$workdir/$name/bin/mpiexec" || die "cannot copy $tree/mpiexec"
+  copied_desc="build tree $tree (libmpi.so.12 of $(date -r "$lib" '+%F %T'), sha1 $(sha1sum "$lib" | cut -c1-12), copied)"
 }

@@ -21,6 +21,7 @@
 #   --repeats N        repeats of each set (default 5, --quick 3)
 #   --impls LIST       subset of stmpi,mpich,openmpi (default all)
 #   --builddir DIR     STMPI build tree (default <source>/build)
+#   --base-builddir DIR  the one-sided runs also run this previous STMPI build (STMPI-base)
 #   --wait-idle PCT    passed on: wait for PCT % idle CPUs before each run
 #   --workdir DIR      where the drivers' binaries and outputs go (default: new under /tmp)
 #   --keep             leave the nodes up (maint/netns.sh down removes them)
@@ -34,6 +35,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(cd "$here/../.." && pwd)
 builddir=$srcdir/build
 pass_on=()
+rma_pass_on=()
 impls=stmpi,mpich,openmpi
 workdir=""
 keep=0
@@ -44,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --repeats|--wait-idle) pass_on+=("$1" "${2:?}"); shift ;;
     --impls) impls=${2:?}; shift ;;
     --builddir) builddir=${2:?}; shift ;;
+    --base-builddir) rma_pass_on+=(--base-builddir "${2:?}"); shift ;;
     --workdir) workdir=${2:?}; shift ;;
     --keep) keep=1 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -99,7 +102,7 @@ bash "$here/run.sh" "${net[@]}" "${pass_on[@]}" --impls "$impls" --bench pingpon
   --pingpong-args "-s 8 -b 64K,4M" --workdir "$workdir/p2p" || status=1
 echo
 echo "######## one-sided: latency and overlap 1 rank per node, lock contention 4 ranks on 2 nodes"
-bash "$here/rma_run.sh" "${net[@]}" "${pass_on[@]}" --impls "$impls" \
+bash "$here/rma_run.sh" "${net[@]}" "${pass_on[@]}" "${rma_pass_on[@]}" --impls "$impls" \
   --bench rma_lat,rma_lock,rma_overlap --lock-ranks 4 \
   --lat-args "-s 8 -b none -y pscw,lock,flush -o put,get" --lock-args "-M exclusive" \
   --workdir "$workdir/rma" || status=1

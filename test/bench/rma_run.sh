@@ -16,6 +16,8 @@
 #                         in-tree build, whichever library is newer); DIR/
 #                         .libs/libmpi.so.12 and DIR/mpiexec are copied first
 #   --impls LIST          subset of stmpi,mpich,openmpi (default: all found)
+#   --base-builddir DIR   also run a previous STMPI build tree (column STMPI-base,
+#                         with its ratio to STMPI), e.g. a worktree of the last commit
 #   --bench LIST          subset of rma_lat,rma_lock,rma_overlap (default: all)
 #   --lock-ranks LIST     rank counts for rma_lock (default 2,4,8)
 #   --bind core|none      process binding for runs that fit the CPUs (default
@@ -41,6 +43,7 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(cd "$here/../.." && pwd)
 builddir=""
+base_builddir=""
 quick=0
 repeats=""
 impls_wanted="stmpi,mpich,openmpi"
@@ -54,7 +57,7 @@ workdir=""
 wait_idle=""
 orig_args="$*"
 
-source "$here/bench_lib.sh"  # idle_percent, wait_for_idle, net_launch
+source "$here/bench_lib.sh"  # idle_percent, wait_for_idle, net_launch, copy_stmpi_build
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "rma_run.sh: $*" >&2; exit 2; }
@@ -64,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     --quick) quick=1 ;;
     --repeats) repeats=${2:?}; shift ;;
     --builddir) builddir=${2:?}; shift ;;
+    --base-builddir) base_builddir=${2:?}; shift ;;
     --impls) impls_wanted=${2:?}; shift ;;
     --bench) benches=${2:?}; shift ;;
     --lock-ranks) lock_ranks=${2:?}; shift ;;
@@ -107,22 +111,21 @@ rm -f "$workdir"/out/*
 
 # ---- implementations --------------------------------------------------------
 impls=()
-declare -A label=([stmpi]=STMPI [mpich]=MPICH [openmpi]=OpenMPI)
+declare -A label=([stmpi]=STMPI [base]=STMPI-base [mpich]=MPICH [openmpi]=OpenMPI)
 wanted() { [[ ",$impls_wanted," == *",$1,"* ]]; }
 
+stmpi_desc=""
 if wanted stmpi; then
-  lib="$builddir/.libs/libmpi.so.12"
-  [[ -e "$lib" && -x "$builddir/mpiexec" ]] ||
-    die "$builddir has no .libs/libmpi.so.12 or mpiexec (build STMPI first)"
-  newer=$(find "$srcdir/src" "$srcdir/include" -newer "$lib" -type f \( -name '*.cc' -o -name '*.h' \) 2>/dev/null | head -3)
-  [[ -n "$newer" ]] && echo "rma_run.sh: warning: sources newer than $lib, e.g. $(echo $newer)" >&2
-  mkdir -p "$workdir/stmpi/lib" "$workdir/stmpi/bin"
-  cp -L "$lib" "$workdir/stmpi/lib/libmpi.so.12" || die "cannot copy $lib"
-  ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpi.so"
-  ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpich.so.12"  # the soname programs need
-  cp -L "$builddir/mpiexec" "$workdir/stmpi/bin/mpiexec" || die "cannot copy $builddir/mpiexec"
-  stmpi_desc="build tree $builddir (libmpi.so.12 of $(date -r "$lib" '+%F %T'), sha1 $(sha1sum "$lib" | cut -c1-12), copied)"
+  copy_stmpi_build stmpi "$builddir" check
+  stmpi_desc=$copied_desc
   impls+=(stmpi)
+fi
+base_desc=""
+if [[ -n "$base_builddir" ]]; then
+  base_builddir=$(cd "$base_builddir" 2>/dev/null && pwd) || die "no build directory $base_builddir"
+  copy_stmpi_build base "$base_builddir"
+  base_desc=$copied_desc
+  impls+=(base)
 fi
 if wanted mpich; then
   if command -v mpicc.mpich >/dev/null && command -v mpiexec.hydra >/dev/null; then impls+=(mpich)
@@ -141,8 +144,9 @@ for b in "${bench_list[@]}"; do
   for impl in "${impls[@]}"; do
     exe="$workdir/bin/$b.$impl" log="$workdir/bin/$b.$impl.build.log"
     case "$impl" in
-      stmpi) ${CC:-gcc} -O2 -I"$srcdir/include" -o "$exe" "$here/$b.c" -L"$workdir/stmpi/lib" \
-               -Wl,-rpath,"$workdir/stmpi/lib" -Wl,--disable-new-dtags -lmpi >"$log" 2>&1 ;;
+      stmpi|base)
+        ${CC:-gcc} -O2 -I"$srcdir/include" -o "$exe" "$here/$b.c" -L"$workdir/$impl/lib" \
+          -Wl,-rpath,"$workdir/$impl/lib" -Wl,--disable-new-dtags -lmpi >"$log" 2>&1 ;;
       mpich) mpicc.mpich -O2 -o "$exe" "$here/$b.c" >"$log" 2>&1 ;;
       openmpi) mpicc.openmpi -O2 -o "$exe" "$here/$b.c" >"$log" 2>&1 ;;
     esac || { cat "$log" >&2; die "building $b for ${label[$impl]} failed"; }
@@ -163,7 +167,7 @@ launch() {  # impl nprocs exe args...
   if [[ -n "$net_hosts" ]]; then net_launch "$impl" "$np" "$run_timeout" "$@"; return; fi
   [[ $np -gt $cpus ]] && b=none
   case "$impl" in
-    stmpi) timeout -k 5 "$run_timeout" "$workdir/stmpi/bin/mpiexec" -n "$np" -bind-to "$b" "$@" ;;
+    stmpi|base) timeout -k 5 "$run_timeout" "$workdir/$impl/bin/mpiexec" -n "$np" -bind-to "$b" "$@" ;;
     mpich) timeout -k 5 "$run_timeout" mpiexec.hydra -n "$np" -bind-to "$b" "$@" ;;
     openmpi)
       local root=()
@@ -186,6 +190,7 @@ done
 echo "# STMPI one-sided benchmarks: $(date '+%F %T'), $(uname -n), $cpus CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: test/bench/rma_run.sh $orig_args" | sed 's/ *$//'
 [[ " ${impls[*]} " == *" stmpi "* ]] && echo "# STMPI: $stmpi_desc"
+[[ -n "$base_desc" ]] && echo "# STMPI-base: $base_desc"
 echo "# implementations: ${impls[*]}; runs: ${runs[*]}; $repeats repeats; binding: $bind (none above $cpus ranks); time limit per run ${run_timeout}s"
 [[ -n "$net_hosts" ]] && echo "# across nodes: hosts $net_hosts, launched through $net_launcher, unbound; a run that printed its results and hung in MPI_Finalize is stopped after ${net_exit_grace}s (note in its .err)"
 echo "# raw outputs: $workdir/out"
@@ -238,7 +243,7 @@ for f in "$workdir"/out/*.out; do
     $1 == "overlap" { k = $2 "_" $3; print impl, "overlap", k, $7; print impl, "torigin", k, $5 / $4 }' "$f"
 done >"$workdir/values.txt"
 
-awk -v impls="${impls[*]}" -v labels="stmpi=STMPI mpich=MPICH openmpi=OpenMPI" '
+awk -v impls="${impls[*]}" -v labels="stmpi=STMPI base=STMPI-base mpich=MPICH openmpi=OpenMPI" '
 function median(list,   v, m, i, j, t) {
   m = split(list, v, " ")
   for (i = 2; i <= m; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
@@ -265,18 +270,18 @@ function table(kind, title, note, higher, with_ratio,   r, key, i, line, v, name
   print "== " title " =="
   print "   " note
   line = sprintf("%-28s", "case")
-  for (i = 1; i <= ni; i++) line = line sprintf("%10s", lab[imp[i]])
+  for (i = 1; i <= ni; i++) line = line sprintf("%11s", lab[imp[i]])
   if (with_ratio)
-    for (i = 2; i <= ni; i++) line = line sprintf("%16s", higher ? lab[imp[i]] "/" lab[imp[1]] : lab[imp[1]] "/" lab[imp[i]])
+    for (i = 2; i <= ni; i++) line = line sprintf("%17s", higher ? lab[imp[i]] "/" lab[imp[1]] : lab[imp[1]] "/" lab[imp[i]])
   print line
   for (r = 1; r <= count[kind]; r++) {
     key = order[kind, r]
     name = key
     gsub("_", " ", name)
     line = sprintf("%-28s", name)
-    for (i = 1; i <= ni; i++) { v[i] = cell(imp[i], kind, key); line = line sprintf("%10s", fmt(v[i])) }
+    for (i = 1; i <= ni; i++) { v[i] = cell(imp[i], kind, key); line = line sprintf("%11s", fmt(v[i])) }
     if (with_ratio)
-      for (i = 2; i <= ni; i++) line = line sprintf("%16s", higher ? ratio(v[i], v[1]) : ratio(v[1], v[i]))
+      for (i = 2; i <= ni; i++) line = line sprintf("%17s", higher ? ratio(v[i], v[1]) : ratio(v[1], v[i]))
     print line
   }
 }

@@ -53,7 +53,7 @@ workdir=""
 wait_idle=""
 orig_args="$*"
 
-source "$here/bench_lib.sh"  # idle_percent, wait_for_idle, net_launch
+source "$here/bench_lib.sh"  # idle_percent, wait_for_idle, net_launch, copy_stmpi_build
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*" >&2; exit 2; }
@@ -113,19 +113,9 @@ if wanted stmpi; then
     stmpi_desc="installed STMPI in $prefix"
   else
     builddir=$(cd "$builddir" 2>/dev/null && pwd) || die "no build directory $builddir"
-    lib="$builddir/.libs/libmpi.so.12"
-    [[ -e "$lib" && -x "$builddir/mpiexec" ]] ||
-      die "$builddir has no .libs/libmpi.so.12 or mpiexec (build STMPI first)"
-    # A library older than its sources is reported, not rebuilt.
-    newer=$(find "$srcdir/src" "$srcdir/include" -newer "$lib" -type f \( -name '*.cc' -o -name '*.h' \) 2>/dev/null | head -3)
-    [[ -n "$newer" ]] && echo "run.sh: warning: sources newer than $lib, e.g. $(echo $newer)" >&2
-    mkdir -p "$workdir/stmpi/lib" "$workdir/stmpi/bin"
-    cp -L "$lib" "$workdir/stmpi/lib/libmpi.so.12" || die "cannot copy $lib"
-    ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpi.so"
-    ln -sf libmpi.so.12 "$workdir/stmpi/lib/libmpich.so.12"  # the soname programs need
-    cp -L "$builddir/mpiexec" "$workdir/stmpi/bin/mpiexec" || die "cannot copy $builddir/mpiexec"
+    copy_stmpi_build stmpi "$builddir" check
     stmpi_mpiexec="$workdir/stmpi/bin/mpiexec"
-    stmpi_desc="build tree $builddir (libmpi.so.12 of $(date -r "$lib" '+%F %T'), sha1 $(sha1sum "$lib" | cut -c1-12), copied)"
+    stmpi_desc=$copied_desc
   fi
   impls+=(stmpi)
 fi

@@ -190,7 +190,9 @@ std::string run_rank(int rank, const Pipes& pipes) {
     CHECK(
         ucx.transfer(false, peer, reinterpret_cast<char*>(data.data()), runs, remote[0], rkey) == 0,
         ucx.error());
+    const uint64_t trips = ucx.flush_round_trips();
     CHECK(ucx.flush(peer) == 0, ucx.error());
+    CHECK(ucx.flush_round_trips() == trips + 1, "a flush after puts did not wait for the peer");
     for (int i = 0; i < 10; ++i) {
       uint64_t v = 3;
       CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 8, &v, 0, true, remote[0], rkey) == 0, ucx.error());
@@ -213,22 +215,44 @@ std::string run_rank(int rank, const Pipes& pipes) {
         ucx.transfer(true, peer, reinterpret_cast<char*>(back.data()), runs, remote[0], rkey) == 0,
         ucx.error());
     CHECK(back == data, "get after put");
+    // Gets and fetching atomics are complete when they return: flushing
+    // after them waits for nothing.
+    CHECK(ucx.flush(peer) == 0 && ucx.flush(-1) == 0, ucx.error());
+    CHECK(ucx.flush_round_trips() == trips + 1,
+          "flushes after gets and fetching atomics waited for the peer");
     // A 32-bit atomic add on two halves of a word.
     uint64_t four = 4;
     CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 4, &four, 0, false, remote[0] + 200 * 8, rkey) == 0,
           ucx.error());
     CHECK(ucx.flush(-1) == 0, ucx.error());
+    CHECK(ucx.flush_round_trips() == trips + 2, "a flush after a non-fetching atomic did not wait");
     // A key that is not one: an error with UCX's text, naming the rank.
     const std::string junk(packed.size(), '\x5a');
     ucp_rkey_h bad = nullptr;
     if (ucx.import_key(peer, junk.data(), &bad) == 0) ucx.release_key(bad);
     else CHECK(ucx.error().find("rank 1") != std::string::npos, ucx.error());
+    // A put, a fence and a non-fetching add, with no flush: the add (the
+    // PSCW completion signal) lands after the put.
+    std::vector<uint64_t> late(8, 0xfeed);
+    const stmpi::dev::rma::Run late_run[1] = {{480 * 8, 64}};
+    CHECK(ucx.transfer(false, peer, reinterpret_cast<char*>(late.data()), late_run, remote[0],
+                       rkey) == 0,
+          ucx.error());
+    uint64_t add = 1;
+    CHECK(ucx.fence() == 0, ucx.error());
+    CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 8, &add, 0, false, remote[0] + 301 * 8, rkey) == 0,
+          ucx.error());
     uint64_t one = 1;  // done flag
     CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_SWAP, 8, &one, 0, true, remote[0] + 300 * 8, rkey) == 0,
           ucx.error());
   } else {
     volatile uint64_t* w = window.data();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::atomic_ref<uint64_t>(window[301]).load() != 1) {
+      CHECK(std::chrono::steady_clock::now() < deadline, "the ordered add never arrived");
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    for (int i = 480; i < 488; ++i) CHECK(w[i] == 0xfeed, "the put ordered before the add");
     while (w[300] != 1) {
       CHECK(std::chrono::steady_clock::now() < deadline, "passive target: rank 0 never finished");
       std::this_thread::sleep_for(std::chrono::microseconds(100));

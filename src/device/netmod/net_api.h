@@ -45,6 +45,11 @@ void release_key(int target, uint64_t local_key);
 uint64_t fetch_add64(const rma::Region& region, uint64_t offset, uint64_t add);
 uint64_t compare_swap64(const rma::Region& region, uint64_t offset, uint64_t expected,
                         uint64_t desired);
+// Adds `value` to the word once every operation this process issued to the
+// region's target has taken effect there: one way where the module orders
+// it (Capabilities::ordered_add64), else a flush and a fetch-add. An error
+// code.
+[[nodiscard]] int add64_after(const rma::Region& region, uint64_t offset, uint64_t value);
 uint64_t load64(const rma::Region& region, uint64_t offset);
 void store64(const rma::Region& region, uint64_t offset, uint64_t value);
 // Remote completion of every kNet operation issued to `target` (-1: all).

@@ -347,6 +347,20 @@ void Window::signal(int peer, std::size_t offset) {
   (void)fetch_add64(targets_[peer].control, offset, 1);
 }
 
+int Window::signal_after(int peer, std::size_t offset) {
+  const WindowTarget& t = targets_[peer];
+  if (t.control.kind == RegionKind::kNet && t.control.native_atomics &&
+      t.memory.kind == RegionKind::kNet) {
+    // Active messages to `peer` (a fallback an accumulate may have taken)
+    // are not ordered with the module's operations: complete them first.
+    if (int err = AmRma::flush(t.world_rank)) return err;
+    return netmod::add64_after(t.control, offset, 1);
+  }
+  if (int err = flush(t.world_rank)) return err;
+  signal(peer, offset);
+  return MPI_SUCCESS;
+}
+
 uint64_t Window::signal_count(std::size_t offset) const {
   return segment_word(my_control(), offset).load(std::memory_order_acquire);
 }

@@ -120,8 +120,13 @@ class Window {
   // signal(): adds 1 to the word at `offset` of `peer`'s control block
   // (through its control region's kind); signal_count(): the value of this
   // process's own word at `offset`.
+  // signal_after(): the same, once every operation this process issued to
+  // `peer` is complete there (MPI_Win_complete's signal): on a network
+  // module that orders it, one message that needs no answer; else a flush
+  // of what went to `peer`, then signal(). An error code.
   void barrier();
   void signal(int peer, std::size_t offset);
+  [[nodiscard]] int signal_after(int peer, std::size_t offset);
   uint64_t signal_count(std::size_t offset) const;
 
   // Dynamic windows: this process's attached regions, published for the

@@ -42,6 +42,7 @@ netmod::Capabilities Ucx::capabilities() const {
   c.rma = initialized_;
   c.atomics64 = initialized_;
   c.accumulate = initialized_;
+  c.ordered_add64 = initialized_;
   c.triggered = false;
   c.progress_thread = progress_thread_.joinable();
   return c;
@@ -106,6 +107,8 @@ int Ucx::open(int rank, int size, bool verbose, Exchange exchange, void* arg, st
   recv_seq_.assign(size, 0);
   early_.assign(size, {});
   bye_.assign(size, 0);
+  unflushed_.assign(size, 0);
+  unflushed_peers_ = 0;
   initialized_ = true;
   if (thread) {
     if (ucs_status_t st = ucp_worker_get_efd(worker_.worker(), &efd_); st != UCS_OK) {

@@ -125,6 +125,7 @@ int Ucx::transfer(bool read, int peer, char* buf, std::span<const rma::Run> runs
     }
     batch->pending.fetch_add(1, std::memory_order_relaxed);
   }
+  if (!read) note_unflushed(peer);
   const int timeout_s = settings().timeout_s;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (batch->pending.load(std::memory_order_acquire) != 0) {
@@ -179,27 +180,43 @@ int Ucx::atomic(int peer, ucp_atomic_op_t op, std::size_t size, uint64_t* value,
     param.reply_buffer = reply_at;
   }
   void* request = ucp_atomic_op_nbx(ep, op, operand_at, 1, raddr, rkey, &param);
+  if ((param.op_attr_mask & UCP_OP_ATTR_FIELD_REPLY_BUFFER) == 0) note_unflushed(peer);
   const int rc = wait_op(state, request, peer, "remote atomic");
   if (rc == 0 || request == nullptr || UCS_PTR_IS_ERR(request)) delete state;
   if (rc == 0) *value = size == 4 ? reply32 : reply;
   return rc;
 }
 
+int Ucx::fence() {
+  if (!initialized_) return 0;
+  std::lock_guard<std::mutex> guard(lock_);
+  if (ucs_status_t st = ucp_worker_fence(worker_.worker()); st != UCS_OK)
+    return fail(std::string("ucp_worker_fence: ") + status_text(st));
+  return 0;
+}
+
 int Ucx::flush(int peer) {
   if (!initialized_) return 0;
   std::lock_guard<std::mutex> guard(lock_);
+  if (peer >= 0 ? unflushed_[peer] == 0 : unflushed_peers_ == 0) return 0;
+  ++flush_round_trips_;
   auto* state = new OpState;
   const ucp_request_param_t param = op_param(state, &Ucx::on_op_done);
   void* request = nullptr;
-  if (peer >= 0 && worker_.connected(peer)) {
-    std::string why;
-    request = ucp_ep_flush_nbx(worker_.endpoint(peer, &why), &param);
-  } else if (peer < 0) {
-    request = ucp_worker_flush_nbx(worker_.worker(), &param);
-  }
+  std::string why;
+  if (peer >= 0) request = ucp_ep_flush_nbx(worker_.endpoint(peer, &why), &param);
+  else request = ucp_worker_flush_nbx(worker_.worker(), &param);
   const int rc = wait_op(state, request, peer, "flush");
   if (rc == 0 || request == nullptr || UCS_PTR_IS_ERR(request)) delete state;
-  return rc;
+  if (rc != 0) return rc;
+  if (peer >= 0) {
+    unflushed_[peer] = 0;
+    --unflushed_peers_;
+  } else {
+    unflushed_.assign(unflushed_.size(), 0);
+    unflushed_peers_ = 0;
+  }
+  return 0;
 }
 
 }  // namespace stmpi::dev::ucx

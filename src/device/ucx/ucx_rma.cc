@@ -106,6 +106,13 @@ uint64_t UcxRma::atomic64(int target, uint64_t raddr, uint64_t key, ucp_atomic_o
   return value;
 }
 
+int UcxRma::add64_after(const rma::Region& region, uint64_t offset, uint64_t value) {
+  if (ucx_.fence() != 0 || ucx_.atomic(region.target, UCP_ATOMIC_OP_ADD, 8, &value, 0, false,
+                                       region.remote + offset, rkey_of(region.key)) != 0)
+    return error();
+  return MPI_SUCCESS;
+}
+
 int UcxRma::accumulate(const rma::Region& region, std::span<const rma::Run> runs,
                        const rma::AccumulateOp& acc, const void* in, void* out, rma::Completion*) {
   const bool fetch = out != nullptr;

@@ -145,8 +145,13 @@ class Ucx final {
   [[nodiscard]] int atomic(int peer, ucp_atomic_op_t op, std::size_t size, uint64_t* value,
                            uint64_t compare, bool fetch, uint64_t raddr, ucp_rkey_h rkey);
   // Waits until every one-sided operation to `peer` (-1: every peer) is
-  // complete at its target.
+  // complete at its target. Gets and fetching atomics are complete when they
+  // return, so only peers with puts or non-fetching atomics since their last
+  // flush cost a round trip; for the others it returns at once.
   [[nodiscard]] int flush(int peer);
+  // Orders the one-sided operations issued after it behind those issued
+  // before it, at every target (ucp_worker_fence).
+  [[nodiscard]] int fence();
   const std::string& error() const { return error_; }
   void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
   const Worker& worker() const { return worker_; }
@@ -157,6 +162,8 @@ class Ucx final {
   std::size_t credit_messages() const { return credit_messages_; }
   std::size_t reordered() const { return reordered_; }
   uint64_t thread_polls() const { return thread_polls_.load(std::memory_order_relaxed); }
+  // Flushes that waited for a peer (the others had nothing to complete).
+  uint64_t flush_round_trips() const { return flush_round_trips_; }
   uint64_t thread_blocks() const { return thread_blocks_.load(std::memory_order_relaxed); }
   uint64_t thread_wakeups() const { return thread_wakeups_.load(std::memory_order_relaxed); }
 
@@ -238,6 +245,16 @@ class Ucx final {
   std::vector<Arrival> arrived_;     // filled by on_am in order, under lock_
   std::vector<Arrival> delivering_;  // poll's own copy (rank thread)
   std::vector<uint8_t> bye_;         // peers that said they are closing
+
+  // One-sided completion, by peer: puts or non-fetching atomics issued
+  // since the last flush that covered the peer (under lock_).
+  std::vector<uint8_t> unflushed_;
+  std::size_t unflushed_peers_ = 0;
+  uint64_t flush_round_trips_ = 0;
+  void note_unflushed(int peer) {
+    if (unflushed_[peer] == 0) ++unflushed_peers_;
+    unflushed_[peer] = 1;
+  }
 
   // Rendezvous: exposures by number (sender), unpacked keys by number
   // (receiver), pulls that ended (their callbacks run under lock_).

@@ -9,7 +9,9 @@
 //     block; start/RMA wait for it (the first RMA call to a target, or
 //     complete, waits, so that MPI_Win_start itself never blocks);
 //   - complete: the origin adds one to complete[origin] in each target's
-//     control block; wait/test consume those.
+//     control block once its operations there are complete (a flush, or
+//     one add ordered behind them where the network module can: the device's
+//     Window::signal_after); wait/test consume those.
 // The counters only grow; each process remembers how many it has consumed,
 // so a signal of the next epoch that arrives early is kept for it.
 #include <algorithm>
@@ -56,8 +58,6 @@ int leave_unused_fence(Win& win, const char* function) {
   e.fence = false;
   return MPI_SUCCESS;
 }
-
-void signal(Win& win, int peer, std::size_t offset) { win.device.signal(peer, offset); }
 
 bool completes_arrived(Win& win) {
   WinEpochs& e = win.epoch;
@@ -126,8 +126,10 @@ int win_post(mpi::Group& group, int asserts, mpi::Win& win) {
   e.posted = true;
   // Local stores to the window happen before any origin's access.
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  // One message each that needs no answer, where the network module can.
   for (int origin : e.post_ranks)
-    mpi::rma::signal(win, origin, win.device.layout().post_signal(win.rank));
+    if (int err = win.device.signal_after(origin, win.device.layout().post_signal(win.rank)))
+      return err;
   return MPI_SUCCESS;
 }
 
@@ -169,11 +171,12 @@ int win_complete(mpi::Win& win) {
   if (int err = mpi::mpix::check_not_stream_access(win, "MPI_Win_complete")) return err;
   // Every post of this epoch is consumed, even by targets nothing was sent to.
   for (int target : e.start_ranks) mpi::rma::wait_for_post(win, target);
-  for (int target : e.start_ranks)
-    if (int err = dev::rma::flush(win.target(target).world_rank)) return err;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Each signal follows the epoch's operations to its target (a flush, or
+  // ordering where the network module offers it).
   for (int target : e.start_ranks) {
-    mpi::rma::signal(win, target, win.device.layout().complete_signal(win.rank));
+    if (int err = win.device.signal_after(target, win.device.layout().complete_signal(win.rank)))
+      return err;
     e.start_state[target] = mpi::kNotStarted;
   }
   e.started = false;

@@ -19,7 +19,8 @@
 #                        1 repeat, sizes 8,4K,64K (2x4 and 4x2: about 30 minutes at load 20 on 2 cores)
 #   --repeats N          repeats of the whole set (default 3; --quick 1)
 #   --layouts LIST       NODESxRANKS, comma separated (default 2x4,4x2)
-#   --providers LIST     '|'-separated STMPI_OFI_PROVIDER values (default "sockets|tcp;ofi_rxm")
+#   --providers LIST     '|'-separated STMPI_OFI_PROVIDER values on the ofi module, or "ucx"
+#                        for the UCX module (default "sockets|tcp;ofi_rxm|ucx")
 #   --paths LIST         trigger paths to try (default native,deferred,software; a path the
 #                        provider lacks is left out after a probe run, and said so)
 #   --policies LIST      throttling policies (default application,static,adaptive)
@@ -46,7 +47,7 @@ builddir=$(cd "${BUILDDIR:-$srcdir/build}" 2>/dev/null && pwd) || { echo "faces_
 quick=0
 repeats=""
 layouts="2x4,4x2"
-providers="sockets|tcp;ofi_rxm"
+providers="sockets|tcp;ofi_rxm|ucx"
 paths="native,deferred,software"
 policies="application,static,adaptive"
 throttle=0
@@ -249,10 +250,12 @@ IFS=, read -r -a hosts <<<"$("$netns" hosts)"
 run() {
   local layout=$1 prov=$2 path=$3 policy=$4 variants=$5 out=$6 nodes per hostlist="" k e genv=()
   nodes=${layout%x*}; per=${layout#*x}
+  if [[ "$prov" == ucx ]]; then genv=(-genv STMPI_NETMOD ucx)
+  else genv=(-genv STMPI_NETMOD ofi -genv STMPI_OFI_PROVIDER "$prov"); fi
   for ((k = 0; k < nodes; k++)); do hostlist+=${hostlist:+,}${hosts[$k]}:$per; done
   for e in "${extra_env[@]}"; do genv+=(-genv "${e%%=*}" "${e#*=}"); done
   timeout -k 5 "$limit" mpiexec.hydra -hosts "$hostlist" -launcher ssh -launcher-exec "$launch" \
-    -genv STMPI_OFI_PROVIDER "$prov" -genv STMPI_ST_TRIGGER "$path" -genv STMPI_ST_THROTTLE "$policy" \
+    -genv STMPI_ST_TRIGGER "$path" -genv STMPI_ST_THROTTLE "$policy" \
     "${genv[@]}" -n $((nodes * per)) "$exe" ${qflag:+"$qflag"} -v "$variants" -s "$sizes" "${extra[@]}" \
     >"$out.out" 2>"$out.err" </dev/null
   status=$?

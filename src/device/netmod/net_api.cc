@@ -175,13 +175,18 @@ uint64_t compare_swap64(const rma::Region& region, uint64_t offset, uint64_t exp
 }
 int add64_after(const rma::Region& region, uint64_t offset, uint64_t value) {
   Guard g(g_net_mutex);
-  const bool ordered = modules().capabilities().ordered_add64;
+  const bool ordered = modules().capabilities().ordering;
   return modules().rma([&](auto& r) {
     if (ordered) return r.add64_after(region, offset, value);
     if (const int err = r.flush(region.target)) return err;
     (void)r.fetch_add64(region, offset, value);
     return MPI_SUCCESS;
   });
+}
+int order_after(int target, bool* fenced) {
+  Guard g(g_net_mutex);
+  *fenced = modules().capabilities().ordering;
+  return modules().rma([&](auto& r) { return *fenced ? r.fence() : r.flush(target); });
 }
 uint64_t load64(const rma::Region& region, uint64_t offset) {
   Guard g(g_net_mutex);

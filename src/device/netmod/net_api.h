@@ -47,9 +47,12 @@ uint64_t compare_swap64(const rma::Region& region, uint64_t offset, uint64_t exp
                         uint64_t desired);
 // Adds `value` to the word once every operation this process issued to the
 // region's target has taken effect there: one way where the module orders
-// it (Capabilities::ordered_add64), else a flush and a fetch-add. An error
-// code.
+// it (Capabilities::ordering), else a flush and a fetch-add. An error code.
 [[nodiscard]] int add64_after(const rma::Region& region, uint64_t offset, uint64_t value);
+// Makes what this process issues to `target` next take effect there after
+// what it issued before: a fence where the module orders operations
+// (*fenced = true: nothing has completed yet), else a flush of `target`.
+[[nodiscard]] int order_after(int target, bool* fenced);
 uint64_t load64(const rma::Region& region, uint64_t offset);
 void store64(const rma::Region& region, uint64_t offset, uint64_t value);
 // Remote completion of every kNet operation issued to `target` (-1: all).

@@ -38,9 +38,9 @@ struct Capabilities {
   // accumulate / compare_swap for some (op, type) pairs; the others answer
   // kNotNative and run through the shared locked path (net_rma.cc).
   bool accumulate = false;
-  // add64_after: a one-way add ordered after this process's earlier
-  // operations to the same target.
-  bool ordered_add64 = false;
+  // fence() and add64_after(): operations to a target take effect in the
+  // order this process issued them across a fence.
+  bool ordering = false;
   // triggered_ops() may succeed for some mode (else the software engine).
   bool triggered = false;
   // A thread of the module progresses other ranks' operations on this

@@ -347,17 +347,37 @@ void Window::signal(int peer, std::size_t offset) {
   (void)fetch_add64(targets_[peer].control, offset, 1);
 }
 
+// Whether this process's operations to `t` all go through the network
+// module (memory and control block), where the module may order them.
+// Active messages to `t` (a fallback an accumulate may have taken) are not
+// ordered with the module's operations: callers complete those first.
+static bool network_only(const WindowTarget& t) {
+  return t.control.kind == RegionKind::kNet && t.control.native_atomics &&
+         t.memory.kind == RegionKind::kNet;
+}
+
 int Window::signal_after(int peer, std::size_t offset) {
   const WindowTarget& t = targets_[peer];
-  if (t.control.kind == RegionKind::kNet && t.control.native_atomics &&
-      t.memory.kind == RegionKind::kNet) {
-    // Active messages to `peer` (a fallback an accumulate may have taken)
-    // are not ordered with the module's operations: complete them first.
+  if (network_only(t)) {
     if (int err = AmRma::flush(t.world_rank)) return err;
     return netmod::add64_after(t.control, offset, 1);
   }
   if (int err = flush(t.world_rank)) return err;
   signal(peer, offset);
+  return MPI_SUCCESS;
+}
+
+int Window::release_lock(int peer, lock::LockType type) {
+  const WindowTarget& t = targets_[peer];
+  bool fenced = false;
+  if (network_only(t)) {
+    if (int err = AmRma::flush(t.world_rank)) return err;
+    if (int err = netmod::order_after(t.world_rank, &fenced)) return err;
+  } else if (int err = flush(t.world_rank)) {
+    return err;
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  locks_.release(peer, type, fenced ? lock::Completion::kOrdered : lock::Completion::kComplete);
   return MPI_SUCCESS;
 }
 

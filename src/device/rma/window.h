@@ -127,6 +127,11 @@ class Window {
   void barrier();
   void signal(int peer, std::size_t offset);
   [[nodiscard]] int signal_after(int peer, std::size_t offset);
+  // MPI_Win_unlock: releases this process's lock on `peer` once the
+  // epoch's operations there are complete (a fence where the network module
+  // orders operations: the release's first remote operation then lands
+  // after them; else a flush). An error code.
+  [[nodiscard]] int release_lock(int peer, lock::LockType type);
   uint64_t signal_count(std::size_t offset) const;
 
   // Dynamic windows: this process's attached regions, published for the

@@ -42,7 +42,7 @@ netmod::Capabilities Ucx::capabilities() const {
   c.rma = initialized_;
   c.atomics64 = initialized_;
   c.accumulate = initialized_;
-  c.ordered_add64 = initialized_;
+  c.ordering = initialized_;
   c.triggered = false;
   c.progress_thread = progress_thread_.joinable();
   return c;

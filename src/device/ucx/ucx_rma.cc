@@ -107,8 +107,9 @@ uint64_t UcxRma::atomic64(int target, uint64_t raddr, uint64_t key, ucp_atomic_o
 }
 
 int UcxRma::add64_after(const rma::Region& region, uint64_t offset, uint64_t value) {
-  if (ucx_.fence() != 0 || ucx_.atomic(region.target, UCP_ATOMIC_OP_ADD, 8, &value, 0, false,
-                                       region.remote + offset, rkey_of(region.key)) != 0)
+  if (const int err = fence()) return err;
+  if (ucx_.atomic(region.target, UCP_ATOMIC_OP_ADD, 8, &value, 0, false, region.remote + offset,
+                  rkey_of(region.key)) != 0)
     return error();
   return MPI_SUCCESS;
 }

@@ -53,8 +53,9 @@ class UcxRma final : public netmod::RmaUnsupported {
     return atomic64(region.target, region.remote + offset, region.key, UCP_ATOMIC_OP_CSWAP, desired,
                     expected);
   }
-  // ucp_worker_fence, then a non-fetching add: UCX applies it after the
-  // operations issued before the fence.
+  // ucp_worker_fence; add64_after adds a non-fetching add behind it: UCX
+  // applies it after the operations issued before the fence.
+  int fence() { return ucx_.fence() == 0 ? MPI_SUCCESS : error(); }
   int add64_after(const rma::Region& region, uint64_t offset, uint64_t value);
   uint64_t load64(const rma::Region& region, uint64_t offset) {
     return atomic64(region.target, region.remote + offset, region.key, UCP_ATOMIC_OP_ADD, 0, 0);

@@ -91,10 +91,14 @@ int win_unlock(int rank, mpi::Win& win) {
                       "MPI_Win_unlock(rank=%d): this process holds no lock on rank %d of the "
                       "window (the window has %s)",
                       rank, rank, mpi::rma::epoch_description(win));
-  // Operations complete at the target before anyone else may get the lock.
-  if (int err = dev::rma::flush(win.target(rank).world_rank)) return err;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (!e.lock_nocheck[rank]) win.device.locks().release(rank, type_of(e.locks[rank]));
+  // Operations complete at the target before anyone else may get the lock:
+  // the device flushes, or orders the release behind them.
+  if (e.lock_nocheck[rank]) {
+    if (int err = dev::rma::flush(win.target(rank).world_rank)) return err;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  } else if (int err = win.device.release_lock(rank, type_of(e.locks[rank]))) {
+    return err;
+  }
   e.locks[rank] = LockState::kNone;
   e.lock_nocheck[rank] = 0;
   --e.locks_held;

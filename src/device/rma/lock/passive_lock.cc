@@ -65,8 +65,8 @@ void PassiveLocks::acquire(int target, LockType type) {
   ++stats_.acquisitions;
 }
 
-void PassiveLocks::release(int target, LockType type) {
-  if (type == LockType::kExclusive) release_exclusive(target);
+void PassiveLocks::release(int target, LockType type, Completion done) {
+  if (type == LockType::kExclusive) release_exclusive(target, done);
   else shared_decrement(target);
   stats_.remote_ops += ops_in_flight_[target];
   stats_.max_remote_ops = std::max(stats_.max_remote_ops, ops_in_flight_[target]);
@@ -162,7 +162,9 @@ void PassiveLocks::signal_followers(int target, uint64_t list, uint64_t signal) 
   }
 }
 
-// Exclusive release.
+// Exclusive release. Every path's first remote operation is on W, except
+// a handover to a successor already linked in, which first reads W when the
+// holder's operations are only ordered (Completion::kOrdered).
 //  - No successor (W's tail is us) and nobody on our list: one CAS clears
 //    the tail, then we close the list. A shared requester that attached in
 //    between (it read the tail just before the CAS) was not counted in, so
@@ -175,10 +177,12 @@ void PassiveLocks::signal_followers(int target, uint64_t list, uint64_t signal) 
 //    followers go first: count them in and make x the head with one
 //    fetch-add (the head is free while we hold the lock), then wake them;
 //    the last of them to leave grants x.
-void PassiveLocks::release_exclusive(int target) {
+void PassiveLocks::release_exclusive(int target, Completion done) {
   std::atomic_ref<uint64_t> next(*my_field(target, kExclusiveNext));
   std::atomic_ref<uint64_t> list(*my_field(target, kSignalTo));
+  bool cas_done = false;  // an operation on W has returned
   if (next.load(std::memory_order_acquire) == 0) {
+    cas_done = true;
     const bool followers = list.load(std::memory_order_acquire) != 0;
     uint64_t seen = with_tail(0, my_id_);  // guess: nobody else around
     while (tail_of(seen) == my_id_) {
@@ -198,6 +202,10 @@ void PassiveLocks::release_exclusive(int target) {
   const uint64_t closed = list.fetch_or(kListClosed, std::memory_order_acq_rel);
   const uint64_t count = list_count(closed);
   if (count == 0) {
+    // The successor may access the target at once: when the holder's
+    // operations are only ordered, a read of W (behind them) confirms they
+    // landed. On the paths above, a compare-and-swap on W already did.
+    if (done == Completion::kOrdered && !cas_done) (void)word_fetch_add(target, 0);
     node_store(static_cast<int>(successor - 1), target, kGrant, kGranted);
     return;
   }

@@ -15,6 +15,12 @@ namespace stmpi::dev::rma::lock {
 
 enum class LockType : uint8_t { kShared, kExclusive };
 
+// What release() may assume about the holder's operations on the target:
+// complete (flushed), or only ordered before the release's operations on
+// the target (a network fence): then release() touches no other process
+// before one of its operations on the target has returned.
+enum class Completion : uint8_t { kComplete, kOrdered };
+
 // Counters for one window in this process.
 struct LockStats {
   int64_t acquisitions = 0;
@@ -37,14 +43,14 @@ class PassiveLocks {
 
   // Blocks until this process holds the lock on `target`.
   void acquire(int target, LockType type);
-  void release(int target, LockType type);
+  void release(int target, LockType type, Completion done = Completion::kComplete);
 
   const LockStats& stats() const { return stats_; }
 
  private:
   void acquire_exclusive(int target);
   void acquire_shared(int target);
-  void release_exclusive(int target);
+  void release_exclusive(int target, Completion done);
   void release_token(int target, uint64_t list);
   void shared_decrement(int target);
   void grant_head(int target, uint64_t word);

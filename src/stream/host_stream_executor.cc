@@ -329,6 +329,7 @@ bool HostStreamExecutor::wait_entries(std::span<const SignalWait> waits, Cmp cmp
     util::Backoff backoff;
     for (const SignalWait& wait : waits)
       while (!satisfied(wait)) {
+        wait_poll();
         cpu_relax();
         backoff.step();
       }
@@ -339,6 +340,7 @@ bool HostStreamExecutor::wait_entries(std::span<const SignalWait> waits, Cmp cmp
     while (!satisfied(wait)) {
       // A wait only polls: a synchronizing thread may take it over.
       if (callers_waiting_.load(std::memory_order_relaxed) != 0) return false;
+      wait_poll();
       backoff.pause();
     }
   }

@@ -44,6 +44,20 @@ inline void futex_wake(std::atomic<uint32_t>* word, int waiters) {
 
 static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
 
+// What a host wait on signal words runs on each poll besides reading them
+// (nullptr: nothing). Words that another node writes may need this
+// process's own network progress to change (UCX over TCP applies remote
+// atomics and puts in the target's progress): the device installs its
+// network module's serve() while one runs, so that a stream waiting for a
+// peer drives the network itself instead of waiting for a progress
+// thread's next turn. Must never block.
+using WaitPollFn = void (*)();
+inline std::atomic<WaitPollFn> g_wait_poll{nullptr};
+inline void set_wait_poll(WaitPollFn fn) { g_wait_poll.store(fn, std::memory_order_release); }
+inline void wait_poll() {
+  if (WaitPollFn fn = g_wait_poll.load(std::memory_order_acquire)) fn();
+}
+
 // How a host wait polls: spin for spin_us, then for yield_us poll with a
 // sched_yield every polls_per_yield polls (default every poll; the rule of
 // the device's RMA waits, 1000 or 20 polls, measured slower here), then

@@ -62,6 +62,26 @@ bool poll_until(F&& done) {
   return true;
 }
 
+// Registers `words` 64-bit words at `mine` and trades address and packed
+// key with the peer: *remote and *rkey reach the peer's. "" or what failed.
+struct Shared {
+  ucp_mem_h memh = nullptr;  // of `mine`
+  uint64_t remote = 0;       // the peer's words
+  ucp_rkey_h rkey = nullptr;
+};
+std::string share_words(int rank, Ucx& ucx, const Pipes& pipes, std::vector<uint64_t>& mine,
+                        Shared* out) {
+  std::string packed;
+  CHECK(ucx.register_memory(mine.data(), mine.size() * 8, &out->memh, &packed) == 0, ucx.error());
+  CHECK(!packed.empty(), "empty packed key");
+  const uint64_t base = reinterpret_cast<uint64_t>(mine.data());
+  const std::string theirs =
+      trade(pipes, std::string(reinterpret_cast<const char*>(&base), 8) + packed);
+  std::memcpy(&out->remote, theirs.data(), 8);
+  CHECK(ucx.import_key(1 - rank, theirs.data() + 8, &out->rkey) == 0, ucx.error());
+  return "";
+}
+
 constexpr int kFlood = 600;
 constexpr std::size_t kBig = 1 << 20;
 
@@ -171,18 +191,12 @@ std::string run_rank(int rank, const Pipes& pipes) {
   // by rank 0 while rank 1 only watches its own memory (no UCX call: its
   // progress thread must serve the key request, puts, gets and atomics).
   std::vector<uint64_t> window(512, 0);
-  ucp_mem_h memh = nullptr;
-  std::string packed;
-  CHECK(ucx.register_memory(window.data(), window.size() * 8, &memh, &packed) == 0, ucx.error());
-  CHECK(!packed.empty(), "empty packed key");
-  const uint64_t base = reinterpret_cast<uint64_t>(window.data());
-  const std::string theirs =
-      trade(pipes, std::string(reinterpret_cast<const char*>(&base), 8) + packed);
-  uint64_t remote_base = 0;
-  std::memcpy(&remote_base, theirs.data(), 8);
-  ucp_rkey_h rkey = nullptr;
-  CHECK(ucx.import_key(peer, theirs.data() + 8, &rkey) == 0, ucx.error());
-  const uint64_t remote[2] = {remote_base, 0};
+  Shared shared;
+  if (std::string failed = share_words(rank, ucx, pipes, window, &shared); !failed.empty())
+    return failed;
+  ucp_mem_h memh = shared.memh;
+  ucp_rkey_h rkey = shared.rkey;
+  const uint64_t remote[2] = {shared.remote, 0};
   if (rank == 0) {
     std::vector<uint64_t> data(100);
     for (int i = 0; i < 100; ++i) data[i] = 1000 + i;
@@ -227,7 +241,7 @@ std::string run_rank(int rank, const Pipes& pipes) {
     CHECK(ucx.flush(-1) == 0, ucx.error());
     CHECK(ucx.flush_round_trips() == trips + 2, "a flush after a non-fetching atomic did not wait");
     // A key that is not one: an error with UCX's text, naming the rank.
-    const std::string junk(packed.size(), '\x5a');
+    const std::string junk(64, '\x5a');
     ucp_rkey_h bad = nullptr;
     if (ucx.import_key(peer, junk.data(), &bad) == 0) ucx.release_key(bad);
     else CHECK(ucx.error().find("rank 1") != std::string::npos, ucx.error());
@@ -313,6 +327,48 @@ std::string run_rank(int rank, const Pipes& pipes) {
   ucx.deregister_memory(memh);
   ucx.finalize();
   return "";
+}
+
+// serve() (a host stream waiting for a word another node writes) drives
+// the worker itself: with no progress thread, rank 1 only serves while rank
+// 0 adds to its memory and flushes, which needs rank 1's progress.
+std::string serve_rank(int rank, const Pipes& pipes) {
+  const int peer = 1 - rank;
+  Ucx ucx;
+  std::string error;
+  std::pair<int, Pipes> arg{rank, pipes};
+  if (ucx.open(rank, 2, false, &pipe_exchange, &arg, &error) != 0) return "open: " + error;
+  CHECK(!ucx.progress_thread_running(), "a progress thread with STMPI_UCX_PROGRESS_THREAD=no");
+  std::vector<uint64_t> word(8, 0);
+  Shared words;
+  if (std::string failed = share_words(rank, ucx, pipes, word, &words); !failed.empty())
+    return failed;
+  if (rank == 0) {
+    uint64_t add = 5;
+    CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 8, &add, 0, false, words.remote + 8, words.rkey) == 0,
+          ucx.error());
+    CHECK(ucx.flush(peer) == 0, ucx.error());
+  } else {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::atomic_ref<uint64_t>(word[1]).load() != 5) {
+      CHECK(std::chrono::steady_clock::now() < deadline, "an add never landed on a serving rank");
+      ucx.serve();
+    }
+  }
+  trade(pipes, "bye");
+  ucx.release_key(words.rkey);
+  ucx.deregister_memory(words.memh);
+  ucx.finalize();
+  return "";
+}
+
+TEST(Ucx, ServeDrivesTheWorker) {
+  setenv("STMPI_UCX_PROGRESS_THREAD", "no", 1);
+  load_settings();
+  unsetenv("STMPI_UCX_PROGRESS_THREAD");
+  unsetenv("UCX_TLS");
+  EXPECT_EQ(stmpi::test::run_pair(serve_rank), "");
+  load_settings();
 }
 
 TEST(Ucx, TcpPair) {

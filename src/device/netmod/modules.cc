@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <string>
 
+#include "device/netmod/net_api.h"
 #include "pmi/client.h"
+#include "stream/host_wait.h"
 #include "util/error.h"
 #include "util/param.h"
 
@@ -143,12 +145,14 @@ int Modules::init(int my_rank, std::span<const PeerInfo> table, pmi::Client& pmi
     kind_ = Kind::kNone;
     return err;
   }
+  stream::set_wait_poll(&serve);  // host streams waiting for other nodes drive the module
   if (verbose && my_rank == 0)
     std::fprintf(stderr, "STMPI device: network module %s (%s)\n", kind_name(kind_), why_.c_str());
   return MPI_SUCCESS;
 }
 
 void Modules::finalize() {
+  stream::set_wait_poll(nullptr);
   rma([](auto& r) { r.finalize(); });
   transport([](auto& m) { m.finalize(); });
   kind_ = Kind::kNone;

@@ -196,6 +196,9 @@ void store64(const rma::Region& region, uint64_t offset, uint64_t value) {
   Guard g(g_net_mutex);
   modules().rma([&](auto& r) { r.store64(region, offset, value); });
 }
+void serve() {
+  modules().rma([](auto& r) { r.serve(); });
+}
 int flush(int target) {
   Guard g(g_net_mutex);
   return modules().rma([&](auto& r) { return r.flush(target); });

@@ -55,6 +55,10 @@ uint64_t compare_swap64(const rma::Region& region, uint64_t offset, uint64_t exp
 [[nodiscard]] int order_after(int target, bool* fenced);
 uint64_t load64(const rma::Region& region, uint64_t offset);
 void store64(const rma::Region& region, uint64_t offset, uint64_t value);
+// Progresses the running module once from any thread, without waiting for
+// the RMA mutex or the module's lock (RmaModule::serve): the host streams'
+// waits call it (stream/host_wait.h, installed by Modules::init).
+void serve();
 // Remote completion of every kNet operation issued to `target` (-1: all).
 // MPI_SUCCESS when no module runs.
 [[nodiscard]] int flush(int target);

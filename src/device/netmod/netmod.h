@@ -55,6 +55,11 @@
 //   triggered_ops(mode, host, &ops)          Capabilities::triggered: the
 //       module's st::TriggeredOps for kNative or kDeferred, owned by the
 //       RMA object and closed by its finalize();
+//   serve()                                 from any thread, never blocks:
+//       progresses the network once if nobody else does, so that other
+//       ranks' operations on this rank's memory take effect (a host stream
+//       waiting for a word another node writes calls it; a module whose
+//       NIC or library thread applies them leaves it empty);
 //   finalize()                              before the transport's finalize;
 //   a progress thread                       inside the module (Stats fields
 //       thread_*; Capabilities::progress_thread).
@@ -150,6 +155,7 @@ concept RmaModule = requires(R r, const rma::Region& region, std::span<const rma
   {r.store64(region, offset, value)};
   // Remote completion of everything issued to `target` (-1: every target).
   { r.flush(target) } -> std::same_as<int>;
+  {r.serve()};
   { r.triggered_ops(mode, host, ops) } -> std::same_as<int>;
   {r.finalize()};
 };
@@ -190,6 +196,7 @@ class RmaUnsupported {
   uint64_t load64(const rma::Region&, uint64_t) { no_atomics(); }
   void store64(const rma::Region&, uint64_t, uint64_t) { no_atomics(); }
   int flush(int) { return MPI_SUCCESS; }
+  void serve() {}
   int triggered_ops(rma::st::TriggerMode mode, const HostRma&, rma::st::TriggeredOps** ops) {
     *ops = nullptr;
     return unsupported(rma::st::trigger_mode_name(mode));

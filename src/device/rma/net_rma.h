@@ -44,6 +44,12 @@ class NetRma final {
     netmod::store64(r, offset, value);
   }
   static int flush(int target) { return netmod::flush(target); }
+  static int order_after(int target, bool* fenced) { return netmod::order_after(target, fenced); }
+  // Whether the module orders operations (add64_after needs no flush).
+  static bool ordered() { return netmod::capabilities().ordering; }
+  static int add64_after(const Region& r, uint64_t offset, uint64_t value) {
+    return netmod::add64_after(r, offset, value);
+  }
 };
 
 }  // namespace stmpi::dev::rma

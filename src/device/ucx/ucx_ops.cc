@@ -187,6 +187,13 @@ int Ucx::atomic(int peer, ucp_atomic_op_t op, std::size_t size, uint64_t* value,
   return rc;
 }
 
+void Ucx::serve() {
+  if (!initialized_) return;
+  note_polled();
+  std::unique_lock<std::mutex> guard(lock_, std::try_to_lock);
+  if (guard.owns_lock()) progress_locked();
+}
+
 int Ucx::fence() {
   if (!initialized_) return 0;
   std::lock_guard<std::mutex> guard(lock_);

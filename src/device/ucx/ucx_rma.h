@@ -64,6 +64,7 @@ class UcxRma final : public netmod::RmaUnsupported {
     (void)atomic64(region.target, region.remote + offset, region.key, UCP_ATOMIC_OP_SWAP, value, 0);
   }
   int flush(int target);
+  void serve() { ucx_.serve(); }
   void finalize() {}
 
  private:

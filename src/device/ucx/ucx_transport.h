@@ -152,6 +152,10 @@ class Ucx final {
   // Orders the one-sided operations issued after it behind those issued
   // before it, at every target (ucp_worker_fence).
   [[nodiscard]] int fence();
+  // From any thread, never blocks: progresses the worker unless another
+  // thread holds it, and counts as the rank polling (the progress thread
+  // stays off).
+  void serve();
   const std::string& error() const { return error_; }
   void set_fatal_handler(FatalHandler handler) { fatal_ = handler; }
   const Worker& worker() const { return worker_; }

@@ -241,30 +241,43 @@ int SoftwareTriggers::issue(Op& op, bool* network) {
                             fault_inject_, fault_inject_);
   if (op.region.kind == RegionKind::kNet) *network = true;
   if (op.kind == Kind::kSignal) {
+    if (op.region.kind == RegionKind::kMapped) {
+      store64(op.region, op.offset, op.value);
+      return MPI_SUCCESS;
+    }
+    // Only the module's own atomics are ordered behind its fence: a signal
+    // by active messages first completes the fenced operations.
+    if (fenced_ && !(op.region.kind == RegionKind::kNet && op.region.native_atomics))
+      if (int err = flush_network(); err != MPI_SUCCESS) return err;
     if (op.region.kind != RegionKind::kNet) {
       store64(op.region, op.offset, op.value);
       return MPI_SUCCESS;
     }
-    // Between nodes: a 64-bit NIC atomic write, completed by the round's one
-    // flush with the other operations of the round (a blocking store per
-    // signal cost a round trip each). Two signals of one word in a round
-    // (epochs k and k+1) could land in either order, so the second waits
-    // for a flush first: the word must end at the larger.
-    for (const SignalWord& w : round_signals_)
-      if (w.target == op.region.target && w.key == op.region.key && w.offset == op.offset) {
-        const int err = flush_network();
-        count_unflushed(err);  // what that flush completed, signals of earlier rounds too
-        if (err != MPI_SUCCESS) return err;
-        break;
-      }
-    round_signals_.push_back({op.region.target, op.region.key, op.offset});
+    // Between nodes: a non-fetching add of the difference to the last value
+    // this process wrote there, which leaves the word at the value (one
+    // writer, only growing), needs no answer from any module (UCX has no
+    // non-fetching swap: a replace waited for the target's progress) and no
+    // order between two signals of one word. Where the module does not order
+    // operations it completes at the round's one flush, and op.value (the
+    // difference) lives until then.
+    uint64_t& last = signal_last_[SignalWord{op.region.target, op.region.am_window, op.offset}];
+    if (op.value <= last) return MPI_SUCCESS;
+    const uint64_t delta = op.value - last;
+    last = op.value;
+    if (op.region.native_atomics && NetRma::ordered()) {
+      // Behind a fence: lands after everything issued before it, wants no
+      // answer and holds no buffer, so it is complete once issued.
+      op.one_way = true;
+      return NetRma::add64_after(op.region, op.offset, delta);
+    }
+    op.value = delta;
     const Run run{op.offset, sizeof(uint64_t)};
-    AccumulateOp replace;
-    replace.op = util::OpKind::kReplace;
-    replace.element = util::ElementKind::kUint64;
-    replace.element_size = sizeof(uint64_t);
+    AccumulateOp add;
+    add.op = util::OpKind::kSum;
+    add.element = util::ElementKind::kUint64;
+    add.element_size = sizeof(uint64_t);
     Completion done;
-    return accumulate(op.region, std::span<const Run>(&run, 1), replace, &op.value, nullptr, &done);
+    return accumulate(op.region, std::span<const Run>(&run, 1), add, &op.value, nullptr, &done);
   }
   if (op.kind == Kind::kRead) {
     // A blocking read (the data is in place on return), through a packed
@@ -321,8 +334,14 @@ void SoftwareTriggers::completed(const Op& op) {
 }
 
 int SoftwareTriggers::flush_network() {
-  round_signals_.clear();
+  fenced_ = false;
   return NetRma::flush(-1);
+}
+
+int SoftwareTriggers::order_network(bool* fenced) {
+  const int err = NetRma::order_after(-1, fenced);
+  fenced_ = fenced_ || *fenced;
+  return err;
 }
 
 void SoftwareTriggers::count_unflushed(int flush_err) {
@@ -375,7 +394,7 @@ void SoftwareTriggers::run_work() {
       for (std::size_t i = 0; i < ready_.size(); ++i) {
         if (errors_[i] != MPI_SUCCESS) {
           fail(*ready_[i], ready_trigger_[i], errors_[i]);
-        } else if (ready_[i]->region.kind == RegionKind::kNet) {
+        } else if (ready_[i]->region.kind == RegionKind::kNet && !ready_[i]->one_way) {
           unflushed_.push_back(std::move(ready_[i]));
           unflushed_trigger_.push_back(ready_trigger_[i]);
         } else {
@@ -385,8 +404,15 @@ void SoftwareTriggers::run_work() {
       has_unflushed_.store(!unflushed_.empty(), std::memory_order_release);
       continue;
     }
-    const int flush_err = network || !unflushed_.empty() ? flush_network() : MPI_SUCCESS;
-    count_unflushed(flush_err);
+    // What this round releases (its epochs' signals) must land after its
+    // network operations: a fence where the module orders operations (no
+    // round trip; they complete at the next flush, and the unflushed signals
+    // stay so), else a flush, which completes those signals too.
+    bool fenced = false;
+    int flush_err = MPI_SUCCESS;
+    if (network) flush_err = order_network(&fenced);
+    else if (!unflushed_.empty()) flush_err = flush_network();
+    if (!fenced) count_unflushed(flush_err);
     for (std::size_t i = 0; i < ready_.size(); ++i) {
       const Op& op = *ready_[i];
       const int err = errors_[i] != MPI_SUCCESS ? errors_[i] : flush_err;

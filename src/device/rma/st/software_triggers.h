@@ -32,9 +32,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -87,8 +89,9 @@ class SoftwareTriggers final : public TriggeredOps {
     std::vector<Run> runs;
     std::vector<OriginPiece> origin;  // kRead: where the data goes
     AccumulateOp acc;
-    uint64_t offset = 0;  // kSignal
-    uint64_t value = 0;   // kSignal
+    uint64_t offset = 0;   // kSignal
+    uint64_t value = 0;    // kSignal
+    bool one_way = false;  // kSignal: an ordered add, complete when issued
     uint64_t threshold = 0;
     CounterId completion = 0;
     std::vector<char> packed;  // a noncontiguous origin (or read destination), packed
@@ -113,8 +116,11 @@ class SoftwareTriggers final : public TriggeredOps {
   void run_work();
   // One operation completed: its completion counter moves (work_).
   void completed(const Op& op);
-  // NetRma::flush of everything issued (the round's signal words forgotten).
+  // NetRma::flush of everything issued.
   [[nodiscard]] int flush_network();
+  // Makes what is issued next land after everything issued so far:
+  // NetRma::order_after(-1), a fence (*fenced) or a flush.
+  [[nodiscard]] int order_network(bool* fenced);
   // Counts the deferred signals a flush just completed (or fails them).
   void count_unflushed(int flush_err);
   // Flushes and counts the deferred signals, and fires what they release.
@@ -151,18 +157,19 @@ class SoftwareTriggers final : public TriggeredOps {
   std::vector<std::unique_ptr<Op>> ready_;
   std::vector<CounterId> ready_trigger_;
   std::vector<CounterId> work_;
-  struct SignalWord {
-    int target;
-    uint64_t key;
-    uint64_t offset;
-  };
-  std::vector<SignalWord> round_signals_;  // kNet signal words issued since the last flush
-  std::vector<int> errors_;                // of the round's operations
+  // A signal word on another node: its owner, window and offset. Each has
+  // one writer (this process) and only grows; the last value written.
+  using SignalWord = std::tuple<int, uint64_t, uint64_t>;
+  std::map<SignalWord, uint64_t> signal_last_;
+  std::vector<int> errors_;  // of the round's operations
   // Signals of rounds that were not flushed (signals only): alive until a
   // flush completes them (the NIC reads their value until then).
   std::vector<std::unique_ptr<Op>> unflushed_;
   std::vector<CounterId> unflushed_trigger_;
   std::atomic<bool> has_unflushed_{false};
+  // A round's network operations were fenced (order_network), not flushed:
+  // they complete at the next flush.
+  bool fenced_ = false;
 };
 
 }  // namespace stmpi::dev::rma::st

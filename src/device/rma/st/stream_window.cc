@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "device/progress.h"
+#include "device/rma/net_rma.h"
 #include "device/rma/st/merged_kernel_executor.h"
 #include "device/rma/st/settings.h"
 #include "stream/host_stream.h"
@@ -326,7 +327,11 @@ int StreamWindow::drain() {
     ProgressWait wait;
     while (!reached(retired(static_cast<int>(i)), marker)) wait.pause();
   }
-  const int err = reclaim();
+  int err = reclaim();
+  // Signals to other nodes may be complete when issued (one-way adds behind
+  // a fence): they land before the window's memory goes.
+  if (view_.spans_nodes)
+    if (int flushed = NetRma::flush(-1); err == MPI_SUCCESS) err = flushed;
   stop_progress_hook();
   slots_.clear();
   last_slot_ = -1;

@@ -18,6 +18,7 @@
 
 #include "device/device.h"
 #include "device/ucx/settings.h"
+#include "util/backoff.h"
 
 namespace stmpi::dev::ucx {
 
@@ -118,6 +119,10 @@ int Ucx::open(int rank, int size, bool verbose, Exchange exchange, void* arg, st
     stop_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     stop_thread_ = false;
     progress_thread_ = std::thread([this, us = s.progress_thread_us] { progress_thread_main(us); });
+    // Waits yield often enough for it to run (util/backoff.h): on a node
+    // whose ranks each seem to have a CPU, a waiter spinning 2^14 polls kept
+    // other ranks' progress threads (and ranks) off the CPUs they share.
+    util::set_host_progress_threads(true);
   }
   return 0;
 }
@@ -130,6 +135,7 @@ void Ucx::stop_progress_thread() {
   progress_thread_.join();
   ::close(stop_fd_);
   stop_fd_ = -1;
+  util::set_host_progress_threads(false);
 }
 
 void Ucx::abandon() {

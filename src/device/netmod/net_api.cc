@@ -173,20 +173,27 @@ uint64_t compare_swap64(const rma::Region& region, uint64_t offset, uint64_t exp
   return modules().rma(
       [&](auto& r) { return r.compare_swap64(region, offset, expected, desired); });
 }
+namespace {
+// The one "fence, else flush" decision (under g_net_mutex).
+template <class R>
+int order_locked(R& r, int target, bool* fenced) {
+  *fenced = modules().capabilities().ordering;
+  return *fenced ? r.fence() : r.flush(target);
+}
+}  // namespace
 int add64_after(const rma::Region& region, uint64_t offset, uint64_t value) {
   Guard g(g_net_mutex);
-  const bool ordered = modules().capabilities().ordering;
   return modules().rma([&](auto& r) {
-    if (ordered) return r.add64_after(region, offset, value);
-    if (const int err = r.flush(region.target)) return err;
+    bool fenced = false;
+    if (const int err = order_locked(r, region.target, &fenced)) return err;
+    if (fenced) return r.add64(region, offset, value);
     (void)r.fetch_add64(region, offset, value);
     return MPI_SUCCESS;
   });
 }
 int order_after(int target, bool* fenced) {
   Guard g(g_net_mutex);
-  *fenced = modules().capabilities().ordering;
-  return modules().rma([&](auto& r) { return *fenced ? r.fence() : r.flush(target); });
+  return modules().rma([&](auto& r) { return order_locked(r, target, fenced); });
 }
 uint64_t load64(const rma::Region& region, uint64_t offset) {
   Guard g(g_net_mutex);

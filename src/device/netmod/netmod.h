@@ -46,12 +46,13 @@
 //   fetch_add64, compare_swap64, load64, store64   Capabilities::atomics64
 //       (the passive-lock protocol: blocking, return the old value; a
 //       failure aborts the job with the library's text);
-//   fence(), add64_after(region, offset, value)   Capabilities::ordering:
+//   fence(), add64(region, offset, value)   Capabilities::ordering:
 //       fence() makes the operations issued after it take effect at their
-//       target after those issued before it; add64_after adds to the word
-//       once every operation this process issued to the region's target has
-//       taken effect there, without waiting (complete at the next flush):
-//       the PSCW signals and lock releases; else the device flushes first;
+//       target after those issued before it; add64 adds to the word without
+//       waiting for an answer (complete at the next flush). The device puts
+//       the two together in one place (net_api.cc: add64_after, order_after)
+//       for PSCW signals, lock releases and the software trigger engine;
+//       without them it flushes first;
 //   triggered_ops(mode, host, &ops)          Capabilities::triggered: the
 //       module's st::TriggeredOps for kNative or kDeferred, owned by the
 //       RMA object and closed by its finalize();
@@ -150,7 +151,7 @@ concept RmaModule = requires(R r, const rma::Region& region, std::span<const rma
   { r.fetch_add64(region, offset, value) } -> std::same_as<uint64_t>;
   { r.compare_swap64(region, offset, value, value) } -> std::same_as<uint64_t>;
   { r.fence() } -> std::same_as<int>;
-  { r.add64_after(region, offset, value) } -> std::same_as<int>;
+  { r.add64(region, offset, value) } -> std::same_as<int>;
   { r.load64(region, offset) } -> std::same_as<uint64_t>;
   {r.store64(region, offset, value)};
   // Remote completion of everything issued to `target` (-1: every target).
@@ -192,7 +193,7 @@ class RmaUnsupported {
   uint64_t compare_swap64(const rma::Region&, uint64_t, uint64_t, uint64_t) { no_atomics(); }
   // Never called when capabilities().ordering is false.
   int fence() { return unsupported("fence"); }
-  int add64_after(const rma::Region&, uint64_t, uint64_t) { return unsupported("ordered add"); }
+  int add64(const rma::Region&, uint64_t, uint64_t) { return unsupported("one-way add"); }
   uint64_t load64(const rma::Region&, uint64_t) { no_atomics(); }
   void store64(const rma::Region&, uint64_t, uint64_t) { no_atomics(); }
   int flush(int) { return MPI_SUCCESS; }

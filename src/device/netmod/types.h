@@ -38,8 +38,8 @@ struct Capabilities {
   // accumulate / compare_swap for some (op, type) pairs; the others answer
   // kNotNative and run through the shared locked path (net_rma.cc).
   bool accumulate = false;
-  // fence() and add64_after(): operations to a target take effect in the
-  // order this process issued them across a fence.
+  // fence() and add64(): operations to a target take effect in the order
+  // this process issued them across a fence, and a one-way add.
   bool ordering = false;
   // triggered_ops() may succeed for some mode (else the software engine).
   bool triggered = false;

@@ -106,8 +106,7 @@ uint64_t UcxRma::atomic64(int target, uint64_t raddr, uint64_t key, ucp_atomic_o
   return value;
 }
 
-int UcxRma::add64_after(const rma::Region& region, uint64_t offset, uint64_t value) {
-  if (const int err = fence()) return err;
+int UcxRma::add64(const rma::Region& region, uint64_t offset, uint64_t value) {
   if (ucx_.atomic(region.target, UCP_ATOMIC_OP_ADD, 8, &value, 0, false, region.remote + offset,
                   rkey_of(region.key)) != 0)
     return error();

@@ -53,10 +53,10 @@ class UcxRma final : public netmod::RmaUnsupported {
     return atomic64(region.target, region.remote + offset, region.key, UCP_ATOMIC_OP_CSWAP, desired,
                     expected);
   }
-  // ucp_worker_fence; add64_after adds a non-fetching add behind it: UCX
-  // applies it after the operations issued before the fence.
+  // ucp_worker_fence: UCX applies what is issued after it after what was
+  // issued before. add64: a non-fetching UCP add (complete at flush).
   int fence() { return ucx_.fence() == 0 ? MPI_SUCCESS : error(); }
-  int add64_after(const rma::Region& region, uint64_t offset, uint64_t value);
+  int add64(const rma::Region& region, uint64_t offset, uint64_t value);
   uint64_t load64(const rma::Region& region, uint64_t offset) {
     return atomic64(region.target, region.remote + offset, region.key, UCP_ATOMIC_OP_ADD, 0, 0);
   }

@@ -56,6 +56,11 @@ uint64_t compare_swap64(const rma::Region&, uint64_t, uint64_t, uint64_t) {
 }
 uint64_t load64(const rma::Region&, uint64_t) { unexpected("load64"); }
 void store64(const rma::Region&, uint64_t, uint64_t) { unexpected("store64"); }
+int add64_after(const rma::Region&, uint64_t, uint64_t) { unexpected("add64_after"); }
+int order_after(int, bool* fenced) {  // no module runs: nothing to order
+  *fenced = false;
+  return MPI_SUCCESS;
+}
 int flush(int) { return MPI_SUCCESS; }  // no module runs: nothing to complete
 int triggered_ops(rma::st::TriggerMode, rma::st::TriggeredOps** out) {
   *out = nullptr;

@@ -331,7 +331,9 @@ std::string run_rank(int rank, const Pipes& pipes) {
 
 // serve() (a host stream waiting for a word another node writes) drives
 // the worker itself: with no progress thread, rank 1 only serves while rank
-// 0 adds to its memory and flushes, which needs rank 1's progress.
+// 0 adds 5 to its memory and flushes, which needs rank 1's progress, then
+// adds 1: rank 1 serves until it sees 6, so it never stops before rank 0's
+// flush has returned.
 std::string serve_rank(int rank, const Pipes& pipes) {
   const int peer = 1 - rank;
   Ucx ucx;
@@ -348,9 +350,12 @@ std::string serve_rank(int rank, const Pipes& pipes) {
     CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 8, &add, 0, false, words.remote + 8, words.rkey) == 0,
           ucx.error());
     CHECK(ucx.flush(peer) == 0, ucx.error());
+    uint64_t one = 1;
+    CHECK(ucx.atomic(peer, UCP_ATOMIC_OP_ADD, 8, &one, 0, false, words.remote + 8, words.rkey) == 0,
+          ucx.error());
   } else {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::atomic_ref<uint64_t>(word[1]).load() != 5) {
+    while (std::atomic_ref<uint64_t>(word[1]).load() != 6) {
       CHECK(std::chrono::steady_clock::now() < deadline, "an add never landed on a serving rank");
       ucx.serve();
     }

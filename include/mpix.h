@@ -190,7 +190,8 @@ int PMPIX_Enqueue_wait(MPIX_Queue queue);
  * MPIX_Comm_failure_get_acked gives MPI_GROUP_EMPTY, and MPIX_Comm_revoke
  * fails with MPI_ERR_UNSUPPORTED_OPERATION. MPIX_GPU_query_support says
  * whether MPI calls take GPU memory of that kind as buffers: 0 for all three
- * kinds (GPU memory takes part only in stream-triggered RMA epochs);
+ * kinds (GPU memory takes part only in stream-triggered RMA epochs and in
+ * operations enqueued on a GPU stream);
  * MPIX_Query_cuda_support and its companions return the same answer.
  * MPIX_Delete_error_class/code/string undo MPI_Add_error_class/code/string
  * (MPI_ERR_ARG for a class or code the program did not add). */
@@ -261,7 +262,11 @@ int PMPIX_Delete_error_string(int errorcode);
  * wait. Wildcards (MPI_ANY_SOURCE, MPI_ANY_TAG) are allowed. The enqueued
  * collectives start when the stream reaches them (every process must
  * enqueue them in the same order) and complete in stream order. Buffers
- * are host memory (MPIX_GPU_query_support says 0). Someone must drive MPI
+ * are host memory or, for operations enqueued on a GPU stream, also device
+ * memory: the stream copies such a buffer to a pinned staging buffer before
+ * the operation reads it and back after the operation wrote it, in stream
+ * order (MPIX_GPU_query_support still says 0: other MPI calls take host
+ * memory only). Someone must drive MPI
  * progress while a stream waits: a host stream's waits do it themselves;
  * for GPU streams, MPI calls, MPIX_Stream_progress or
  * MPIX_Start_progress_thread. Creating the first MPIX_Stream makes MPI

@@ -7,7 +7,8 @@ STREAM_CORE_SOURCES = \
 	src/stream/host_stream.cc \
 	src/stream/gpu_stream.cc \
 	src/stream/backend.cc \
-	src/stream/registry.cc
+	src/stream/registry.cc \
+	src/stream/staging.cc
 libstmpi_stream_la_SOURCES += $(STREAM_CORE_SOURCES)
 noinst_HEADERS += \
 	src/stream/stream.h \
@@ -20,7 +21,8 @@ noinst_HEADERS += \
 	src/stream/gpu_runtime.h \
 	src/stream/gpu_stream.h \
 	src/stream/backend.h \
-	src/stream/registry.h
+	src/stream/registry.h \
+	src/stream/staging.h
 libmpi_la_LIBADD += -ldl
 EXTRA_DIST += src/stream/README.md
 EXTRA_DIST += src/stream/gpu_kernels.cu src/stream/embed_image.sh

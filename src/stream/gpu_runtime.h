@@ -45,6 +45,9 @@ class GpuRuntime {
   virtual bool is_stream(void* handle) = 0;
   // Single-word writes and waits as stream memory operations rather than kernels.
   virtual bool has_stream_mem_ops() const = 0;
+  // Whether `ptr` is device memory the CPU cannot read (pageable, pinned and
+  // managed memory are not; neither is an address the runtime does not know).
+  virtual bool is_device_memory(const void* ptr) = 0;
 
   // `params` points to the kernel's parameter struct (kernel_params.h).
   [[nodiscard]] virtual int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,

@@ -33,6 +33,9 @@ EXTRA_DIST += test/bench/net_phases.c
 EXTRA_DIST += test/bench/st_enqueue.c
 # stream_p2p: MPICH's enqueue API on a host stream against MPI_Isend/Irecv/Waitall (mpicc)
 EXTRA_DIST += test/bench/stream_p2p.c test/bench/stream_p2p_run.sh
+# stream_p2p_gpu: the same exchange of device buffers on a CUDA stream: synchronize + MPI,
+# MPICH's host function per operation, and the enqueue API (gpu_run.sh runs it)
+EXTRA_DIST += test/bench/stream_p2p_gpu.c
 # fortran_pingpong.sh: fpingpong.F90 through mpif.h, use mpi and use mpi_f08 against its C twin
 # fpingpong.c and against MPICH running the same Fortran program
 EXTRA_DIST += test/bench/fortran_pingpong.sh test/bench/fpingpong.F90 test/bench/fpingpong.c
@@ -58,13 +61,13 @@ endif
 # mpicc links them when the scripts run); the C++ ones that use internal APIs are built.
 STMPI_BENCH_C_FILES = pingpong.c match_depth.c bcast.c allreduce.c rma_lat.c rma_lock.c rma_overlap.c \
 	coll_bench.c coll_overlap.c faces.c st_exchange.c st_enqueue.c net_phases.c io_overlap.c io_sieve.c io_lockcost.c fpingpong.c \
-	stream_p2p.c
+	stream_p2p.c stream_p2p_gpu.c
 # The Fortran benchmark is checked through each interface when the build has Fortran (configure
 # found a working compiler: the build's mpif.h and module files); a build without Fortran says so.
 check-bench-build:
 	@for f in $(STMPI_BENCH_C_FILES); do \
 	  $(CC) -std=gnu11 -fsyntax-only -Wall -Wno-unused-function -I$(top_srcdir)/include \
-	    -I$(top_srcdir)/test/bench $(top_srcdir)/test/bench/$$f || exit 1; \
+	    -I$(top_srcdir)/test/bench -I$(top_srcdir)/test/mpi/util $(top_srcdir)/test/bench/$$f || exit 1; \
 	done
 	@if [ "$(STMPI_HAVE_FORTRAN)" = yes ]; then \
 	  incs="-I$(top_srcdir)/include"; \

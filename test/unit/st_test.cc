@@ -270,6 +270,7 @@ class FakeGpu final : public stream::GpuRuntime {
   std::string description() const override { return "fake"; }
   bool is_stream(void* handle) override { return handle == this; }
   bool has_stream_mem_ops() const override { return false; }
+  bool is_device_memory(const void*) override { return false; }
   int launch_kernel(void*, stream::KernelId kernel, const stream::LaunchShape&,
                     void* params) override {
     ++kernels[static_cast<int>(kernel)];

@@ -819,6 +819,7 @@ class FakeRuntime final : public GpuRuntime {
   std::string description() const override { return "fake"; }
   bool is_stream(void* handle) override { return handle == this; }
   bool has_stream_mem_ops() const override { return mem_ops; }
+  bool is_device_memory(const void*) override { return false; }
   int launch_kernel(void*, KernelId kernel, const LaunchShape& shape, void* params) override {
     ++kernels[static_cast<int>(kernel)];
     last_shape = shape;

@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "device/progress.h"
@@ -42,6 +43,8 @@ struct Transfer {
   std::atomic<uint64_t> completed{0};  // rounds complete
   int error = MPI_SUCCESS;             // of the last round
   MPI_Status status{};                 // of the last round (receive)
+  stream::Staged staged;               // device buffer: its host copy
+  bool stage_checked = false;          // staging decided at the first start
   bool active = false;                 // on the active list
   Transfer* active_prev = nullptr;     // the list progress walks: streams
   Transfer* active_next = nullptr;     // reached a start whose round is open
@@ -284,7 +287,38 @@ void locked_op(void* arg) {
   delete op;
 }
 
+// Decides at a transfer's first start whether its buffer needs staging, and
+// points the transfer at the host copy if so.
+int stage_transfer(Transfer* t, stream::Stream& stream) {
+  if (t->stage_checked) return MPI_SUCCESS;
+  t->stage_checked = true;
+  if (t->args.peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  const void* buf = t->is_send ? t->args.send_buf : t->args.recv_buf;
+  if (int err = stage_buffer(stream, buf, t->args.count, *t->args.type, &t->staged);
+      err != MPI_SUCCESS)
+    return err;
+  if (t->is_send) t->args.send_buf = t->staged.host_address(t->args.send_buf);
+  else t->args.recv_buf = t->staged.host_address(t->args.recv_buf);
+  return MPI_SUCCESS;
+}
+
+// Device -> host before a start: what a send reads, or a receive's gaps.
+int copy_before_start(Transfer* t, stream::Stream& stream) {
+  if (int err = stage_transfer(t, stream); err != MPI_SUCCESS) return err;
+  if (!t->staged || !(t->is_send || !t->args.type->contiguous)) return MPI_SUCCESS;
+  return stream::copy_in(stream, t->staged);
+}
+
 }  // namespace
+
+int stage_buffer(stream::Stream& stream, const void* buf, MPI_Count count, const Datatype& type,
+                 stream::Staged* out) {
+  *out = stream::Staged{};
+  if (buf == nullptr || count <= 0 || type.size == 0) return MPI_SUCCESS;
+  const MPI_Aint span = (static_cast<MPI_Aint>(count) - 1) * type.extent + type.true_extent;
+  char* start = static_cast<char*>(const_cast<void*>(buf)) + type.true_lb;
+  return stream::stage(stream, start, static_cast<std::size_t>(span), out);
+}
 
 int send_init(const TransferArgs& args, Comm& comm, Transfer** out) {
   Transfer* t = make(args, comm, true);
@@ -304,13 +338,26 @@ int recv_init(const TransferArgs& args, Comm& comm, Transfer** out) {
                       comm.streams->engine_context, &t->envelope_req);
 }
 
+// Launches onto a GPU stream run without the MPI lock (GlobalUnlockScope):
+// a full launch queue blocks until the GPU ran earlier work, host functions
+// of ours that take the lock included. Nothing below reads engine state
+// that those functions change.
+bool unlock_for(const stream::Stream& stream) {
+  return stream.backend() != stream::BackendKind::kHost;
+}
+
 int enqueue_start(Transfer* t, stream::Stream& stream) {
+  GlobalUnlockScope unlocked(unlock_for(stream));
+  if (int err = copy_before_start(t, stream); err != MPI_SUCCESS) return err;
   ++t->enqueued;
   return stream.launch(start_op, t);
 }
 
 int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   if (ts.size() == 1) return enqueue_start(ts[0], stream);
+  GlobalUnlockScope unlocked(unlock_for(stream));
+  for (Transfer* t : ts)
+    if (int err = copy_before_start(t, stream); err != MPI_SUCCESS) return err;
   for (Transfer* t : ts) ++t->enqueued;
   auto* batch = new std::vector<Transfer*>(ts.begin(), ts.end());
   const int err = stream.launch(start_all_op, batch);
@@ -327,12 +374,30 @@ int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
   if (ts.empty()) return MPI_SUCCESS;
   auto* op = new WaitOp{{}, release};
   op->items.reserve(ts.size());
-  for (std::size_t i = 0; i < ts.size(); ++i)
+  // Host -> device copies after the wait; with `release`, the staging
+  // buffers leave the transfers (the wait frees them) and return to the
+  // pool once the copies ran.
+  std::vector<stream::CopyRange> copies;
+  std::vector<stream::Staged> staged;
+  for (std::size_t i = 0; i < ts.size(); ++i) {
     op->items.push_back(
         {ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
-  const int err = stream.launch(wait_op, op);
-  if (err != MPI_SUCCESS) delete op;
-  return err;
+    const stream::Staged& s = ts[i]->staged;
+    if (!s) continue;
+    if (!ts[i]->is_send) copies.push_back({s.device, s.host, s.bytes});
+    if (release) staged.push_back(std::exchange(ts[i]->staged, stream::Staged{}));
+  }
+  // The wait may free the transfers once launched: nothing reads them after.
+  GlobalUnlockScope unlocked(unlock_for(stream));
+  int err = stream.launch(wait_op, op);
+  if (err != MPI_SUCCESS) {
+    delete op;
+    for (stream::Staged& s : staged) stream::release_now(s);
+    return err;
+  }
+  if (!copies.empty()) err = stream.copy(copies);
+  const int release_err = stream::release_after(stream, std::move(staged));
+  return err != MPI_SUCCESS ? err : release_err;
 }
 
 Comm& transfer_comm(const Transfer* t) { return *t->comm; }
@@ -343,6 +408,7 @@ uint64_t rounds_completed(const Transfer* t) {
 int last_error(const Transfer* t) { return t->error; }
 
 void release(Transfer* t) {
+  stream::release_now(t->staged);
   cancel_pending(&t->envelope_req);
   cancel_pending(&t->data_req);
   deactivate(t);
@@ -352,6 +418,7 @@ void release(Transfer* t) {
 }
 
 int enqueue_locked(stream::Stream& stream, LockedStep fn, void* arg) {
+  GlobalUnlockScope unlocked(unlock_for(stream));
   return stream.launch(locked_op, new LockedOp{fn, arg});
 }
 

@@ -30,6 +30,8 @@
 
 #include <mpi.h>
 
+#include "stream/staging.h"
+
 namespace stmpi::stream {
 class Stream;
 }
@@ -99,6 +101,18 @@ void release(Transfer* t);
 // true when done; until then it is called again after a round of progress.
 using LockedStep = bool (*)(void* arg);
 [[nodiscard]] int enqueue_locked(stream::Stream& stream, LockedStep fn, void* arg);
+
+// Device buffers. A transfer enqueued on a GPU stream with its buffer in
+// device memory moves its data through a staging buffer (stream/staging.h):
+// each start of a send (and of a receive into a type with gaps) enqueues a
+// device-to-host copy of the buffer's span before the start; each wait of a
+// receive enqueues the host-to-device copy after the wait. The staging
+// buffer goes back to the pool after the releasing wait, or at release().
+//
+// The same for one buffer of an enqueued collective: `count` elements of
+// `type` at `buf`; *out is left empty when nothing needs staging.
+[[nodiscard]] int stage_buffer(stream::Stream& stream, const void* buf, MPI_Count count,
+                               const Datatype& type, stream::Staged* out);
 
 // One round of MPI progress under the MPI lock, from any thread not
 // holding it (MPIX_Stream_progress, progress threads, stream waits).

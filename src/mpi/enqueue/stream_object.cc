@@ -2,10 +2,12 @@
 // MPIX_Info_set_hex, and the communicator attachment's lifetime.
 #include "mpi/enqueue/stream_object.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 
+#include "mpi/comm/comm.h"
 #include "mpi/comm/context_id.h"
 #include "mpi/errhan/error.h"
 #include "mpi/info/info.h"
@@ -151,25 +153,35 @@ int stream_free(int* handle) {
   if (object == nullptr)
     return errhan::make_error(MPIX_ERR_STREAM, "MPIX_Stream_free: stream=0x%x is not a live stream",
                               static_cast<unsigned>(*handle));
-  if (object->comm_uses > 0)
+  // Communicators the program still holds refuse the free; ones it freed
+  // whose enqueued operations are still running (they hold a reference)
+  // delete the stream when the last of them goes.
+  int live = 0;
+  comm_table().for_each([&](const Comm& comm) {
+    if (comm.streams != nullptr && std::find(comm.streams->local.begin(), comm.streams->local.end(),
+                                             object) != comm.streams->local.end())
+      ++live;
+  });
+  if (live > 0)
     return errhan::make_error(MPIX_ERR_STREAM,
                               "MPIX_Stream_free: stream=0x%x is still used by %d communicator(s) "
                               "(free them first)",
-                              static_cast<unsigned>(*handle), object->comm_uses);
+                              static_cast<unsigned>(*handle), live);
   if (object->progress_thread.joinable())
     return errhan::make_error(MPIX_ERR_STREAM,
                               "MPIX_Stream_free: stream=0x%x still has a progress thread "
                               "(MPIX_Stop_progress_thread first)",
                               static_cast<unsigned>(*handle));
   g_stream_table.remove(*handle);
-  delete object;
+  if (object->comm_uses > 0) object->free_pending = true;
+  else delete object;
   *handle = MPIX_STREAM_NULL;
   return MPI_SUCCESS;
 }
 
 CommStreams::~CommStreams() {
   for (StreamObject* s : local)
-    if (s != nullptr) --s->comm_uses;
+    if (s != nullptr && --s->comm_uses == 0 && s->free_pending) delete s;
   context_id_release(engine_context);
 }
 

@@ -33,7 +33,8 @@ struct StreamObject {
   int handle = 0;
   StreamType type = StreamType::kGeneral;
   std::shared_ptr<stream::Stream> stream;  // null for kGeneral
-  int comm_uses = 0;                       // communicators holding it (MPIX_Stream_free refuses)
+  int comm_uses = 0;                       // communicators holding it
+  bool free_pending = false;               // MPIX_Stream_free ran: the last communicator deletes it
   std::atomic<bool> thread_stop{false};    // MPIX_Start/Stop_progress_thread
   std::thread progress_thread;
 };

@@ -27,6 +27,7 @@
 #include "mpi/rma/rma.h"
 #include "pmi/client.h"
 #include "stream/settings.h"
+#include "stream/staging.h"
 #include "util/param.h"
 
 namespace stmpi::mpi {
@@ -87,6 +88,7 @@ int library_stop_if_unused() {
   request_release_detached();
   comm_finalize_world();
   request_pool_release();
+  stream::free_staging_pool();
   (void)pmi::client().finalize();
   state.library_up = false;
   return MPI_SUCCESS;

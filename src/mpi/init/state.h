@@ -60,6 +60,31 @@ class GlobalLockScope {
   std::lock_guard<std::mutex> lock_;
 };
 
+// Releases the global lock for a scope if this thread holds it (and takes
+// it back at the end): around calls that may block until another thread
+// has run work that takes the lock. A GPU runtime's launch blocks while the
+// stream's launch queue is full, until the GPU has run earlier work, and
+// that work includes the host functions of src/mpi/enqueue, which take the
+// lock. `release` false: does nothing.
+class GlobalUnlockScope {
+ public:
+  explicit GlobalUnlockScope(bool release) : held_(release && t_holds_global_lock) {
+    if (!held_) return;
+    t_holds_global_lock = false;
+    global_mutex().unlock();
+  }
+  ~GlobalUnlockScope() {
+    if (!held_) return;
+    global_mutex().lock();
+    t_holds_global_lock = true;
+  }
+  GlobalUnlockScope(const GlobalUnlockScope&) = delete;
+  GlobalUnlockScope& operator=(const GlobalUnlockScope&) = delete;
+
+ private:
+  bool held_;
+};
+
 // Gives the CPU (and, with MPI_THREAD_MULTIPLE, the global lock) to
 // others for a moment. The blocking loops' backoff policy (util::Backoff,
 // through dev::ProgressWait and dev::wait_until in device/progress.h) yields

@@ -20,8 +20,10 @@
 #include "mpi/enqueue/engine.h"
 #include "mpi/enqueue/stream_object.h"
 #include "mpi/errhan/error.h"
+#include "mpi/init/state.h"
 #include "mpi/mpix/impl_mpix.h"
 #include "mpi/request/request.h"
+#include "stream/staging.h"
 #include "stream/stream.h"
 #include "util/error.h"
 
@@ -127,9 +129,16 @@ TransferArgs recv_args(void* buf, MPI_Count count, mpi::Datatype& type, int sour
 }
 
 // An enqueued collective: started as the nonblocking form when the stream
-// reaches it, then completed there.
+// reaches it, then completed there. Its buffers, when they are device memory
+// on a GPU stream, are staged: copied to host memory on the stream before the
+// collective starts (what it reads) and back after it completed (what it
+// writes).
+using Begin = std::function<int(const void* sendbuf, void* recvbuf, MPI_Request*)>;
+
 struct CollOp {
-  std::function<int(MPI_Request*)> begin;
+  Begin begin;
+  const void* sendbuf;
+  void* recvbuf;
   MPI_Request request = MPI_REQUEST_NULL;
   bool started = false;
   const char* name;
@@ -141,7 +150,7 @@ bool coll_step(void* arg) {
   int err = MPI_SUCCESS;
   if (!op->started) {
     op->started = true;
-    err = op->begin(&op->request);
+    err = op->begin(op->sendbuf, op->recvbuf, &op->request);
   }
   if (err == MPI_SUCCESS && op->request != MPI_REQUEST_NULL) {
     mpi::Request* req = mpi::request_get(op->request);
@@ -156,17 +165,58 @@ bool coll_step(void* arg) {
   return true;
 }
 
-int enqueue_coll(const char* name, mpi::Comm& comm, std::function<int(MPI_Request*)> begin) {
+// A collective's two buffers: what it reads (send; or recv with recv_read,
+// MPI_IN_PLACE) and what it writes (recv). A null buffer is not touched
+// (a root-only buffer elsewhere).
+struct CollBuffers {
+  const void* send = nullptr;
+  MPI_Count send_count = 0;
+  const mpi::Datatype* send_type = nullptr;
+  void* recv = nullptr;
+  MPI_Count recv_count = 0;
+  const mpi::Datatype* recv_type = nullptr;
+  bool recv_read = false;
+};
+
+int enqueue_coll(const char* name, mpi::Comm& comm, const CollBuffers& bufs, Begin begin) {
   stream::Stream* stream = nullptr;
   if (int err = stream_of(name, comm, &stream); err != MPI_SUCCESS) return err;
-  auto* op = new CollOp{std::move(begin), MPI_REQUEST_NULL, false, name, &comm};
+  const bool in_place = bufs.send == MPI_IN_PLACE;
+  stream::Staged send, recv;
+  auto* op =
+      new CollOp{std::move(begin), bufs.send, bufs.recv, MPI_REQUEST_NULL, false, name, &comm};
   mpi::comm_retain(&comm);
-  if (int err = mpi::enqueue::enqueue_locked(*stream, coll_step, op); err != MPI_SUCCESS) {
+  int err = MPI_SUCCESS;
+  bool launched = false;
+  {
+    // Staging and launches onto a GPU stream without the MPI lock (engine.cc).
+    mpi::GlobalUnlockScope unlocked(stream->backend() != stream::BackendKind::kHost);
+    if (!in_place && bufs.send != nullptr)
+      err = mpi::enqueue::stage_buffer(*stream, bufs.send, bufs.send_count, *bufs.send_type, &send);
+    if (err == MPI_SUCCESS && bufs.recv != nullptr)
+      err = mpi::enqueue::stage_buffer(*stream, bufs.recv, bufs.recv_count, *bufs.recv_type, &recv);
+    if (err == MPI_SUCCESS) err = stream::copy_in(*stream, send);
+    // A receive buffer with gaps keeps them: copied in too.
+    if (err == MPI_SUCCESS && recv && (in_place || bufs.recv_read || !bufs.recv_type->contiguous))
+      err = stream::copy_in(*stream, recv);
+    if (!in_place) op->sendbuf = send.host_address(bufs.send);
+    op->recvbuf = recv.host_address(bufs.recv);
+    if (err == MPI_SUCCESS) err = mpi::enqueue::enqueue_locked(*stream, coll_step, op);
+    launched = err == MPI_SUCCESS;
+    if (launched) {
+      err = stream::copy_out(*stream, recv);
+      const int release_err = stream::release_after(*stream, {send, recv});
+      if (err == MPI_SUCCESS) err = release_err;
+    } else {
+      stream::release_now(send);
+      stream::release_now(recv);
+    }
+  }
+  if (!launched) {
     mpi::comm_release(&comm);
     delete op;
-    return err;
   }
-  return MPI_SUCCESS;
+  return err;
 }
 
 constexpr auto kNb = mpi::coll::Mode::kNonblocking;
@@ -276,43 +326,61 @@ int mpix_waitall_enqueue(int count, MPI_Request array_of_requests[],
 
 int mpix_allreduce_enqueue_c(const void* sendbuf, void* recvbuf, MPI_Count count,
                              mpi::Datatype& datatype, mpi::Op& op, mpi::Comm& comm) {
-  return enqueue_coll("MPIX_Allreduce_enqueue", comm, [=, &datatype, &op, &comm](MPI_Request* r) {
-    return allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, kNb, r);
-  });
+  return enqueue_coll("MPIX_Allreduce_enqueue", comm,
+                      {sendbuf, count, &datatype, recvbuf, count, &datatype},
+                      [=, &datatype, &op, &comm](const void* s, void* r, MPI_Request* req) {
+                        return allreduce_any(s, r, count, datatype, op, comm, kNb, req);
+                      });
 }
 int mpix_bcast_enqueue_c(void* buffer, MPI_Count count, mpi::Datatype& datatype, int root,
                          mpi::Comm& comm) {
-  return enqueue_coll("MPIX_Bcast_enqueue", comm, [=, &datatype, &comm](MPI_Request* r) {
-    return bcast_any(buffer, count, datatype, root, comm, kNb, r);
-  });
+  // The root's buffer is read, the others' written.
+  const bool is_root = root == comm.rank;
+  CollBuffers bufs;
+  if (is_root) bufs = {buffer, count, &datatype};
+  else bufs = {nullptr, 0, nullptr, buffer, count, &datatype};
+  return enqueue_coll("MPIX_Bcast_enqueue", comm, bufs,
+                      [=, &datatype, &comm](const void* s, void* r, MPI_Request* req) {
+                        return bcast_any(is_root ? const_cast<void*>(s) : r, count, datatype, root,
+                                         comm, kNb, req);
+                      });
 }
 int mpix_reduce_enqueue_c(const void* sendbuf, void* recvbuf, MPI_Count count,
                           mpi::Datatype& datatype, mpi::Op& op, int root, mpi::Comm& comm) {
-  return enqueue_coll("MPIX_Reduce_enqueue", comm, [=, &datatype, &op, &comm](MPI_Request* r) {
-    return reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm, kNb, r);
-  });
+  // recvbuf is the root's only.
+  const bool is_root = root == comm.rank;
+  return enqueue_coll("MPIX_Reduce_enqueue", comm,
+                      {sendbuf, count, &datatype, is_root ? recvbuf : nullptr, count, &datatype},
+                      [=, &datatype, &op, &comm](const void* s, void* r, MPI_Request* req) {
+                        return reduce_any(s, is_root ? r : recvbuf, count, datatype, op, root, comm,
+                                          kNb, req);
+                      });
 }
 int mpix_allgather_enqueue_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
                              void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
                              mpi::Comm& comm) {
-  return enqueue_coll("MPIX_Allgather_enqueue", comm,
-                      [=, &sendtype, &recvtype, &comm](MPI_Request* r) {
-                        return allgather_any(sendbuf, sendcount, &sendtype, recvbuf, recvcount,
-                                             recvtype, comm, kNb, r);
-                      });
+  return enqueue_coll(
+      "MPIX_Allgather_enqueue", comm,
+      {sendbuf, sendcount, &sendtype, recvbuf, recvcount * comm.peer_size(), &recvtype},
+      [=, &sendtype, &recvtype, &comm](const void* s, void* r, MPI_Request* req) {
+        return allgather_any(s, sendcount, &sendtype, r, recvcount, recvtype, comm, kNb, req);
+      });
 }
 int mpix_alltoall_enqueue_c(const void* sendbuf, MPI_Count sendcount, mpi::Datatype& sendtype,
                             void* recvbuf, MPI_Count recvcount, mpi::Datatype& recvtype,
                             mpi::Comm& comm) {
   return enqueue_coll("MPIX_Alltoall_enqueue", comm,
-                      [=, &sendtype, &recvtype, &comm](MPI_Request* r) {
-                        return alltoall_any(sendbuf, sendcount, &sendtype, recvbuf, recvcount,
-                                            recvtype, comm, kNb, r);
+                      {sendbuf, sendcount * comm.peer_size(), &sendtype, recvbuf,
+                       recvcount * comm.peer_size(), &recvtype},
+                      [=, &sendtype, &recvtype, &comm](const void* s, void* r, MPI_Request* req) {
+                        return alltoall_any(s, sendcount, &sendtype, r, recvcount, recvtype, comm,
+                                            kNb, req);
                       });
 }
 int mpix_barrier_enqueue(mpi::Comm& comm) {
-  return enqueue_coll("MPIX_Barrier_enqueue", comm,
-                      [&comm](MPI_Request* r) { return barrier_any(comm, kNb, r); });
+  return enqueue_coll(
+      "MPIX_Barrier_enqueue", comm, {},
+      [&comm](const void*, void*, MPI_Request* req) { return barrier_any(comm, kNb, req); });
 }
 
 int mpix_allreduce_enqueue(const void* sendbuf, void* recvbuf, int count, mpi::Datatype& datatype,

@@ -44,6 +44,7 @@ struct DriverApi {
   decltype(&::cuIpcCloseMemHandle) ipc_close_mem_handle;
   decltype(&::cuMemHostRegister) mem_host_register;
   decltype(&::cuMemHostUnregister) mem_host_unregister;
+  decltype(&::cuPointerGetAttribute) pointer_get_attribute;
 };
 
 #define STMPI_CUDA_LOAD(field, fn) \
@@ -77,6 +78,7 @@ bool load_api(void* library, DriverApi* api, std::string* missing_out) {
   STMPI_CUDA_LOAD(ipc_close_mem_handle, cuIpcCloseMemHandle);
   STMPI_CUDA_LOAD(mem_host_register, cuMemHostRegister);
   STMPI_CUDA_LOAD(mem_host_unregister, cuMemHostUnregister);
+  STMPI_CUDA_LOAD(pointer_get_attribute, cuPointerGetAttribute);
   *missing_out = missing;
   return missing.empty();
 }
@@ -107,6 +109,7 @@ class CudaRuntime final : public GpuRuntime {
     return api_.stream_get_ctx(static_cast<CUstream>(handle), &context) == CUDA_SUCCESS;
   }
   bool has_stream_mem_ops() const override { return mem_ops_; }
+  bool is_device_memory(const void* ptr) override;
 
   int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape, void* params) override;
   int write_value(void* stream, uint64_t* addr, uint64_t value) override;
@@ -187,6 +190,21 @@ int CudaRuntime::ensure_context() {
       err != MPI_SUCCESS)
     return err;
   return check("cuCtxSetCurrent", api_.ctx_set_current(primary));
+}
+
+bool CudaRuntime::is_device_memory(const void* ptr) {
+  // Host memory the driver does not know answers CUDA_ERROR_INVALID_VALUE.
+  if (ensure_context() != MPI_SUCCESS) return false;
+  const auto address = reinterpret_cast<CUdeviceptr>(ptr);
+  unsigned type = 0;
+  if (api_.pointer_get_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address) !=
+          CUDA_SUCCESS ||
+      type != CU_MEMORYTYPE_DEVICE)
+    return false;
+  unsigned managed = 0;
+  return api_.pointer_get_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, address) !=
+             CUDA_SUCCESS ||
+         managed == 0;
 }
 
 int CudaRuntime::launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape,

@@ -43,6 +43,7 @@ struct HipApi {
   decltype(&::hipIpcCloseMemHandle) ipc_close_mem_handle;
   decltype(&::hipHostRegister) host_register;
   decltype(&::hipHostUnregister) host_unregister;
+  decltype(&::hipPointerGetAttribute) pointer_get_attribute;
   // Optional (ROCm 5.5 and later): the device of a stream.
   hipError_t (*stream_get_device)(hipStream_t stream, hipDevice_t* device);
 };
@@ -73,6 +74,7 @@ bool load_api(void* library, HipApi* api, std::string* missing_out) {
   STMPI_HIP_LOAD(ipc_close_mem_handle, hipIpcCloseMemHandle);
   STMPI_HIP_LOAD(host_register, hipHostRegister);
   STMPI_HIP_LOAD(host_unregister, hipHostUnregister);
+  STMPI_HIP_LOAD(pointer_get_attribute, hipPointerGetAttribute);
   *missing_out = missing;
   std::string optional;
   load_symbol(library, STMPI_STREAM_SYMBOL(hipLaunchHostFunc), &api->launch_host_func, &optional);
@@ -104,6 +106,19 @@ class HipRuntime final : public GpuRuntime {
     return api_.stream_get_flags(static_cast<hipStream_t>(handle), &flags) == hipSuccess;
   }
   bool has_stream_mem_ops() const override { return mem_ops_; }
+  bool is_device_memory(const void* ptr) override {
+    // Host memory the runtime does not know answers an error.
+    const auto address = reinterpret_cast<hipDeviceptr_t>(const_cast<void*>(ptr));
+    int type = hipMemoryTypeHost;
+    if (api_.pointer_get_attribute(&type, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, address) !=
+            hipSuccess ||
+        type != hipMemoryTypeDevice)
+      return false;
+    int managed = 0;
+    return api_.pointer_get_attribute(&managed, HIP_POINTER_ATTRIBUTE_IS_MANAGED, address) !=
+               hipSuccess ||
+           managed == 0;
+  }
 
   int launch_kernel(void* stream, KernelId kernel, const LaunchShape& shape, void* params) override;
   int write_value(void* stream, uint64_t* addr, uint64_t value) override;

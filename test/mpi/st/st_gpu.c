@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_driver.h"
 #include "mtest.h"
+#include "cuda_driver.h"
 
 #define ITERS 200
 #define M 1024 /* uint32 per face */
@@ -34,16 +34,6 @@
 #define ROW_BYTES (COUNTER + sizeof(long))
 
 static struct cuda_driver cu;
-
-#define CU_CHECK(call)                                                                           \
-    do {                                                                                         \
-        CUresult_t r_ = (call);                                                                  \
-        if (r_ != 0) {                                                                           \
-            fprintf(stderr, "rank %d: %s: %s (%d)\n", mtest_rank(), #call, cudrv_error(&cu, r_), \
-                    r_);                                                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                        \
-        }                                                                                        \
-    } while (0)
 
 static uint32_t fill_value(int rank, int iter, int side)
 {
@@ -285,14 +275,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    char why[256] = "";
-    int have = cudrv_load(&cu, why, sizeof why), all;
-    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (!all) {
-        if (rank == 0)
-            printf("st_gpu skipped: %s\n", have ? "a rank has no CUDA device" : why);
+    if (!cudrv_load_all(&cu, "st_gpu"))
         return mtest_finish();
-    }
     if (size < 2) {
         if (rank == 0)
             printf("st_gpu needs 2 or more ranks\n");

@@ -47,6 +47,7 @@ struct cuda_driver {
     /* function, grid x y z, block x y z, shared memory bytes, stream, kernel parameters, extra */
     CUresult_t (*launch_kernel)(CUfunction_t, unsigned, unsigned, unsigned, unsigned, unsigned,
                                 unsigned, unsigned, CUstream_t, void **, void **);
+    CUresult_t (*launch_host_func)(CUstream_t, void (*)(void *), void *);
     char name[128];
 };
 
@@ -90,6 +91,7 @@ static int cudrv_load(struct cuda_driver *cu, char *why, size_t why_size)
     CUDRV_SYM(module_load, "cuModuleLoad");
     CUDRV_SYM(module_get_function, "cuModuleGetFunction");
     CUDRV_SYM(launch_kernel, "cuLaunchKernel");
+    CUDRV_SYM(launch_host_func, "cuLaunchHostFunc");
 #undef CUDRV_SYM
     int n = 0, dev = 0;
     void *ctx = NULL;
@@ -118,5 +120,33 @@ static const char *cudrv_error(const struct cuda_driver *cu, CUresult_t r)
         return s;
     return "unknown CUDA error";
 }
+
+#ifdef MPI_VERSION
+/* In MPI programs (mpi.h included first) whose driver table is `cu`: a
+ * failing driver call aborts the job, naming the rank and the call. */
+#define CU_CHECK(call)                                                                         \
+    do {                                                                                       \
+        CUresult_t r_ = (call);                                                                \
+        if (r_ != 0) {                                                                         \
+            int rank_ = -1;                                                                    \
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                                             \
+            fprintf(stderr, "rank %d: %s: %s (%d)\n", rank_, #call, cudrv_error(&cu, r_), r_); \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                      \
+        }                                                                                      \
+    } while (0)
+
+/* Loads the driver on every rank of MPI_COMM_WORLD (collective): 1 when all
+ * have a device; else 0, and rank 0 prints "<program> skipped: <why>". */
+static int cudrv_load_all(struct cuda_driver *drv, const char *program)
+{
+    char why[256] = "";
+    int rank, have = cudrv_load(drv, why, sizeof why), all;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all && rank == 0)
+        printf("%s skipped: %s\n", program, have ? "a rank has no CUDA device" : why);
+    return all;
+}
+#endif
 
 #endif

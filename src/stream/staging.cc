@@ -34,9 +34,7 @@ Pool& pool() {
   return *p;
 }
 
-std::size_t capacity_for(std::size_t bytes) {
-  return std::bit_ceil(std::max(bytes, kMinCapacity));
-}
+std::size_t capacity_for(std::size_t bytes) { return std::bit_ceil(std::max(bytes, kMinCapacity)); }
 
 int take(GpuRuntime& runtime, std::size_t capacity, char** out) {
   Pool& p = pool();
@@ -80,8 +78,7 @@ void release_op(void* arg) {
 int stage(Stream& stream, void* device, std::size_t bytes, Staged* out) {
   *out = Staged{};
   auto* gpu = dynamic_cast<GpuStream*>(&stream);
-  if (gpu == nullptr || device == nullptr || bytes == 0 ||
-      !gpu->runtime().is_device_memory(device))
+  if (gpu == nullptr || device == nullptr || bytes == 0 || !gpu->runtime().is_device_memory(device))
     return MPI_SUCCESS;
   const std::size_t capacity = capacity_for(bytes);
   char* host = nullptr;

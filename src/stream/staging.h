@@ -39,8 +39,8 @@ struct Staged {
   template <typename T>
   T* host_address(T* p) const {
     if (host == nullptr || p == nullptr) return p;
-    return reinterpret_cast<T*>(host + (reinterpret_cast<const char*>(p) -
-                                        static_cast<const char*>(device)));
+    return reinterpret_cast<T*>(
+        host + (reinterpret_cast<const char*>(p) - static_cast<const char*>(device)));
   }
 };
 

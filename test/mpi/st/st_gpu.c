@@ -24,7 +24,8 @@
 #include <string.h>
 
 #include "mtest.h"
-#include "cuda_driver.h"
+
+#include "cuda_driver.h" /* after mpi.h: CU_CHECK */
 
 #define ITERS 200
 #define M 1024 /* uint32 per face */

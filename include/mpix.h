@@ -232,8 +232,10 @@ int PMPIX_Delete_error_string(int errorcode);
  * MPIX_Info_set_hex; no "type" (or MPI_INFO_NULL) is a CPU context without
  * a stream to enqueue on, as in MPICH. Decoding accepts upper- and
  * lower-case hex digits and the "[N]" form of N zero bytes (MPICH 4.3).
- * MPIX_Stream_free fails (MPIX_ERR_STREAM) while a communicator uses the
- * stream. MPIX_Stream_comm_create(comm, stream, &newcomm) duplicates comm
+ * MPIX_Stream_free fails (MPIX_ERR_STREAM) while a communicator the
+ * program has not freed uses the stream; a freed one whose enqueued
+ * operations are still running lets go of it when they complete.
+ * MPIX_Stream_comm_create(comm, stream, &newcomm) duplicates comm
  * with the stream attached (MPIX_STREAM_NULL allowed); its duplicates keep
  * it. MPIX_Stream_comm_create_multiplex attaches `count` local streams
  * (count may differ between processes; 0 means one MPIX_STREAM_NULL);

@@ -5,7 +5,9 @@
  * MPIX_Send/Recv_enqueue with statuses (source, tag, count written when the
  * stream ran the receive), wildcards, MPI_PROC_NULL, a derived datatype and
  * the buffer rule: a send buffer changed by a kernel enqueued before the
- * send is what arrives. */
+ * send is what arrives. Last, the communicator and the stream freed while
+ * enqueued transfers still wait behind a held stream (MPICH's order). */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,48 @@ static void check(void *arg)
 }
 
 static void next_step(void *arg) { ((Step *)arg)->step++; }
+
+static volatile int g_open;
+
+/* Holds the stream until the CPU opens the gate. */
+static void hold(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&g_open, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+/* MPICH's CUDA stream test frees its communicator and then its stream while
+ * enqueued transfers are still queued: both frees succeed and the transfers
+ * still complete. A duplicate the program still holds keeps the stream. */
+static void free_while_running(MPIX_Host_stream host, int rank, int size)
+{
+    const int peer = rank ^ 1, paired = peer < size;
+    MPIX_Stream stream;
+    MPI_Comm comm = host_stream_comm(host, &stream), dup;
+    int out[4] = {rank, rank + 1, rank + 2, rank + 3}, in[4] = {-1, -1, -1, -1};
+    g_open = 0;
+    CHECK_SUCCESS(MPIX_Host_stream_launch(host, hold, NULL));
+    if (paired) {
+        MPI_Request req[2];
+        CHECK_SUCCESS(MPIX_Irecv_enqueue(in, 4, MPI_INT, peer, 9, comm, &req[0]));
+        CHECK_SUCCESS(MPIX_Isend_enqueue(out, 4, MPI_INT, peer, 9, comm, &req[1]));
+        CHECK_SUCCESS(MPIX_Waitall_enqueue(2, req, MPI_STATUSES_IGNORE));
+    }
+    MPI_Comm_dup(comm, &dup);
+    CHECK_SUCCESS(MPI_Comm_free(&comm));
+    int rc = MPIX_Stream_free(&stream);
+    CHECK_ERR_CLASS(rc, MPIX_ERR_STREAM);
+    CHECK_ERR_STRING(rc, "still used by 1 communicator");
+    CHECK_SUCCESS(MPI_Comm_free(&dup));
+    CHECK_SUCCESS(MPIX_Stream_free(&stream));
+    CHECK(stream == MPIX_STREAM_NULL, "stream not reset");
+    __atomic_store_n(&g_open, 1, __ATOMIC_RELEASE);
+    CHECK_SUCCESS(MPIX_Host_stream_synchronize(host));
+    if (paired)
+        for (int i = 0; i < 4; i++)
+            CHECK_INT(in[i], peer + i);
+}
 
 int main(int argc, char **argv)
 {
@@ -134,6 +178,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&comm);
     CHECK_SUCCESS(MPIX_Stream_free(&stream));
     CHECK(stream == MPIX_STREAM_NULL, "stream not reset");
+    free_while_running(host, rank, size);
     CHECK_SUCCESS(MPIX_Host_stream_free(&host));
     free(s.sendbuf);
     free(s.recvbuf);

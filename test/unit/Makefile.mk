@@ -48,7 +48,7 @@ test_unit_param_test_LDADD = libstmpi_util.la -lgtest -lgtest_main -lpthread
 check_PROGRAMS += test/unit/stream_test
 TESTS += test/unit/stream_test
 test_unit_stream_test_SOURCES = test/unit/stream_test.cc test/unit/stream_step_test.cc \
-	test/unit/stream_staging_test.cc \
+	test/unit/stream_gpu_test.cc \
 	test/unit/stream_test_helpers.h
 test_unit_stream_test_CPPFLAGS = $(AM_CPPFLAGS)
 test_unit_stream_test_LDADD = libstmpi_stream.la libstmpi_util.la -lgtest -lgtest_main -lpthread -ldl

@@ -51,6 +51,10 @@ const util::Param kParams[] = {
      "(and at most 32 targets and 48 ranges) runs as one kernel (wait, copies, signals) instead "
      "of three launches; 0: always three launches",
      0, 1LL << 30},
+    {"stage_host", util::Param::Type::kBool, &g_settings.stage_host, "no",
+     "for tests: point-to-point operations and collectives enqueued on a host stream move "
+     "their data through staging buffers, as they do for device memory on a GPU stream (the "
+     "stream copies in and out), so that path runs on machines without a GPU"},
 };
 const util::ParamTable kTable{"stream", kParams};
 const util::ParamRegistration kRegistration{&kTable};

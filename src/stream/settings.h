@@ -18,6 +18,7 @@ struct Settings {
   bool inline_ops = true;               // library operations on an idle stream run at enqueue
   bool progress = true;                 // MPI progress runs ready library operations (run_ready)
   std::size_t gpu_epoch_bytes = 65536;  // largest epoch step run as one GPU kernel; 0: never
+  bool stage_host = false;  // tests: host streams stage enqueued buffers as GPU streams do
 };
 
 const Settings& settings();

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "stream/gpu_stream.h"
+#include "stream/settings.h"
 #include "util/error.h"
 
 namespace stmpi::stream {
@@ -17,7 +18,7 @@ constexpr std::size_t kMinCapacity = 4096;
 
 struct PoolBuffer {
   char* host;
-  GpuRuntime* runtime;  // registered with
+  GpuRuntime* runtime;  // registered with (null: a host stream's, not registered)
 };
 
 // Free buffers by capacity (powers of two). Host functions return buffers
@@ -36,12 +37,12 @@ Pool& pool() {
 
 std::size_t capacity_for(std::size_t bytes) { return std::bit_ceil(std::max(bytes, kMinCapacity)); }
 
-int take(GpuRuntime& runtime, std::size_t capacity, char** out) {
+int take(GpuRuntime* runtime, std::size_t capacity, char** out) {
   Pool& p = pool();
   {
     std::lock_guard lock(p.mutex);
     for (auto it = p.free.find(capacity); it != p.free.end() && it->first == capacity; ++it) {
-      if (it->second.runtime != &runtime) continue;
+      if (it->second.runtime != runtime) continue;
       *out = it->second.host;
       p.free.erase(it);
       return MPI_SUCCESS;
@@ -50,12 +51,13 @@ int take(GpuRuntime& runtime, std::size_t capacity, char** out) {
   auto* host = static_cast<char*>(std::aligned_alloc(kMinCapacity, capacity));
   if (host == nullptr)
     return util::make_error(MPI_ERR_NO_MEM, "no memory for a %zu-byte staging buffer", capacity);
-  if (int err = runtime.register_host(host, capacity); err != MPI_SUCCESS) {
-    std::free(host);
-    return err;
-  }
+  if (runtime != nullptr)
+    if (int err = runtime->register_host(host, capacity); err != MPI_SUCCESS) {
+      std::free(host);
+      return err;
+    }
   std::lock_guard lock(p.mutex);
-  p.owner.emplace(host, &runtime);
+  p.owner.emplace(host, runtime);
   *out = host;
   return MPI_SUCCESS;
 }
@@ -77,12 +79,16 @@ void release_op(void* arg) {
 
 int stage(Stream& stream, void* device, std::size_t bytes, Staged* out) {
   *out = Staged{};
+  if (device == nullptr || bytes == 0) return MPI_SUCCESS;
   auto* gpu = dynamic_cast<GpuStream*>(&stream);
-  if (gpu == nullptr || device == nullptr || bytes == 0 || !gpu->runtime().is_device_memory(device))
-    return MPI_SUCCESS;
+  GpuRuntime* runtime = gpu != nullptr ? &gpu->runtime() : nullptr;
+  const bool needed = runtime != nullptr
+                          ? runtime->is_device_memory(device)
+                          : stream.backend() == BackendKind::kHost && settings().stage_host;
+  if (!needed) return MPI_SUCCESS;
   const std::size_t capacity = capacity_for(bytes);
   char* host = nullptr;
-  if (int err = take(gpu->runtime(), capacity, &host); err != MPI_SUCCESS) return err;
+  if (int err = take(runtime, capacity, &host); err != MPI_SUCCESS) return err;
   *out = Staged{device, host, bytes, capacity};
   return MPI_SUCCESS;
 }
@@ -126,7 +132,7 @@ void free_staging_pool() {
     for (const auto& [capacity, buffer] : drained) p.owner.erase(buffer.host);
   }
   for (const auto& [capacity, buffer] : drained) {
-    (void)buffer.runtime->unregister_host(buffer.host);
+    if (buffer.runtime != nullptr) (void)buffer.runtime->unregister_host(buffer.host);
     std::free(buffer.host);
   }
 }

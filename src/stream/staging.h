@@ -9,6 +9,8 @@
 //                           a pool of buffers registered for the stream's
 //                           kernels; nothing at all when the stream is not a
 //                           GPU stream or the memory is not device memory
+//                           (for tests, STMPI_STREAM_STAGE_HOST makes host
+//                           streams stage every buffer, unregistered)
 //   copy_in()      (stream) device -> host: before a send reads the buffer,
 //                           or before a receive into a buffer with gaps (the
 //                           gaps then keep their values on the way back)
@@ -45,7 +47,8 @@ struct Staged {
 };
 
 // Stages [device, device + bytes) when `stream` is a GPU stream and that is
-// device memory; leaves *out empty otherwise. MPI_SUCCESS or the error of
+// device memory, or a host stream under STMPI_STREAM_STAGE_HOST; leaves *out
+// empty otherwise. MPI_SUCCESS or the error of
 // registering a new pool buffer.
 [[nodiscard]] int stage(Stream& stream, void* device, std::size_t bytes, Staged* out);
 [[nodiscard]] int copy_in(Stream& stream, const Staged& staged);

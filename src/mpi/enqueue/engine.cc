@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -237,6 +238,7 @@ struct WaitItem {
 struct WaitOp {
   std::vector<WaitItem> items;
   bool release;
+  std::vector<stream::Staged> returns;  // staging buffers of earlier waits: back to the pool
 };
 
 // True when every item's round completed (MPI lock held).
@@ -252,6 +254,7 @@ bool all_complete(WaitOp& op) {
 
 void wait_op(void* arg) {
   auto* op = static_cast<WaitOp*>(arg);
+  for (stream::Staged& staged : op->returns) stream::release_now(staged);
   for (unsigned spins = 0;; ++spins) {
     {
       GlobalLockScope lock;
@@ -309,6 +312,42 @@ int copy_before_start(Transfer* t, stream::Stream& stream) {
   return stream::copy_in(stream, t->staged);
 }
 
+// A staged receive writes only its staging buffer (the stream copies it to
+// the user's buffer after the wait), so its start need not wait for the
+// stream: it starts when the CPU enqueues it, and the data can arrive while
+// the stream is still busy. Not when the staging buffer must first receive
+// the user's buffer (a type with gaps), nor for persistent transfers (a
+// later round would overwrite a staging buffer the stream has not yet
+// copied out).
+bool starts_at_enqueue(const Transfer* t) {
+  return t->staged && !t->is_send && !t->args.persistent && t->args.type->contiguous;
+}
+
+void start_now(Transfer* t) {
+  if (t_holds_global_lock) {
+    start_locked(t);
+    return;
+  }
+  GlobalLockScope lock;
+  start_locked(t);
+}
+
+// Staging buffers whose last use the stream has enqueued go back to the
+// pool at the stream's next wait (one host function fewer per wait); after
+// kMaxReturns of them, in a host function of their own.
+constexpr std::size_t kMaxReturns = 64;
+std::mutex g_returns_mutex;  // enqueue calls reach it without the MPI lock
+std::unordered_map<const stream::Stream*, std::vector<stream::Staged>> g_returns;
+
+std::vector<stream::Staged> take_returns(const stream::Stream& stream) {
+  std::lock_guard guard(g_returns_mutex);
+  auto it = g_returns.find(&stream);
+  if (it == g_returns.end()) return {};
+  std::vector<stream::Staged> out = std::move(it->second);
+  g_returns.erase(it);
+  return out;
+}
+
 }  // namespace
 
 int stage_buffer(stream::Stream& stream, const void* buf, MPI_Count count, const Datatype& type,
@@ -347,19 +386,25 @@ bool unlock_for(const stream::Stream& stream) {
 }
 
 int enqueue_start(Transfer* t, stream::Stream& stream) {
-  GlobalUnlockScope unlocked(unlock_for(stream));
-  if (int err = copy_before_start(t, stream); err != MPI_SUCCESS) return err;
-  ++t->enqueued;
-  return stream.launch(start_op, t);
+  return enqueue_start_all({&t, 1}, stream);
 }
 
 int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
-  if (ts.size() == 1) return enqueue_start(ts[0], stream);
+  {
+    GlobalUnlockScope unlocked(unlock_for(stream));
+    for (Transfer* t : ts)
+      if (int err = copy_before_start(t, stream); err != MPI_SUCCESS) return err;
+  }
+  std::vector<Transfer*> launched;
+  for (Transfer* t : ts) {
+    ++t->enqueued;
+    if (starts_at_enqueue(t)) start_now(t);
+    else launched.push_back(t);
+  }
+  if (launched.empty()) return MPI_SUCCESS;
   GlobalUnlockScope unlocked(unlock_for(stream));
-  for (Transfer* t : ts)
-    if (int err = copy_before_start(t, stream); err != MPI_SUCCESS) return err;
-  for (Transfer* t : ts) ++t->enqueued;
-  auto* batch = new std::vector<Transfer*>(ts.begin(), ts.end());
+  if (launched.size() == 1) return stream.launch(start_op, launched[0]);
+  auto* batch = new std::vector<Transfer*>(std::move(launched));
   const int err = stream.launch(start_all_op, batch);
   if (err != MPI_SUCCESS) delete batch;
   return err;
@@ -372,7 +417,7 @@ int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status, bool r
 int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
                      std::span<MPI_Status* const> statuses, bool release) {
   if (ts.empty()) return MPI_SUCCESS;
-  auto* op = new WaitOp{{}, release};
+  auto* op = new WaitOp{{}, release, {}};
   op->items.reserve(ts.size());
   // Host -> device copies after the wait; with `release`, the staging
   // buffers leave the transfers (the wait frees them) and return to the
@@ -389,15 +434,29 @@ int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
   }
   // The wait may free the transfers once launched: nothing reads them after.
   GlobalUnlockScope unlocked(unlock_for(stream));
+  op->returns = take_returns(stream);
   int err = stream.launch(wait_op, op);
   if (err != MPI_SUCCESS) {
-    delete op;
+    for (stream::Staged& s : op->returns) stream::release_now(s);
     for (stream::Staged& s : staged) stream::release_now(s);
+    delete op;
     return err;
   }
   if (!copies.empty()) err = stream.copy(copies);
-  const int release_err = stream::release_after(stream, std::move(staged));
+  const int release_err = release_later(stream, std::move(staged));
   return err != MPI_SUCCESS ? err : release_err;
+}
+
+int release_later(stream::Stream& stream, std::vector<stream::Staged> staged) {
+  std::erase_if(staged, [](const stream::Staged& s) { return !s; });
+  if (staged.empty()) return MPI_SUCCESS;
+  {
+    std::lock_guard guard(g_returns_mutex);
+    std::vector<stream::Staged>& pending = g_returns[&stream];
+    pending.insert(pending.end(), staged.begin(), staged.end());
+    if (pending.size() < kMaxReturns) return MPI_SUCCESS;
+  }
+  return stream::release_after(stream, take_returns(stream));
 }
 
 Comm& transfer_comm(const Transfer* t) { return *t->comm; }

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <mpi.h>
 
@@ -113,6 +114,11 @@ using LockedStep = bool (*)(void* arg);
 // `type` at `buf`; *out is left empty when nothing needs staging.
 [[nodiscard]] int stage_buffer(stream::Stream& stream, const void* buf, MPI_Count count,
                                const Datatype& type, stream::Staged* out);
+
+// Returns staging buffers whose last use is enqueued on `stream` to the
+// pool once the stream has run that far: at the stream's next enqueued wait
+// (no host function of their own), or after 64 of them in one.
+[[nodiscard]] int release_later(stream::Stream& stream, std::vector<stream::Staged> staged);
 
 // One round of MPI progress under the MPI lock, from any thread not
 // holding it (MPIX_Stream_progress, progress threads, stream waits).

@@ -205,7 +205,7 @@ int enqueue_coll(const char* name, mpi::Comm& comm, const CollBuffers& bufs, Beg
     launched = err == MPI_SUCCESS;
     if (launched) {
       err = stream::copy_out(*stream, recv);
-      const int release_err = stream::release_after(*stream, {send, recv});
+      const int release_err = mpi::enqueue::release_later(*stream, {send, recv});
       if (err == MPI_SUCCESS) err = release_err;
     } else {
       stream::release_now(send);

@@ -4,6 +4,7 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -338,13 +339,18 @@ void start_now(Transfer* t) {
 constexpr std::size_t kMaxReturns = 64;
 std::mutex g_returns_mutex;  // enqueue calls reach it without the MPI lock
 std::unordered_map<const stream::Stream*, std::vector<stream::Staged>> g_returns;
+// Whether g_returns holds anything: waits on streams that never staged (every
+// host stream) skip the mutex.
+std::atomic<bool> g_have_returns{false};
 
 std::vector<stream::Staged> take_returns(const stream::Stream& stream) {
+  if (!g_have_returns.load(std::memory_order_acquire)) return {};
   std::lock_guard guard(g_returns_mutex);
   auto it = g_returns.find(&stream);
   if (it == g_returns.end()) return {};
   std::vector<stream::Staged> out = std::move(it->second);
   g_returns.erase(it);
+  if (g_returns.empty()) g_have_returns.store(false, std::memory_order_release);
   return out;
 }
 
@@ -395,16 +401,24 @@ int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
     for (Transfer* t : ts)
       if (int err = copy_before_start(t, stream); err != MPI_SUCCESS) return err;
   }
-  std::vector<Transfer*> launched;
+  // Most calls start one transfer: no list is built for it.
+  std::size_t launched = 0;
+  Transfer* first = nullptr;
   for (Transfer* t : ts) {
     ++t->enqueued;
-    if (starts_at_enqueue(t)) start_now(t);
-    else launched.push_back(t);
+    if (starts_at_enqueue(t)) {
+      start_now(t);
+    } else if (launched++ == 0) {
+      first = t;
+    }
   }
-  if (launched.empty()) return MPI_SUCCESS;
+  if (launched == 0) return MPI_SUCCESS;
   GlobalUnlockScope unlocked(unlock_for(stream));
-  if (launched.size() == 1) return stream.launch(start_op, launched[0]);
-  auto* batch = new std::vector<Transfer*>(std::move(launched));
+  if (launched == 1) return stream.launch(start_op, first);
+  auto* batch = new std::vector<Transfer*>;
+  batch->reserve(launched);
+  for (Transfer* t : ts)
+    if (!starts_at_enqueue(t)) batch->push_back(t);
   const int err = stream.launch(start_all_op, batch);
   if (err != MPI_SUCCESS) delete batch;
   return err;
@@ -454,6 +468,7 @@ int release_later(stream::Stream& stream, std::vector<stream::Staged> staged) {
     std::lock_guard guard(g_returns_mutex);
     std::vector<stream::Staged>& pending = g_returns[&stream];
     pending.insert(pending.end(), staged.begin(), staged.end());
+    g_have_returns.store(true, std::memory_order_release);
     if (pending.size() < kMaxReturns) return MPI_SUCCESS;
   }
   return stream::release_after(stream, take_returns(stream));

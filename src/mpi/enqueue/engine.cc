@@ -4,16 +4,23 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <deque>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "device/device.h"
 #include "device/progress.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/enqueue/stream_object.h"
+#include "mpi/enqueue/transfer.h"
+#include "mpi/errhan/error.h"
 #include "mpi/init/state.h"
 #include "mpi/pt2pt/pt2pt.h"
 #include "mpi/request/request.h"
@@ -21,59 +28,19 @@
 
 namespace stmpi::mpi::enqueue {
 
-// What a send tells the receiver when it is enqueued.
-struct Envelope {
-  uint32_t sender_id = 0;
-  uint32_t reserved = 0;
-  uint64_t bytes = 0;
-};
-
-struct Transfer {
-  bool is_send = false;
-  TransferArgs args;
-  Comm* comm = nullptr;        // retained
-  uint32_t id = 0;             // the send side's id: data tag id
-  Envelope envelope;           // sent (send side) or received (receive side)
-  bool matched = false;        // receive: the envelope arrived
-  int source = MPI_PROC_NULL;  // receive: the sender's rank once matched
-  int match_tag = 0;           // receive: the message's tag once matched
-  Request* envelope_req = nullptr;
-  Request* data_req = nullptr;
-  uint64_t enqueued = 0;               // starts enqueued by the CPU
-  std::atomic<uint64_t> reached{0};    // starts the streams reached
-  uint64_t posted = 0;                 // rounds whose data movement began
-  std::atomic<uint64_t> completed{0};  // rounds complete
-  int error = MPI_SUCCESS;             // of the last round
-  MPI_Status status{};                 // of the last round (receive)
-  stream::Staged staged;               // device buffer: its host copy
-  bool stage_checked = false;          // staging decided at the first start
-  bool active = false;                 // on the active list
-  Transfer* active_prev = nullptr;     // the list progress walks: streams
-  Transfer* active_next = nullptr;     // reached a start whose round is open
-};
-
-namespace {
-
-// Progress advances only the transfers a stream has started and whose
-// round is still open: a CPU that enqueued a thousand steps ahead has
-// thousands of transfers, and walking them all on every progress call would
-// make each step cost time in proportion to the steps still queued.
-Transfer* g_active = nullptr;
-int g_hook = -1;
-uint32_t g_next_id = 0;
-// Tags stay below MPI_TAG_UB (2^28 - 1): ids wrap at 2^27.
-constexpr uint32_t kIdMask = (1u << 27) - 1;
-
 Datatype& byte_type() { return *datatype_get(MPI_BYTE); }
 uint32_t data_context(const Comm& comm) { return comm.streams->engine_context + 1; }
 int data_tag(uint32_t id) { return static_cast<int>(id); }
+// A receiver refusing a channel tells the sender on the data context with
+// the sender's id and this bit (data tags stay below it).
+int control_tag(uint32_t id) { return static_cast<int>(id | (kIdMask + 1)); }
 
 void note(Transfer* t, int err) {
   if (err != MPI_SUCCESS && t->error == MPI_SUCCESS) t->error = err;
 }
 
 // Retires *req if complete; true then.
-bool reap(Transfer* t, Request** req, MPI_Status* status = MPI_STATUS_IGNORE) {
+bool reap(Transfer* t, Request** req, MPI_Status* status) {
   if (*req == nullptr || !request_test(*req)) return false;
   note(t, request_retire(*req, status));
   *req = nullptr;
@@ -86,9 +53,64 @@ void round_done(Transfer* t) {
   t->completed.fetch_add(1, std::memory_order_release);
 }
 
+void recv_round_done(Transfer* t) {
+  t->status.MPI_SOURCE = t->source;
+  t->status.MPI_TAG = t->match_tag;
+  t->status.MPI_ERROR = t->error;
+  round_done(t);
+}
+
+void cancel_pending(Request** req) {
+  if (*req == nullptr) return;
+  request_wait(*req);
+  (void)request_retire(*req, MPI_STATUS_IGNORE);
+  *req = nullptr;
+}
+
+// Drops a posted receive nothing matched yet (or retires it if something did).
+void cancel_receive(Request** req) {
+  if (*req == nullptr) return;
+  Request* r = *req;
+  if (dev::cancel_recv(&r->dev)) {
+    r->finished = true;
+    status_set_empty(&r->status);
+    status_set_cancelled(&r->status, true);
+    r->dev.done.store(true, std::memory_order_release);
+  }
+  cancel_pending(req);
+}
+
+// A receive's envelope arrived: matched to its sender (and the channel
+// mapped or refused). True once it has.
+bool try_match(Transfer* t) {
+  if (t->matched) return true;
+  MPI_Status st;
+  if (!reap(t, &t->envelope_req, &st)) return false;
+  t->matched = true;
+  t->source = st.MPI_SOURCE;
+  t->match_tag = st.MPI_TAG;
+  if (t->envelope.channel.segment[0] != '\0') attach(t);
+  return true;
+}
+
+namespace {
+
+// Progress advances only the transfers a stream has started and whose
+// round is still open: a CPU that enqueued a thousand steps ahead has
+// thousands of transfers, and walking them all on every progress call would
+// make each step cost time in proportion to the steps still queued.
+Transfer* g_active = nullptr;
+int g_hook = -1;
+uint32_t g_next_id = 0;
+
 int advance_send(Transfer* t) {
   int moved = 0;
   if (reap(t, &t->envelope_req)) ++moved;
+  if (t->channel_state == ChannelState::kOpen || t->channel_state == ChannelState::kAttached) {
+    moved += advance_channel_send(t);
+    if (t->channel_state != ChannelState::kRefused) return moved;
+  }
+  if (t->channel_state == ChannelState::kRefused && !resend_done(t, &moved)) return moved;
   const uint64_t reached = t->reached.load(std::memory_order_acquire);
   if (t->posted < reached && t->data_req == nullptr) {
     // The stream reached the start: the buffer may be read from now on.
@@ -109,14 +131,12 @@ int advance_send(Transfer* t) {
 
 int advance_recv(Transfer* t) {
   int moved = 0;
+  if (reap(t, &t->control_req)) ++moved;
   if (!t->matched) {
-    MPI_Status st;
-    if (!reap(t, &t->envelope_req, &st)) return 0;
-    t->matched = true;
-    t->source = st.MPI_SOURCE;
-    t->match_tag = st.MPI_TAG;
+    if (!try_match(t)) return moved;
     ++moved;
   }
+  if (t->channel != nullptr) return moved + advance_channel_recv(t);
   const uint64_t reached = t->reached.load(std::memory_order_acquire);
   if (t->posted < reached && t->data_req == nullptr) {
     t->error = MPI_SUCCESS;
@@ -130,10 +150,7 @@ int advance_recv(Transfer* t) {
   MPI_Status st;
   if (reap(t, &t->data_req, &st)) {
     t->status = st;
-    t->status.MPI_SOURCE = t->source;
-    t->status.MPI_TAG = t->match_tag;
-    t->status.MPI_ERROR = t->error;
-    round_done(t);
+    recv_round_done(t);
     ++moved;
   }
   return moved;
@@ -172,18 +189,26 @@ void deactivate(Transfer* t) {
 }
 
 // Nothing moves until its stream reaches the next start (an envelope still
-// in flight then is reaped at that round or at release).
+// in flight then is reaped at that round or at release), nor for a channel
+// that is not busy (channel_busy).
 bool idle(const Transfer* t) {
-  return t->posted == t->reached.load(std::memory_order_acquire) && t->data_req == nullptr;
+  return !channel_busy(t) && t->posted == t->reached.load(std::memory_order_acquire) &&
+         t->data_req == nullptr;
 }
 
+void free_transfer(Transfer* t);
+
 // Completion callbacks never release transfers, so the next link stays valid.
+// A transfer released while its channel still had rounds to deliver
+// (`released`) is freed here once they are delivered.
 int advance_all(void*) {
   int moved = 0;
   for (Transfer *t = g_active, *next = nullptr; t != nullptr; t = next) {
     next = t->active_next;
     moved += advance(t);
-    if (idle(t)) deactivate(t);
+    if (!idle(t)) continue;
+    deactivate(t);
+    if (t->released) free_transfer(t);
   }
   return moved;
 }
@@ -201,12 +226,42 @@ Transfer* make(const TransferArgs& args, Comm& comm, bool is_send) {
   return t;
 }
 
-void cancel_pending(Request** req) {
-  if (*req == nullptr) return;
-  request_wait(*req);
-  (void)request_retire(*req, MPI_STATUS_IGNORE);
-  *req = nullptr;
-}
+// Stream operations' records are made by the enqueuing thread and finished
+// by the stream's: kept for reuse instead of freed, so a step costs no
+// allocation (and no free on another thread's heap).
+template <typename T>
+class Recycler {
+ public:
+  T* take() {
+    {
+      std::lock_guard guard(mutex_);
+      if (!spare_.empty()) {
+        T* item = spare_.back();
+        spare_.pop_back();
+        return item;
+      }
+    }
+    return new T;
+  }
+  void give(T* item) {
+    {
+      std::lock_guard guard(mutex_);
+      if (spare_.size() < kKeep) {
+        spare_.push_back(item);
+        return;
+      }
+    }
+    delete item;
+  }
+
+ private:
+  static constexpr std::size_t kKeep = 256;
+  std::mutex mutex_;
+  std::vector<T*> spare_;
+};
+
+using StartBatch = std::vector<Transfer*>;
+Recycler<StartBatch> g_batches;
 
 // A stream's start of one round (MPI lock held).
 void start_locked(Transfer* t) {
@@ -222,12 +277,13 @@ void start_op(void* arg) {
 
 // Several starts in one stream operation: one lock, one launch.
 void start_all_op(void* arg) {
-  auto* ts = static_cast<std::vector<Transfer*>*>(arg);
+  auto* ts = static_cast<StartBatch*>(arg);
   {
     GlobalLockScope lock;
     for (Transfer* t : *ts) start_locked(t);
   }
-  delete ts;
+  ts->clear();
+  g_batches.give(ts);
 }
 
 struct WaitItem {
@@ -238,9 +294,16 @@ struct WaitItem {
 
 struct WaitOp {
   std::vector<WaitItem> items;
-  bool release;
+  bool release = false;
   std::vector<stream::Staged> returns;  // staging buffers of earlier waits: back to the pool
 };
+Recycler<WaitOp> g_wait_ops;
+
+void recycle(WaitOp* op) {
+  op->items.clear();
+  op->returns.clear();
+  g_wait_ops.give(op);
+}
 
 // True when every item's round completed (MPI lock held).
 bool all_complete(WaitOp& op) {
@@ -270,7 +333,7 @@ void wait_op(void* arg) {
     }
     if (spins > 64) sched_yield();
   }
-  delete op;
+  recycle(op);
 }
 
 struct LockedOp {
@@ -371,6 +434,7 @@ int send_init(const TransferArgs& args, Comm& comm, Transfer** out) {
   if (args.peer == MPI_PROC_NULL) return MPI_SUCCESS;
   t->envelope.sender_id = t->id;
   t->envelope.bytes = static_cast<uint64_t>(args.count * args.type->size);
+  if (int err = open_channel(t); err != MPI_SUCCESS) return err;
   return pt2pt::isend(&t->envelope, sizeof t->envelope, byte_type(), args.peer, args.tag, comm,
                       comm.streams->engine_context, dev::SendMode::kStandard, &t->envelope_req);
 }
@@ -404,9 +468,15 @@ int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   // Most calls start one transfer: no list is built for it.
   std::size_t launched = 0;
   Transfer* first = nullptr;
+  bool programs = false;
   for (Transfer* t : ts) {
     ++t->enqueued;
-    if (starts_at_enqueue(t)) {
+    if (stream_mode(t, stream)) {
+      // A receiver's round runs at its wait; a sender's here.
+      if (t->is_send)
+        if (int err = channel_enqueue_round(t->programs, stream, t->enqueued)) return err;
+      programs = true;
+    } else if (starts_at_enqueue(t)) {
       start_now(t);
     } else if (launched++ == 0) {
       first = t;
@@ -415,12 +485,15 @@ int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   if (launched == 0) return MPI_SUCCESS;
   GlobalUnlockScope unlocked(unlock_for(stream));
   if (launched == 1) return stream.launch(start_op, first);
-  auto* batch = new std::vector<Transfer*>;
-  batch->reserve(launched);
+  StartBatch* batch = g_batches.take();
   for (Transfer* t : ts)
-    if (!starts_at_enqueue(t)) batch->push_back(t);
+    if (!starts_at_enqueue(t) && !(programs && t->programs != nullptr && !t->mixed_streams))
+      batch->push_back(t);
   const int err = stream.launch(start_all_op, batch);
-  if (err != MPI_SUCCESS) delete batch;
+  if (err != MPI_SUCCESS) {
+    batch->clear();
+    g_batches.give(batch);
+  }
   return err;
 }
 
@@ -431,14 +504,25 @@ int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status, bool r
 int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
                      std::span<MPI_Status* const> statuses, bool release) {
   if (ts.empty()) return MPI_SUCCESS;
-  auto* op = new WaitOp{{}, release, {}};
-  op->items.reserve(ts.size());
+  WaitOp* op = g_wait_ops.take();
+  op->release = release;
+  // Stream mode: a receiver's round is its program, here; a sender's round
+  // completed when its program ran.
+  for (Transfer* t : ts) {
+    if (t->programs == nullptr || t->mixed_streams || t->stream != &stream) continue;
+    if (!t->is_send)
+      if (int err = channel_enqueue_round(t->programs, stream, t->enqueued)) {
+        recycle(op);
+        return err;
+      }
+  }
   // Host -> device copies after the wait; with `release`, the staging
   // buffers leave the transfers (the wait frees them) and return to the
   // pool once the copies ran.
   std::vector<stream::CopyRange> copies;
   std::vector<stream::Staged> staged;
   for (std::size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i]->programs != nullptr && !ts[i]->mixed_streams && ts[i]->stream == &stream) continue;
     op->items.push_back(
         {ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
     const stream::Staged& s = ts[i]->staged;
@@ -448,12 +532,16 @@ int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
   }
   // The wait may free the transfers once launched: nothing reads them after.
   GlobalUnlockScope unlocked(unlock_for(stream));
+  if (op->items.empty()) {  // every round ran as a program
+    recycle(op);
+    return MPI_SUCCESS;
+  }
   op->returns = take_returns(stream);
   int err = stream.launch(wait_op, op);
   if (err != MPI_SUCCESS) {
     for (stream::Staged& s : op->returns) stream::release_now(s);
     for (stream::Staged& s : staged) stream::release_now(s);
-    delete op;
+    recycle(op);
     return err;
   }
   if (!copies.empty()) err = stream.copy(copies);
@@ -482,14 +570,30 @@ uint64_t rounds_completed(const Transfer* t) {
 int last_error(const Transfer* t) { return t->error; }
 
 void release(Transfer* t) {
+  if (channel_busy(t)) {
+    // Rounds complete for the sender are not yet in the receiver's reach
+    // (backlog, or a refusal may still come): progress finishes them.
+    t->released = true;
+    activate(t);
+    return;
+  }
+  free_transfer(t);
+}
+
+namespace {
+
+void free_transfer(Transfer* t) {
   stream::release_now(t->staged);
   cancel_pending(&t->envelope_req);
   cancel_pending(&t->data_req);
+  close_channel(t);
   deactivate(t);
   datatype_release(t->args.type);
   comm_release(t->comm);
   delete t;
 }
+
+}  // namespace
 
 int enqueue_locked(stream::Stream& stream, LockedStep fn, void* arg) {
   GlobalUnlockScope unlocked(unlock_for(stream));

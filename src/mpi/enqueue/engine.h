@@ -20,7 +20,8 @@
 //                receiving stream reached its start
 //   wait         (stream) the stream waits until the round completed
 // A persistent transfer is matched once (one envelope) and started many
-// times; each start is one round, one data message. Everything except the
+// times; each start is one round, one data message, or, between ranks of
+// one node, one pass through a shared-memory channel (channel.h). Everything except the
 // stream operations runs under the caller's MPI lock; the stream
 // operations take it.
 #pragma once

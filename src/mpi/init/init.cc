@@ -18,6 +18,7 @@
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
+#include "mpi/enqueue/channel.h"
 #include "mpi/errhan/errhandler.h"
 #include "mpi/errhan/error.h"
 #include "mpi/init/impl_env.h"
@@ -89,6 +90,7 @@ int library_stop_if_unused() {
   comm_finalize_world();
   request_pool_release();
   stream::free_staging_pool();
+  enqueue::free_channels();
   (void)pmi::client().finalize();
   state.library_up = false;
   return MPI_SUCCESS;

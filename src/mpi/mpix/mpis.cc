@@ -295,12 +295,15 @@ int mpis_enqueue_start(const char* call, MPIS_Queue queue, MPIS_Request* request
 int mpis_enqueue_startall(const char* call, MPIS_Queue queue, int count, MPIS_Request requests[]) {
   MPIS_Queue_s* q = nullptr;
   if (int err = queue_of(call, queue, &q)) return err;
-  std::vector<MPIS_Request_struct*> rs(static_cast<std::size_t>(count));
+  // Scratch lists kept per thread: a step allocates nothing.
+  thread_local std::vector<MPIS_Request_struct*> rs;
+  thread_local std::vector<Transfer*> run;
+  rs.assign(static_cast<std::size_t>(count), nullptr);
+  run.clear();
   for (int i = 0; i < count; ++i)  // every request checked before any is started
     if (int err = startable(call, &requests[i], &rs[i])) return err;
   // Runs of point-to-point requests go to the stream as one operation; a
   // collective's round is its own.
-  std::vector<Transfer*> run;
   auto flush_run = [&] {
     const int err = mpi::enqueue::enqueue_start_all(run, *q->stream);
     run.clear();
@@ -321,8 +324,8 @@ int mpis_enqueue_startall(const char* call, MPIS_Queue queue, int count, MPIS_Re
 int mpis_enqueue_waitall(MPIS_Queue queue) {
   MPIS_Queue_s* q = nullptr;
   if (int err = queue_of("MPIS_Enqueue_waitall", queue, &q)) return err;
-  std::vector<Transfer*> transfers;
-  transfers.reserve(q->started.size());
+  thread_local std::vector<Transfer*> transfers;
+  transfers.clear();
   for (MPIS_Request_struct* r : q->started) transfers.push_back(r->transfer);
   if (int err = mpi::enqueue::enqueue_wait_all(transfers, *q->stream, {}, false)) return err;
   q->started.clear();

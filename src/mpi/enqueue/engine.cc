@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -226,42 +226,7 @@ Transfer* make(const TransferArgs& args, Comm& comm, bool is_send) {
   return t;
 }
 
-// Stream operations' records are made by the enqueuing thread and finished
-// by the stream's: kept for reuse instead of freed, so a step costs no
-// allocation (and no free on another thread's heap).
-template <typename T>
-class Recycler {
- public:
-  T* take() {
-    {
-      std::lock_guard guard(mutex_);
-      if (!spare_.empty()) {
-        T* item = spare_.back();
-        spare_.pop_back();
-        return item;
-      }
-    }
-    return new T;
-  }
-  void give(T* item) {
-    {
-      std::lock_guard guard(mutex_);
-      if (spare_.size() < kKeep) {
-        spare_.push_back(item);
-        return;
-      }
-    }
-    delete item;
-  }
-
- private:
-  static constexpr std::size_t kKeep = 256;
-  std::mutex mutex_;
-  std::vector<T*> spare_;
-};
-
 using StartBatch = std::vector<Transfer*>;
-Recycler<StartBatch> g_batches;
 
 // A stream's start of one round (MPI lock held).
 void start_locked(Transfer* t) {
@@ -282,8 +247,7 @@ void start_all_op(void* arg) {
     GlobalLockScope lock;
     for (Transfer* t : *ts) start_locked(t);
   }
-  ts->clear();
-  g_batches.give(ts);
+  delete ts;
 }
 
 struct WaitItem {
@@ -297,13 +261,6 @@ struct WaitOp {
   bool release = false;
   std::vector<stream::Staged> returns;  // staging buffers of earlier waits: back to the pool
 };
-Recycler<WaitOp> g_wait_ops;
-
-void recycle(WaitOp* op) {
-  op->items.clear();
-  op->returns.clear();
-  g_wait_ops.give(op);
-}
 
 // True when every item's round completed (MPI lock held).
 bool all_complete(WaitOp& op) {
@@ -333,7 +290,7 @@ void wait_op(void* arg) {
     }
     if (spins > 64) sched_yield();
   }
-  recycle(op);
+  delete op;
 }
 
 struct LockedOp {
@@ -435,7 +392,10 @@ int send_init(const TransferArgs& args, Comm& comm, Transfer** out) {
   t->envelope.sender_id = t->id;
   t->envelope.bytes = static_cast<uint64_t>(args.count * args.type->size);
   if (int err = open_channel(t); err != MPI_SUCCESS) return err;
-  return pt2pt::isend(&t->envelope, sizeof t->envelope, byte_type(), args.peer, args.tag, comm,
+  // Without a channel the envelope stops before its reference: the
+  // receiver's buffer keeps an empty one.
+  const MPI_Count bytes = t->channel != nullptr ? sizeof t->envelope : offsetof(Envelope, channel);
+  return pt2pt::isend(&t->envelope, bytes, byte_type(), args.peer, args.tag, comm,
                       comm.streams->engine_context, dev::SendMode::kStandard, &t->envelope_req);
 }
 
@@ -459,6 +419,12 @@ int enqueue_start(Transfer* t, stream::Stream& stream) {
   return enqueue_start_all({&t, 1}, stream);
 }
 
+// Whether a transfer's rounds on `stream` run as stream programs (decided
+// by stream_mode() at its starts).
+bool by_program(const Transfer* t, const stream::Stream& stream) {
+  return t->programs != nullptr && !t->mixed_streams && t->stream == &stream;
+}
+
 int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   {
     GlobalUnlockScope unlocked(unlock_for(stream));
@@ -468,14 +434,12 @@ int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   // Most calls start one transfer: no list is built for it.
   std::size_t launched = 0;
   Transfer* first = nullptr;
-  bool programs = false;
   for (Transfer* t : ts) {
     ++t->enqueued;
     if (stream_mode(t, stream)) {
       // A receiver's round runs at its wait; a sender's here.
       if (t->is_send)
         if (int err = channel_enqueue_round(t->programs, stream, t->enqueued)) return err;
-      programs = true;
     } else if (starts_at_enqueue(t)) {
       start_now(t);
     } else if (launched++ == 0) {
@@ -485,15 +449,12 @@ int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   if (launched == 0) return MPI_SUCCESS;
   GlobalUnlockScope unlocked(unlock_for(stream));
   if (launched == 1) return stream.launch(start_op, first);
-  StartBatch* batch = g_batches.take();
+  auto* batch = new StartBatch;
+  batch->reserve(launched);
   for (Transfer* t : ts)
-    if (!starts_at_enqueue(t) && !(programs && t->programs != nullptr && !t->mixed_streams))
-      batch->push_back(t);
+    if (!starts_at_enqueue(t) && !by_program(t, stream)) batch->push_back(t);
   const int err = stream.launch(start_all_op, batch);
-  if (err != MPI_SUCCESS) {
-    batch->clear();
-    g_batches.give(batch);
-  }
+  if (err != MPI_SUCCESS) delete batch;
   return err;
 }
 
@@ -504,25 +465,27 @@ int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status, bool r
 int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
                      std::span<MPI_Status* const> statuses, bool release) {
   if (ts.empty()) return MPI_SUCCESS;
-  WaitOp* op = g_wait_ops.take();
-  op->release = release;
   // Stream mode: a receiver's round is its program, here; a sender's round
-  // completed when its program ran.
+  // completed when its program ran. The others wait in one operation.
+  std::size_t waiting = 0;
   for (Transfer* t : ts) {
-    if (t->programs == nullptr || t->mixed_streams || t->stream != &stream) continue;
-    if (!t->is_send)
-      if (int err = channel_enqueue_round(t->programs, stream, t->enqueued)) {
-        recycle(op);
-        return err;
-      }
+    if (!by_program(t, stream)) {
+      ++waiting;
+    } else if (!t->is_send) {
+      if (int err = channel_enqueue_round(t->programs, stream, t->enqueued)) return err;
+    }
   }
+  if (waiting == 0) return MPI_SUCCESS;
+  auto* op = new WaitOp;
+  op->release = release;
+  op->items.reserve(waiting);
   // Host -> device copies after the wait; with `release`, the staging
   // buffers leave the transfers (the wait frees them) and return to the
   // pool once the copies ran.
   std::vector<stream::CopyRange> copies;
   std::vector<stream::Staged> staged;
   for (std::size_t i = 0; i < ts.size(); ++i) {
-    if (ts[i]->programs != nullptr && !ts[i]->mixed_streams && ts[i]->stream == &stream) continue;
+    if (by_program(ts[i], stream)) continue;
     op->items.push_back(
         {ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
     const stream::Staged& s = ts[i]->staged;
@@ -532,16 +495,12 @@ int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
   }
   // The wait may free the transfers once launched: nothing reads them after.
   GlobalUnlockScope unlocked(unlock_for(stream));
-  if (op->items.empty()) {  // every round ran as a program
-    recycle(op);
-    return MPI_SUCCESS;
-  }
   op->returns = take_returns(stream);
   int err = stream.launch(wait_op, op);
   if (err != MPI_SUCCESS) {
     for (stream::Staged& s : op->returns) stream::release_now(s);
     for (stream::Staged& s : staged) stream::release_now(s);
-    recycle(op);
+    delete op;
     return err;
   }
   if (!copies.empty()) err = stream.copy(copies);

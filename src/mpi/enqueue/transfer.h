@@ -6,7 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <vector>
 
 #include <mpi.h>
@@ -58,9 +58,10 @@ struct Transfer {
   stream::Staged staged;                             // device buffer: its host copy
   Channel* channel = nullptr;                        // persistent, inside a node: the slots
   ChannelState channel_state = ChannelState::kNone;  // send side
-  Request* control_req = nullptr;         // send: receive of a refusal; receive: the refusal sent
-  std::deque<std::vector<char>> backlog;  // send: packed rounds waiting for a slot
-  uint64_t channel_rounds = 0;            // send, refused: rounds the slots held then
+  Request* control_req = nullptr;        // send: receive of a refusal; receive: the refusal sent
+  std::list<std::vector<char>> backlog;  // send: packed rounds waiting for a slot (a list:
+                                         // nothing allocated while empty)
+  uint64_t channel_rounds = 0;           // send, refused: rounds the slots held then
   uint64_t resent = 0;     // send, refused: rounds re-sent (slots', then the backlog's)
   bool resending = false;  // send: data_req is a re-sent round
   bool released = false;   // send: released with rounds still to deliver

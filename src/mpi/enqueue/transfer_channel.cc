@@ -163,6 +163,7 @@ bool channel_busy(const Transfer* t) {
 // the backlog: a program waiting for an earlier round's slot would not get
 // the progress that drains a backlog.
 bool stream_mode(Transfer* t, const stream::Stream& stream) {
+  if (!t->args.persistent) return false;  // one round: nothing to record
   if (t->stream != &stream) t->mixed_streams = t->stream != nullptr;
   t->stream = &stream;
   if (t->programs != nullptr) return !t->mixed_streams;

@@ -66,7 +66,7 @@ count_target lint
 # The sanitizer build (ASan + UBSan) runs a subset of the MPI tests, within CI's time budget.
 # STMPI_SAN_FILTER picks them (a run_tests.sh filter); STMPI_SAN=no skips this part.
 if [ "${STMPI_SAN:-yes}" != no ]; then
-  san_filter=${STMPI_SAN_FILTER:-'^(pt2pt/(types|sendmodes|nonblocking|persistent|sendrecv|probe|mprobe|truncate|errors|datatypes|largecount)|coll/(barrier|bcast|reduce|allreduce|gather|allgather|collerr)|comm/(commdup|commsplit|group)|rma/(fence_putget|lock_passive|accumulate_ops|pscw|shared|dynamic|rma_errors)|stream/hoststream_mpi|st/st_iterations|init/initquery)$'}
+  san_filter=${STMPI_SAN_FILTER:-'^(pt2pt/(types|sendmodes|nonblocking|persistent|sendrecv|probe|mprobe|truncate|errors|datatypes|largecount)|coll/(barrier|bcast|reduce|allreduce|gather|allgather|collerr)|comm/(commdup|commsplit|group)|rma/(fence_putget|lock_passive|accumulate_ops|pscw|shared|dynamic|rma_errors)|stream/(hoststream_mpi|mpis_channel)|st/st_iterations|init/initquery)$'}
   if (mkdir -p "$top/build-san" && cd "$top/build-san" &&
       { [ -f Makefile ] || ../configure --enable-sanitizers --disable-fortran --without-cuda --without-hip -q; } &&
       make -j"$(nproc)" -s >make.out 2>&1); then

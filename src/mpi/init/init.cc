@@ -24,6 +24,7 @@
 #include "mpi/init/impl_env.h"
 #include "mpi/init/state.h"
 #include "mpi/io/io.h"
+#include "mpi/mpix/mpis.h"
 #include "mpi/request/request.h"
 #include "mpi/rma/rma.h"
 #include "pmi/client.h"
@@ -141,6 +142,7 @@ int init_any(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
 int finalize() {
   // MPI runs COMM_SELF's attribute delete callbacks first, while MPI still works.
   if (int err = mpi::comm_delete_self_attributes(); err != MPI_SUCCESS) return err;
+  if (int err = mpis_finalize(); err != MPI_SUCCESS) return err;
   g_state.finalized = true;
   g_state.initialized = false;
   return mpi::library_stop_if_unused();

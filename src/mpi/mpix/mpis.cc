@@ -21,6 +21,7 @@
 #include "mpi/coll/impl_coll.h"
 #include "mpi/coll/mode.h"
 #include "mpi/comm/comm.h"
+#include "mpi/comm/impl_comm_group.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/enqueue/engine.h"
 #include "mpi/enqueue/stream_object.h"
@@ -96,9 +97,13 @@ struct EngineComm {
   MPI_Comm dup = MPI_COMM_NULL;
 };
 
-int engine_comm(mpi::Comm& comm, mpi::Comm** out) {
+std::unordered_map<int, EngineComm>& engine_comms() {
   static std::unordered_map<int, EngineComm> by_handle;
-  EngineComm& e = by_handle[comm.handle];
+  return by_handle;
+}
+
+int engine_comm(mpi::Comm& comm, mpi::Comm** out) {
+  EngineComm& e = engine_comms()[comm.handle];
   if (e.dup == MPI_COMM_NULL || e.context_id != comm.context_id) {
     e.dup = MPI_COMM_NULL;
     if (int err = mpi::enqueue::attach_engine(comm, &e.dup)) return err;
@@ -350,6 +355,17 @@ int mpis_request_free(const char* call, MPIS_Request* request) {
   delete r;
   *request = MPIS_REQUEST_NULL;
   return err;
+}
+
+int mpis_finalize() {
+  int first = MPI_SUCCESS;
+  for (auto& [handle, e] : engine_comms()) {
+    if (e.dup == MPI_COMM_NULL) continue;
+    const int err = comm_free(&e.dup);
+    if (first == MPI_SUCCESS) first = err;
+  }
+  engine_comms().clear();
+  return first;
 }
 
 int mpis_wait(const char* call, MPIS_Request* request, MPI_Status* status) {

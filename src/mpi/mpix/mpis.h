@@ -16,6 +16,9 @@ struct Op;
 
 namespace stmpi::impl {
 
+// MPI_Finalize: frees the engine's duplicates of the communicators MPIS_
+// requests were made on (collective, like the duplicates).
+[[nodiscard]] int mpis_finalize();
 [[nodiscard]] int mpis_queue_init(MPIS_Queue* queue, int type, void* stream_address);
 // Without the lock: waits for the queue's stream, whose operations take it.
 [[nodiscard]] int mpis_queue_wait(MPIS_Queue queue);

@@ -419,13 +419,13 @@ int enqueue_start(Transfer* t, stream::Stream& stream) {
   return enqueue_start_all({&t, 1}, stream);
 }
 
-// Whether a transfer's rounds on `stream` run as stream programs (decided
-// by stream_mode() at its starts).
-bool by_program(const Transfer* t, const stream::Stream& stream) {
-  return t->programs != nullptr && !t->mixed_streams && t->stream == &stream;
-}
+// Whether a transfer's rounds run as stream programs (decided by
+// stream_mode() at its starts).
+bool by_program(const Transfer* t) { return t->programs != nullptr; }
 
 int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
+  for (Transfer* t : ts)
+    if (int err = check_program_stream(t, stream, "start"); err != MPI_SUCCESS) return err;
   {
     GlobalUnlockScope unlocked(unlock_for(stream));
     for (Transfer* t : ts)
@@ -452,7 +452,7 @@ int enqueue_start_all(std::span<Transfer* const> ts, stream::Stream& stream) {
   auto* batch = new StartBatch;
   batch->reserve(launched);
   for (Transfer* t : ts)
-    if (!starts_at_enqueue(t) && !by_program(t, stream)) batch->push_back(t);
+    if (!starts_at_enqueue(t) && !by_program(t)) batch->push_back(t);
   const int err = stream.launch(start_all_op, batch);
   if (err != MPI_SUCCESS) delete batch;
   return err;
@@ -465,11 +465,13 @@ int enqueue_wait(Transfer* t, stream::Stream& stream, MPI_Status* status, bool r
 int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
                      std::span<MPI_Status* const> statuses, bool release) {
   if (ts.empty()) return MPI_SUCCESS;
+  for (Transfer* t : ts)
+    if (int err = check_program_stream(t, stream, "wait"); err != MPI_SUCCESS) return err;
   // Stream mode: a receiver's round is its program, here; a sender's round
   // completed when its program ran. The others wait in one operation.
   std::size_t waiting = 0;
   for (Transfer* t : ts) {
-    if (!by_program(t, stream)) {
+    if (!by_program(t)) {
       ++waiting;
     } else if (!t->is_send) {
       if (int err = channel_enqueue_round(t->programs, stream, t->enqueued)) return err;
@@ -485,7 +487,7 @@ int enqueue_wait_all(std::span<Transfer* const> ts, stream::Stream& stream,
   std::vector<stream::CopyRange> copies;
   std::vector<stream::Staged> staged;
   for (std::size_t i = 0; i < ts.size(); ++i) {
-    if (by_program(ts[i], stream)) continue;
+    if (by_program(ts[i])) continue;
     op->items.push_back(
         {ts[i], ts[i]->enqueued, statuses.empty() ? MPI_STATUS_IGNORE : statuses[i]});
     const stream::Staged& s = ts[i]->staged;

@@ -65,13 +65,11 @@ struct Transfer {
   uint64_t resent = 0;     // send, refused: rounds re-sent (slots', then the backlog's)
   bool resending = false;  // send: data_req is a re-sent round
   bool released = false;   // send: released with rounds still to deliver
-  ChannelPrograms* programs = nullptr;     // stream mode: rounds as stream programs
-  const stream::Stream* stream = nullptr;  // of the starts (nullptr: none yet)
-  bool mixed_streams = false;              // started on more than one stream
-  bool stage_checked = false;              // staging decided at the first start
-  bool active = false;                     // on the active list
-  Transfer* active_prev = nullptr;         // the list progress walks: streams
-  Transfer* active_next = nullptr;         // reached a start whose round is open
+  ChannelPrograms* programs = nullptr;  // stream mode: rounds as stream programs
+  bool stage_checked = false;           // staging decided at the first start
+  bool active = false;                  // on the active list
+  Transfer* active_prev = nullptr;      // the list progress walks: streams
+  Transfer* active_next = nullptr;      // reached a start whose round is open
 };
 
 // Tags stay below MPI_TAG_UB (2^28 - 1): ids wrap at 2^27.
@@ -113,8 +111,12 @@ int advance_channel_recv(Transfer* t);
 bool resend_done(Transfer* t, int* moved);
 // Rounds complete for the sender but not yet in the receiver's reach.
 bool channel_busy(const Transfer* t);
-// Whether the transfer's rounds on `stream` run as stream programs from now on.
+// Whether the transfer's rounds run as stream programs from now on.
 bool stream_mode(Transfer* t, const stream::Stream& stream);
+// MPI_ERR_REQUEST when a transfer running as stream programs meets a GPU
+// stream (`what`: the operation, start or wait).
+[[nodiscard]] int check_program_stream(const Transfer* t, const stream::Stream& stream,
+                                       const char* what);
 // The channel's part of freeing a transfer.
 void close_channel(Transfer* t);
 

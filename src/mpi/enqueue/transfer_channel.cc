@@ -157,20 +157,19 @@ bool channel_busy(const Transfer* t) {
 
 // Whether a transfer's rounds from now on run as stream programs
 // (channel.h): a channel the receiver mapped, contiguous data that fits, a
-// host stream it always started on, no staging, no completion callback.
-// A sender switches only with an empty backlog, and its rounds started
-// before the switch but run after it wait for their slot instead of joining
-// the backlog: a program waiting for an earlier round's slot would not get
-// the progress that drains a backlog.
+// host stream, no staging, no completion callback. A sender switches only
+// with an empty backlog, and its rounds started before the switch but run
+// after it wait for their slot instead of joining the backlog: a program
+// waiting for an earlier round's slot would not get the progress that
+// drains a backlog. Programs order themselves by the channel's counters,
+// so they may run on any host stream; once switched, a transfer stays so.
 bool stream_mode(Transfer* t, const stream::Stream& stream) {
   if (!t->args.persistent) return false;  // one round: nothing to record
-  if (t->stream != &stream) t->mixed_streams = t->stream != nullptr;
-  t->stream = &stream;
-  if (t->programs != nullptr) return !t->mixed_streams;
+  if (t->programs != nullptr) return true;
   // A receiver matches when the CPU enqueues, if its envelope is there:
   // mapping the channel moves no data.
   if (!t->is_send && t->args.peer != MPI_PROC_NULL) (void)try_match(t);
-  if (t->channel == nullptr || t->mixed_streams || t->staged || t->args.on_complete != nullptr ||
+  if (t->channel == nullptr || t->staged || t->args.on_complete != nullptr ||
       stream.backend() != stream::BackendKind::kHost || !t->args.type->contiguous)
     return false;
   const auto bytes = static_cast<std::size_t>(t->envelope.bytes);
@@ -184,6 +183,16 @@ bool stream_mode(Transfer* t, const stream::Stream& stream) {
   }
   t->programs = channel_programs(t->channel, t->is_send, data + t->args.type->true_lb, bytes);
   return true;
+}
+
+int check_program_stream(const Transfer* t, const stream::Stream& stream, const char* what) {
+  if (t->programs == nullptr || stream.backend() == stream::BackendKind::kHost) return MPI_SUCCESS;
+  return errhan::make_error(
+      MPI_ERR_REQUEST,
+      "%s: a persistent transfer with rank %d whose rounds run as host-stream operations (a "
+      "shared-memory channel) cannot continue on a %s stream; start and wait for it on host "
+      "streams",
+      what, t->is_send ? t->args.peer : t->source, stream::backend_name(stream.backend()));
 }
 
 void close_channel(Transfer* t) {

@@ -38,6 +38,10 @@ program pt2pt_f08
   ! nonblocking receive and send, statuses array
   call MPI_Irecv(rbuf, n, MPI_INTEGER, left, 5, dup, reqs(1))
   call MPI_Isend(sbuf, n - 3, MPI_INTEGER, right, 5, dup, reqs(2))
+  ! MPI_Waitall writes MPI_ERROR only when it returns MPI_ERR_IN_STATUS: the field keeps what
+  ! was there, so it starts as MPI_SUCCESS here.
+  statuses(1)%MPI_ERROR = MPI_SUCCESS
+  statuses(2)%MPI_ERROR = MPI_SUCCESS
   call MPI_Waitall(2, reqs, statuses)
   if (reqs(1) /= MPI_REQUEST_NULL .or. reqs(2) /= MPI_REQUEST_NULL) errs = errs + 1
   if (statuses(1)%MPI_SOURCE /= left .or. statuses(1)%MPI_TAG /= 5 .or. statuses(1)%MPI_ERROR /= MPI_SUCCESS) then

@@ -1,7 +1,9 @@
 /* FIFO grants under contention. Rank 0 takes a lock on itself and holds it
- * while ranks 1..n-1 request locks one after the other (100 ms apart, so the
- * request order is known). Whoever is granted draws a ticket from a counter
- * in rank 0's window with MPI_Fetch_and_op while holding the lock: the
+ * while ranks 1..n-1 request locks one after the other (200 ms apart, so the
+ * request order is known even when a loaded 2-core machine holds a rank off
+ * its CPU for 100 ms, as CI once did at 6 ranks). Whoever is granted draws
+ * a ticket from a counter in rank 0's window with MPI_Fetch_and_op while
+ * holding the lock: the
  * tickets give the grant order, which must be the request order, except
  * that shared requests granted together may draw in any order among
  * themselves. Scenarios (holder type: requester types):
@@ -17,7 +19,7 @@
 
 #include "mtest.h"
 
-#define GAP_US 100000
+#define GAP_US 200000
 
 static void pause_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
